@@ -1,0 +1,152 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.cutover.CutoverRunner;
+import io.bcswitch.precheck.ClusterMetadataAccess;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.rest.BookieClustersApi;
+import io.bcswitch.routing.Ownership;
+import io.bcswitch.switching.BrokerSwitchAgent;
+import io.bcswitch.switching.SwitchService;
+import io.netty.channel.EventLoopGroup;
+import io.opentelemetry.api.OpenTelemetry;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.pulsar.broker.BookKeeperClientFactory;
+import org.apache.pulsar.broker.ManagedLedgerClientFactory;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker storage plugin: {@code managedLedgerStorageClassName=io.bcswitch.adapter.BookieClusterSwitchStorage}.
+ *
+ * <p>It is the stock managed-ledger storage with one difference: the BookKeeper client it builds is a
+ * {@link RoutingBookKeeper}, so every managed ledger, cursor, compaction and transaction log created
+ * through it follows the bookie-cluster registry. This class only parses configuration, wires the
+ * components and delegates.
+ */
+public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
+    private static final Logger log = LoggerFactory.getLogger(BookieClusterSwitchStorage.class);
+    private static final long START_TIMEOUT_SECONDS = 120;
+
+    private final Clock clock = Clock.systemUTC();
+    private final String fallbackBrokerId = "broker-" + UUID.randomUUID().toString().substring(0, 8);
+    private volatile String brokerId;
+    private volatile PulsarService pulsar;
+    private RegistryStore registry;
+    private ClusterMetadataAccess metadataAccess;
+    private BrokerSwitchAgent agent;
+    private CutoverRunner cutover;
+    private ScheduledExecutorService cutoverScheduler;
+    private RoutingClientFactory routingFactory;
+    private SwitchService service;
+    private BookieClustersApi api;
+
+    @Override
+    public void initialize(ServiceConfiguration conf, MetadataStoreExtended metadataStore,
+                           BookKeeperClientFactory bookkeeperProvider, EventLoopGroup eventLoopGroup,
+                           OpenTelemetry openTelemetry) throws Exception {
+        SwitchConfig config = SwitchConfig.from(conf.getProperties());
+        String brokerUri = conf.getBookkeeperMetadataStoreUrl();
+        brokerId = conf.getAdvertisedAddress() != null ? conf.getAdvertisedAddress() + "-" + fallbackBrokerId
+                : fallbackBrokerId;
+        registry = new RegistryStore(metadataStore, config.paths());
+        metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
+        service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock);
+        if (!conf.isBookkeeperMetadataStoreSeparated()) {
+            service.setImplicitBrokerUri(brokerUri);
+        }
+        api = new BookieClustersApi(service);
+        cutoverScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bcs-cutover");
+            t.setDaemon(true);
+            return t;
+        });
+        ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar);
+        cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
+                cutoverScheduler, this::publishProgress, () -> brokerId, clock);
+        routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
+        agent = new BrokerSwitchAgent(registry, config, routingFactory::renewAll, cutover, clock);
+        Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        log.info("Bookie cluster switch plugin starting: registry={}, active bookie-cluster={}, epoch={}",
+                config.configPath(), o.activeCluster(), o.activeEpoch());
+        super.initialize(conf, metadataStore, routingFactory, eventLoopGroup, openTelemetry);
+        routingFactory.warmUp(o.activeCluster()).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private Ownership ownership() {
+        return agent.ownership();
+    }
+
+    private java.util.concurrent.CompletableFuture<Ownership> refresh() {
+        return agent.refresh();
+    }
+
+    private ManagedLedgerFactory factoryOrNull() {
+        return getDefaultStorageClass() == null ? null : getDefaultStorageClass().getManagedLedgerFactory();
+    }
+
+    private void publishProgress(BrokerCutoverRecord record) {
+        registry.writeEphemeral(registry.paths().broker(record.broker()), record).exceptionally(e -> {
+            log.warn("Cannot publish cutover progress of broker {}: {}", record.broker(), e.toString());
+            return null;
+        });
+    }
+
+    /**
+     * Called by the plugin's broker-side components that receive the {@link PulsarService} (the REST
+     * servlet): lets the cutover unload topics whose ledger cannot be rolled, and names this broker by
+     * its broker id in status.
+     */
+    public void bindBroker(PulsarService pulsarService) {
+        this.pulsar = pulsarService;
+        String id = pulsarService.getBrokerId();
+        if (id != null && !id.equals(brokerId)) {
+            String old = brokerId;
+            brokerId = id;
+            registry.metadataStore().deleteIfExists(registry.paths().broker(old), java.util.Optional.empty());
+            cutover.lastProgress().ifPresent(p -> publishProgress(new BrokerCutoverRecord(p.formatVersion(), id,
+                    p.appliedEpoch(), p.activeCluster(), p.topicsTotal(), p.topicsMoved(), p.topicsFailed(),
+                    p.startedAt(), p.finishedAt())));
+        }
+    }
+
+    /** The REST API served by the bookie-clusters servlet. */
+    public BookieClustersApi restApi() {
+        return api;
+    }
+
+    /** This broker's routing view (active cluster, epoch, ranges). */
+    public Ownership currentOwnership() {
+        return agent.ownership();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (agent != null) {
+            agent.close();
+        }
+        if (cutover != null) {
+            cutover.close();
+        }
+        if (cutoverScheduler != null) {
+            cutoverScheduler.shutdownNow();
+        }
+        try {
+            super.close();
+        } finally {
+            if (metadataAccess != null) {
+                metadataAccess.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.cutover.TopicRoller;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.common.naming.TopicName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link TopicRoller} over the broker's managed-ledger factory, using public managed-ledger calls.
+ *
+ * <p>Forced rollover: {@code rollCurrentLedgerIfFull()} rolls a ledger that has entries once it counts
+ * as full. For the length of that call the managed ledger's own config is made to say "full after one
+ * entry, no minimum age", then restored; the check and the state change happen inside the call, and
+ * adds are serialized on the managed ledger's monitor, which is held meanwhile. Each topic has its own
+ * {@link ManagedLedgerConfig}, so no other topic sees the change. In-flight adds are re-sent by the
+ * managed ledger to the new ledger: publishers see latency, not errors.
+ *
+ * <p>A ledger with no entries cannot be rolled that way; its topic is unloaded instead (clients
+ * reconnect, the topic reopens and creates its next ledger on the active cluster). That needs the
+ * broker; without it such ledgers move at their first write after their next normal rollover.
+ */
+final class ManagedLedgerRoller implements TopicRoller {
+    private static final Logger log = LoggerFactory.getLogger(ManagedLedgerRoller.class);
+
+    private final Supplier<ManagedLedgerFactory> factory;
+    private final Supplier<PulsarService> broker;
+
+    ManagedLedgerRoller(Supplier<ManagedLedgerFactory> factory, Supplier<PulsarService> broker) {
+        this.factory = factory;
+        this.broker = broker;
+    }
+
+    @Override
+    public List<OpenLedger> openLedgers() {
+        ManagedLedgerFactory f = factory.get();
+        if (f == null) {
+            return List.of();
+        }
+        List<OpenLedger> out = new ArrayList<>();
+        for (Map.Entry<String, ManagedLedger> e : f.getManagedLedgers().entrySet()) {
+            if (e.getValue() instanceof ManagedLedgerImpl ml && !(ml.getClass().getSimpleName().startsWith("Shadow"))) {
+                out.add(new OpenLedger(e.getKey(), currentLedgerId(ml), ml.getCurrentLedgerEntries()));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public long currentLedgerId(String name) {
+        ManagedLedgerFactory f = factory.get();
+        ManagedLedger ml = f == null ? null : f.getManagedLedgers().get(name);
+        return ml instanceof ManagedLedgerImpl impl ? currentLedgerId(impl) : -1L;
+    }
+
+    private static long currentLedgerId(ManagedLedgerImpl ml) {
+        if (ml.getState() != ManagedLedgerImpl.State.LedgerOpened) {
+            return -1L;
+        }
+        var ledgers = ml.getLedgersInfo();
+        return ledgers.isEmpty() ? -1L : ledgers.lastKey();
+    }
+
+    @Override
+    public CompletableFuture<RollMethod> roll(String name) {
+        ManagedLedgerFactory f = factory.get();
+        ManagedLedger ml = f == null ? null : f.getManagedLedgers().get(name);
+        if (!(ml instanceof ManagedLedgerImpl impl) || impl.getState() != ManagedLedgerImpl.State.LedgerOpened) {
+            return CompletableFuture.completedFuture(RollMethod.SKIPPED);
+        }
+        if (impl.getCurrentLedgerEntries() > 0) {
+            forceRollover(impl);
+            return CompletableFuture.completedFuture(RollMethod.ROLLOVER);
+        }
+        return unload(name);
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void forceRollover(ManagedLedgerImpl ml) {
+        synchronized (ml) {
+            ManagedLedgerConfig cfg = ml.getConfig();
+            int maxEntries = cfg.getMaxEntriesPerLedger();
+            int minRolloverMs = cfg.getMinimumRolloverTimeMs();
+            cfg.setMinimumRolloverTime(0, TimeUnit.MILLISECONDS);
+            cfg.setMaxEntriesPerLedger(1);
+            try {
+                ml.rollCurrentLedgerIfFull();
+            } finally {
+                cfg.setMaxEntriesPerLedger(maxEntries);
+                cfg.setMinimumRolloverTime(minRolloverMs, TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    private CompletableFuture<RollMethod> unload(String managedLedgerName) {
+        PulsarService pulsar = broker.get();
+        if (pulsar == null) {
+            return CompletableFuture.completedFuture(RollMethod.SKIPPED);
+        }
+        String topic;
+        try {
+            topic = TopicName.fromPersistenceNamingEncoding(managedLedgerName);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(RollMethod.SKIPPED);
+        }
+        return pulsar.getBrokerService().getTopicIfExists(topic).thenCompose(t -> {
+            if (t.isEmpty()) {
+                return CompletableFuture.completedFuture(RollMethod.SKIPPED);
+            }
+            log.info("topic={} has an empty ledger on the previous bookie cluster: unloading it", topic);
+            return t.get().close(false).thenApply(v -> RollMethod.UNLOAD);
+        });
+    }
+}

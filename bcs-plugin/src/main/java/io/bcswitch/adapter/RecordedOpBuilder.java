@@ -1,0 +1,111 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.routing.LedgerRouter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.CreateBuilder;
+import org.apache.bookkeeper.client.api.DeleteBuilder;
+import org.apache.bookkeeper.client.api.OpBuilder;
+import org.apache.bookkeeper.client.api.OpenBuilder;
+
+/**
+ * Builder-API support for the routing client. Callers set the ledger id after {@code newXxxOp()}, so the
+ * cluster can only be chosen in {@code execute()}: the returned builder records every setter call and,
+ * on {@code execute()}, picks the target client, replays the calls on that client's own builder and
+ * returns its result (the real handle). Works for every setter of the BookKeeper builder interfaces,
+ * including ones added in later releases, because it records calls by interface method.
+ */
+final class RecordedOpBuilder implements InvocationHandler {
+
+    private record Call(Method method, Object[] args) {
+    }
+
+    private final List<Call> calls = new ArrayList<>();
+    private final Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route;
+    private final Function<BookKeeper, Object> newRealBuilder;
+
+    private RecordedOpBuilder(Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
+                              Function<BookKeeper, Object> newRealBuilder) {
+        this.route = route;
+        this.newRealBuilder = newRealBuilder;
+    }
+
+    static CreateBuilder create(LedgerRouter router) {
+        return proxy(CreateBuilder.class, new RecordedOpBuilder(b -> router.forCreate(),
+                BookKeeper::newCreateLedgerOp));
+    }
+
+    static OpenBuilder open(LedgerRouter router) {
+        return proxy(OpenBuilder.class, new RecordedOpBuilder(b -> router.forLedger(b.ledgerId()),
+                BookKeeper::newOpenLedgerOp));
+    }
+
+    static DeleteBuilder delete(LedgerRouter router) {
+        return proxy(DeleteBuilder.class, new RecordedOpBuilder(b -> router.forLedger(b.ledgerId()),
+                BookKeeper::newDeleteLedgerOp));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, RecordedOpBuilder handler) {
+        return (T) Proxy.newProxyInstance(RecordedOpBuilder.class.getClassLoader(), new Class<?>[] {type}, handler);
+    }
+
+    /** Last ledger id set with {@code withLedgerId}; -1 when none was set. */
+    long ledgerId() {
+        long id = -1L;
+        for (Call c : calls) {
+            if (c.method().getName().equals("withLedgerId") && c.args() != null && c.args().length == 1) {
+                id = ((Number) c.args()[0]).longValue();
+            }
+        }
+        return id;
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return switch (method.getName()) {
+                case "equals" -> proxy == args[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                default -> "RecordedOpBuilder" + calls;
+            };
+        }
+        if (method.getName().equals("execute") && method.getParameterCount() == 0) {
+            return route.apply(this).thenCompose(target -> replay(target.client()));
+        }
+        calls.add(new Call(method, args));
+        Class<?> ret = method.getReturnType();
+        if (ret.isInstance(proxy)) {
+            return proxy;
+        }
+        if (ret.isInterface()) {
+            // e.g. CreateBuilder.makeAdv() -> CreateAdvBuilder: keep recording under the new type
+            return Proxy.newProxyInstance(RecordedOpBuilder.class.getClassLoader(), new Class<?>[] {ret}, this);
+        }
+        throw new UnsupportedOperationException("routing client cannot record " + method);
+    }
+
+    private CompletableFuture<Object> replay(BookKeeper client) {
+        try {
+            Object current = newRealBuilder.apply(client);
+            for (Call c : calls) {
+                current = c.method().invoke(current, c.args());
+            }
+            Method execute = OpBuilder.class.getMethod("execute");
+            @SuppressWarnings("unchecked")
+            CompletableFuture<Object> result = (CompletableFuture<Object>) execute.invoke(current);
+            return result;
+        } catch (InvocationTargetException e) {
+            return CompletableFuture.failedFuture(e.getCause());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

@@ -1,0 +1,365 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.routing.LedgerRouter;
+import io.bcswitch.routing.LedgerRouter.Target;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.bookkeeper.client.AsyncCallback.CreateCallback;
+import org.apache.bookkeeper.client.AsyncCallback.DeleteCallback;
+import org.apache.bookkeeper.client.AsyncCallback.IsClosedCallback;
+import org.apache.bookkeeper.client.AsyncCallback.OpenCallback;
+import org.apache.bookkeeper.client.BKException;
+import org.apache.bookkeeper.client.BcsForwardingBookKeeper;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.BookieInfoReader.BookieInfo;
+import org.apache.bookkeeper.client.ClientContext;
+import org.apache.bookkeeper.client.LedgerHandle;
+import org.apache.bookkeeper.client.api.CreateBuilder;
+import org.apache.bookkeeper.client.api.DeleteBuilder;
+import org.apache.bookkeeper.client.api.LedgerMetadata;
+import org.apache.bookkeeper.client.api.ListLedgersResultBuilder;
+import org.apache.bookkeeper.client.api.OpenBuilder;
+import org.apache.bookkeeper.common.util.OrderedExecutor;
+import org.apache.bookkeeper.conf.ClientConfiguration;
+import org.apache.bookkeeper.meta.LedgerManager;
+import org.apache.bookkeeper.meta.LedgerManagerFactory;
+import org.apache.bookkeeper.meta.MetadataClientDriver;
+import org.apache.bookkeeper.net.BookieId;
+import org.apache.bookkeeper.proto.BookieAddressResolver;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The BookKeeper client handed to the managed-ledger factory. It owns no connection of its own: every
+ * call is forwarded to the real client of the cluster the {@link LedgerRouter} picks. Creates (every
+ * overload, callback, sync and builder API) go to the active cluster; opens, deletes, metadata reads
+ * and closed-checks go to the cluster that owns the ledger id. Handles returned are the real
+ * cluster's handles, so reads and writes on them never pass through here.
+ *
+ * <p>Calls that have no ledger id (ledger manager, metadata driver, bookie info) answer for the
+ * active cluster. Callbacks run on the target client's threads, or inline when the target is known.
+ */
+public class RoutingBookKeeper extends BcsForwardingBookKeeper {
+    private static final Logger log = LoggerFactory.getLogger(RoutingBookKeeper.class);
+    private static final long SYNC_ROUTE_TIMEOUT_SECONDS = 60;
+
+    private final LedgerRouter router;
+    private final OrderedExecutor workerPool;
+    private final Runnable onClose;
+    private volatile boolean closed;
+
+    /**
+     * @param router     picks the cluster client for each call
+     * @param workerPool executor handed to managed ledgers through {@link #getMainWorkerPool()}; owned by
+     *                   this client, so that closing one cluster's client never takes it away
+     * @param onClose    closes the per-cluster clients
+     */
+    public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose) {
+        this.router = router;
+        this.workerPool = workerPool;
+        this.onClose = onClose;
+    }
+
+    // ---------------------------------------------------------------- create
+
+    @Override
+    public void asyncCreateLedger(int ensSize, int writeQuorumSize, DigestType digestType, byte[] passwd,
+                                  CreateCallback cb, Object ctx) {
+        asyncCreateLedger(ensSize, writeQuorumSize, writeQuorumSize, digestType, passwd, cb, ctx, Map.of());
+    }
+
+    @Override
+    public void asyncCreateLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
+                                  byte[] passwd, CreateCallback cb, Object ctx, Map<String, byte[]> customMetadata) {
+        router.forCreate().whenComplete((t, e) -> {
+            if (e != null) {
+                cb.createComplete(rc(e), null, ctx);
+            } else {
+                t.client().asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb, ctx,
+                        customMetadata);
+            }
+        });
+    }
+
+    @Override
+    public void asyncCreateLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
+                                     byte[] passwd, CreateCallback cb, Object ctx,
+                                     Map<String, byte[]> customMetadata) {
+        router.forCreate().whenComplete((t, e) -> {
+            if (e != null) {
+                cb.createComplete(rc(e), null, ctx);
+            } else {
+                t.client().asyncCreateLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb,
+                        ctx, customMetadata);
+            }
+        });
+    }
+
+    @Override
+    public void asyncCreateLedgerAdv(long ledgerId, int ensSize, int writeQuorumSize, int ackQuorumSize,
+                                     DigestType digestType, byte[] passwd, CreateCallback cb, Object ctx,
+                                     Map<String, byte[]> customMetadata) {
+        router.forCreate().whenComplete((t, e) -> {
+            if (e != null) {
+                cb.createComplete(rc(e), null, ctx);
+            } else {
+                t.client().asyncCreateLedgerAdv(ledgerId, ensSize, writeQuorumSize, ackQuorumSize, digestType,
+                        passwd, cb, ctx, customMetadata);
+            }
+        });
+    }
+
+    @Override
+    public LedgerHandle createLedger(DigestType digestType, byte[] passwd) throws BKException, InterruptedException {
+        return sync(router.forCreate()).client().createLedger(digestType, passwd);
+    }
+
+    @Override
+    public LedgerHandle createLedger(int ensSize, int qSize, DigestType digestType, byte[] passwd)
+            throws InterruptedException, BKException {
+        return sync(router.forCreate()).client().createLedger(ensSize, qSize, digestType, passwd);
+    }
+
+    @Override
+    public LedgerHandle createLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
+                                     byte[] passwd) throws InterruptedException, BKException {
+        return sync(router.forCreate()).client()
+                .createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd);
+    }
+
+    @Override
+    public LedgerHandle createLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
+                                     byte[] passwd, Map<String, byte[]> customMetadata)
+            throws InterruptedException, BKException {
+        return sync(router.forCreate()).client()
+                .createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata);
+    }
+
+    @Override
+    public LedgerHandle createLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
+                                        byte[] passwd) throws InterruptedException, BKException {
+        return sync(router.forCreate()).client()
+                .createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd);
+    }
+
+    @Override
+    public LedgerHandle createLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
+                                        byte[] passwd, Map<String, byte[]> customMetadata)
+            throws InterruptedException, BKException {
+        return sync(router.forCreate()).client()
+                .createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata);
+    }
+
+    @Override
+    public LedgerHandle createLedgerAdv(long ledgerId, int ensSize, int writeQuorumSize, int ackQuorumSize,
+                                        DigestType digestType, byte[] passwd, Map<String, byte[]> customMetadata)
+            throws InterruptedException, BKException {
+        return sync(router.forCreate()).client().createLedgerAdv(ledgerId, ensSize, writeQuorumSize,
+                ackQuorumSize, digestType, passwd, customMetadata);
+    }
+
+    @Override
+    public CreateBuilder newCreateLedgerOp() {
+        return RecordedOpBuilder.create(router);
+    }
+
+    // ---------------------------------------------------------------- open
+
+    @Override
+    public void asyncOpenLedger(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx) {
+        asyncOpenLedger(lId, digestType, passwd, cb, ctx, false);
+    }
+
+    @Override
+    public void asyncOpenLedger(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx,
+                                boolean keepUpdateMetadata) {
+        router.forLedger(lId).whenComplete((t, e) -> {
+            if (e != null) {
+                cb.openComplete(rc(e), null, ctx);
+            } else {
+                t.client().asyncOpenLedger(lId, digestType, passwd, cb, ctx, keepUpdateMetadata);
+            }
+        });
+    }
+
+    @Override
+    public void asyncOpenLedgerNoRecovery(long lId, DigestType digestType, byte[] passwd, OpenCallback cb,
+                                          Object ctx) {
+        router.forLedger(lId).whenComplete((t, e) -> {
+            if (e != null) {
+                cb.openComplete(rc(e), null, ctx);
+            } else {
+                t.client().asyncOpenLedgerNoRecovery(lId, digestType, passwd, cb, ctx);
+            }
+        });
+    }
+
+    @Override
+    public LedgerHandle openLedger(long lId, DigestType digestType, byte[] passwd)
+            throws BKException, InterruptedException {
+        return sync(router.forLedger(lId)).client().openLedger(lId, digestType, passwd);
+    }
+
+    @Override
+    public LedgerHandle openLedger(long lId, DigestType digestType, byte[] passwd, boolean keepUpdateMetadata)
+            throws BKException, InterruptedException {
+        return sync(router.forLedger(lId)).client().openLedger(lId, digestType, passwd, keepUpdateMetadata);
+    }
+
+    @Override
+    public LedgerHandle openLedgerNoRecovery(long lId, DigestType digestType, byte[] passwd)
+            throws BKException, InterruptedException {
+        return sync(router.forLedger(lId)).client().openLedgerNoRecovery(lId, digestType, passwd);
+    }
+
+    @Override
+    public OpenBuilder newOpenLedgerOp() {
+        return RecordedOpBuilder.open(router);
+    }
+
+    // ---------------------------------------------------------------- delete, metadata
+
+    @Override
+    public void asyncDeleteLedger(long lId, DeleteCallback cb, Object ctx) {
+        router.forLedger(lId).whenComplete((t, e) -> {
+            if (e != null) {
+                cb.deleteComplete(rc(e), ctx);
+            } else {
+                t.client().asyncDeleteLedger(lId, cb, ctx);
+            }
+        });
+    }
+
+    @Override
+    public void deleteLedger(long lId) throws InterruptedException, BKException {
+        sync(router.forLedger(lId)).client().deleteLedger(lId);
+    }
+
+    @Override
+    public DeleteBuilder newDeleteLedgerOp() {
+        return RecordedOpBuilder.delete(router);
+    }
+
+    @Override
+    public CompletableFuture<LedgerMetadata> getLedgerMetadata(long ledgerId) {
+        return router.forLedger(ledgerId).thenCompose(t -> t.client().getLedgerMetadata(ledgerId));
+    }
+
+    @Override
+    public void asyncIsClosed(long lId, IsClosedCallback cb, Object ctx) {
+        router.forLedger(lId).whenComplete((t, e) -> {
+            if (e != null) {
+                cb.isClosedComplete(rc(e), false, ctx);
+            } else {
+                t.client().asyncIsClosed(lId, cb, ctx);
+            }
+        });
+    }
+
+    @Override
+    public boolean isClosed(long lId) throws BKException, InterruptedException {
+        return sync(router.forLedger(lId)).client().isClosed(lId);
+    }
+
+    // ---------------------------------------------------------------- no ledger id: the active cluster
+
+    @Override
+    public ListLedgersResultBuilder newListLedgersOp() {
+        return active().newListLedgersOp();
+    }
+
+    @Override
+    public LedgerManager getLedgerManager() {
+        return active().getLedgerManager();
+    }
+
+    @Override
+    public LedgerManagerFactory getLedgerManagerFactory() {
+        return active().getLedgerManagerFactory();
+    }
+
+    @Override
+    public MetadataClientDriver getMetadataClientDriver() {
+        return active().getMetadataClientDriver();
+    }
+
+    @Override
+    public BookieAddressResolver getBookieAddressResolver() {
+        return active().getBookieAddressResolver();
+    }
+
+    @Override
+    public Map<BookieId, BookieInfo> getBookieInfo() throws BKException, InterruptedException {
+        return active().getBookieInfo();
+    }
+
+    @Override
+    public ClientContext getClientCtx() {
+        return active().getClientCtx();
+    }
+
+    @Override
+    protected ClientConfiguration getConf() {
+        return new ClientConfiguration();
+    }
+
+    @Override
+    public OrderedExecutor getMainWorkerPool() {
+        return workerPool;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        onClose.run();
+        workerPool.shutdown();
+    }
+
+    private BookKeeper active() {
+        try {
+            return sync(router.forCreate()).client();
+        } catch (BKException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("active bookie cluster has no usable client: " + e.getMessage(), e);
+        }
+    }
+
+    private static Target sync(CompletableFuture<Target> f) throws BKException, InterruptedException {
+        try {
+            return f.get(SYNC_ROUTE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof BKException bke) {
+                throw bke;
+            }
+            log.warn("Routing failed: {}", c.toString());
+            throw BKException.create(c instanceof org.apache.bookkeeper.client.api.BKException api
+                    ? api.getCode() : BKException.Code.UnexpectedConditionException);
+        } catch (TimeoutException e) {
+            log.warn("Routing failed: no bookie-cluster client within {}s", SYNC_ROUTE_TIMEOUT_SECONDS);
+            throw BKException.create(BKException.Code.TimeoutException);
+        }
+    }
+
+    private static int rc(Throwable e) {
+        Throwable t = e;
+        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof org.apache.bookkeeper.client.api.BKException bke) {
+            return bke.getCode();
+        }
+        log.warn("Routing failed: {}", t.toString());
+        return BKException.Code.UnexpectedConditionException;
+    }
+}

@@ -1,0 +1,96 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.registry.RegistryException;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.routing.ClusterClientPool;
+import io.bcswitch.routing.Ownership;
+import io.bcswitch.routing.SwitchRouter;
+import io.netty.channel.EventLoopGroup;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.EnsemblePlacementPolicy;
+import org.apache.bookkeeper.common.util.OrderedExecutor;
+import org.apache.bookkeeper.stats.NullStatsLogger;
+import org.apache.bookkeeper.stats.StatsLogger;
+import org.apache.pulsar.broker.BookKeeperClientFactory;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+
+/**
+ * The {@link BookKeeperClientFactory} the plugin hands to the stock managed-ledger storage: every client
+ * it asks for (the default one, and one per custom ensemble-placement policy) is a
+ * {@link RoutingBookKeeper} over a pool of real per-cluster clients, each built by the broker's own
+ * factory with the broker's settings and that cluster's metadata service URI.
+ */
+final class RoutingClientFactory implements BookKeeperClientFactory {
+
+    private final BookKeeperClientFactory brokerFactory;
+    private final RegistryStore registry;
+    private final Supplier<Ownership> ownership;
+    private final Supplier<CompletableFuture<Ownership>> refresh;
+    private final List<ClusterClientPool> pools = new CopyOnWriteArrayList<>();
+
+    RoutingClientFactory(BookKeeperClientFactory brokerFactory, RegistryStore registry,
+                         Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh) {
+        this.brokerFactory = brokerFactory;
+        this.registry = registry;
+        this.ownership = ownership;
+        this.refresh = refresh;
+    }
+
+    @Override
+    public CompletableFuture<BookKeeper> create(ServiceConfiguration conf, MetadataStoreExtended store,
+                                                EventLoopGroup eventLoopGroup,
+                                                Optional<Class<? extends EnsemblePlacementPolicy>> policyClass,
+                                                Map<String, Object> properties) {
+        return create(conf, store, eventLoopGroup, policyClass, properties, NullStatsLogger.INSTANCE);
+    }
+
+    @Override
+    public CompletableFuture<BookKeeper> create(ServiceConfiguration conf, MetadataStoreExtended store,
+                                                EventLoopGroup eventLoopGroup,
+                                                Optional<Class<? extends EnsemblePlacementPolicy>> policyClass,
+                                                Map<String, Object> properties, StatsLogger statsLogger) {
+        String poolName = policyClass.map(Class::getSimpleName).orElse("default");
+        ClusterClientPool pool = new ClusterClientPool(poolName, cluster ->
+                registry.getCluster(cluster).thenCompose(rec -> {
+                    if (rec.isEmpty()) {
+                        throw RegistryException.notFound("bookie cluster '" + cluster + "' is not registered");
+                    }
+                    String uri = rec.get().metadataServiceUri();
+                    ServiceConfiguration c = BrokerConfigs.isBrokerImplicitCluster(conf, uri)
+                            ? conf : BrokerConfigs.withMetadataServiceUri(conf, uri);
+                    return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties, statsLogger);
+                }));
+        pools.add(pool);
+        OrderedExecutor worker = OrderedExecutor.newBuilder()
+                .name("bcs-bookkeeper-worker-" + poolName)
+                .numThreads(Math.max(1, conf.getBookkeeperClientNumWorkerThreads()))
+                .build();
+        SwitchRouter router = new SwitchRouter(ownership, refresh, pool);
+        return CompletableFuture.completedFuture(new RoutingBookKeeper(router, worker, () -> {
+            pools.remove(pool);
+            pool.close();
+        }));
+    }
+
+    /** Recreates {@code cluster}'s client in every pool, so creates use its newly assigned id range. */
+    CompletableFuture<Void> renewAll(String cluster) {
+        return CompletableFuture.allOf(pools.stream().map(p -> p.renew(cluster)).toArray(CompletableFuture[]::new));
+    }
+
+    /** Builds the active cluster's client in every pool now, so a broker fails fast at start-up. */
+    CompletableFuture<Void> warmUp(String cluster) {
+        return CompletableFuture.allOf(pools.stream().map(p -> p.get(cluster)).toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public void close() {
+        // the broker's own factory is closed by the broker
+    }
+}

@@ -1,0 +1,36 @@
+package io.bcswitch.config;
+
+import java.util.List;
+
+/**
+ * Every configuration key of the plugin, read from the broker configuration under the prefix
+ * {@value SwitchConfig#PREFIX}. This table is the single source of the docs' configuration page.
+ *
+ * @param name         key name after the prefix
+ * @param defaultValue default, as the string an operator would write
+ * @param doc          what the key does
+ */
+public record ConfigKey(String name, String defaultValue, String doc) {
+
+    public static final ConfigKey CONFIG_PATH = new ConfigKey("configPath", "/admin/bookie-clusters",
+            "Root of the cluster registry and switch directive in the broker metadata store.");
+    public static final ConfigKey CURRENT_CLUSTER_NAME = new ConfigKey("currentClusterName", "",
+            "Name under which the broker's own bookkeeperMetadataServiceUri cluster is registered at first "
+                    + "start, when the registry has no ACTIVE cluster yet. Empty: derive a name from the URI.");
+    public static final ConfigKey CUTOVER_TOPICS_PER_SECOND = new ConfigKey("cutoverTopicsPerSecond", "50",
+            "After a switch, how many topics per second each broker rolls onto the new cluster.");
+    public static final ConfigKey CUTOVER_ENABLED = new ConfigKey("cutoverEnabled", "true",
+            "Roll open ledgers onto the new cluster right after a switch. false: ledgers move at their "
+                    + "normal rollover only.");
+    public static final ConfigKey PROBE_TIMEOUT_SECONDS = new ConfigKey("probeTimeoutSeconds", "10",
+            "Longest wait for a bookie cluster's metadata service during register, precheck and switch.");
+
+    public static List<ConfigKey> all() {
+        return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
+                PROBE_TIMEOUT_SECONDS);
+    }
+
+    public String fullName() {
+        return SwitchConfig.PREFIX + name;
+    }
+}

@@ -1,0 +1,66 @@
+package io.bcswitch.config;
+
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.RegistryPaths;
+import java.util.Properties;
+
+/**
+ * The plugin's configuration, parsed once from the broker's properties. Immutable.
+ *
+ * @param configPath             registry root in the broker metadata store
+ * @param currentClusterName     name for the broker's own cluster at first start, or empty
+ * @param cutoverTopicsPerSecond throttle of the post-switch rollover, per broker
+ * @param cutoverEnabled         whether open ledgers are rolled over right after a switch
+ * @param probeTimeoutSeconds    bounded wait for a bookie cluster's metadata service
+ */
+public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
+                           boolean cutoverEnabled, int probeTimeoutSeconds) {
+
+    public static final String PREFIX = "bookieClusterSwitch.";
+
+    /** Parses and validates; a bad value fails with a message naming the key. */
+    public static SwitchConfig from(Properties props) {
+        String configPath = get(props, ConfigKey.CONFIG_PATH);
+        try {
+            new RegistryPaths(configPath);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(ConfigKey.CONFIG_PATH.fullName() + ": " + e.getMessage());
+        }
+        String current = get(props, ConfigKey.CURRENT_CLUSTER_NAME).trim();
+        if (!current.isEmpty() && !BookieClusterRecord.isValidName(current)) {
+            throw new IllegalArgumentException(ConfigKey.CURRENT_CLUSTER_NAME.fullName()
+                    + " must match [a-zA-Z0-9_.-]{1,64}: '" + current + "'");
+        }
+        double rate = parseDouble(props, ConfigKey.CUTOVER_TOPICS_PER_SECOND);
+        if (!(rate > 0)) {
+            throw new IllegalArgumentException(ConfigKey.CUTOVER_TOPICS_PER_SECOND.fullName() + " must be > 0");
+        }
+        String enabled = get(props, ConfigKey.CUTOVER_ENABLED).trim();
+        if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException(ConfigKey.CUTOVER_ENABLED.fullName() + " must be true or false");
+        }
+        int probe = (int) parseDouble(props, ConfigKey.PROBE_TIMEOUT_SECONDS);
+        if (probe < 1) {
+            throw new IllegalArgumentException(ConfigKey.PROBE_TIMEOUT_SECONDS.fullName() + " must be >= 1");
+        }
+        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe);
+    }
+
+    public RegistryPaths paths() {
+        return new RegistryPaths(configPath);
+    }
+
+    private static String get(Properties props, ConfigKey key) {
+        Object v = props.get(key.fullName());
+        return v == null ? key.defaultValue() : v.toString();
+    }
+
+    private static double parseDouble(Properties props, ConfigKey key) {
+        String v = get(props, key).trim();
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.fullName() + " is not a number: '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.bcswitch.cutover;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** What the cutover needs from the broker: the ledgers being written, and a way to roll one over. */
+public interface TopicRoller {
+
+    /** A managed ledger open on this broker and the ledger it is writing (-1: none yet). */
+    record OpenLedger(String name, long currentLedgerId, long currentLedgerEntries) {
+    }
+
+    /** Every managed ledger open on this broker. */
+    List<OpenLedger> openLedgers();
+
+    /** The ledger {@code name} is writing now, or -1 when it is not open or is between ledgers. */
+    long currentLedgerId(String name);
+
+    /**
+     * Makes {@code name} stop writing its current ledger so that its next ledger is created (by the
+     * routing client, on the active cluster). Publishes in flight are re-sent to the new ledger.
+     * Completes once the roll was started; does nothing when the ledger is not writable right now.
+     */
+    CompletableFuture<RollMethod> roll(String name);
+
+    /** How a ledger was rolled over. */
+    enum RollMethod { ROLLOVER, UNLOAD, SKIPPED }
+}

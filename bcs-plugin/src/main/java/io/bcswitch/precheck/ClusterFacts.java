@@ -1,0 +1,15 @@
+package io.bcswitch.precheck;
+
+/**
+ * What a bookie cluster's metadata says about it, read without touching its bookies.
+ *
+ * @param layoutManagerFactory ledger manager factory class named in {@code <root>/LAYOUT}
+ * @param supports63BitIds     whether its id generator can be moved to a new high-order range
+ * @param maxHighOrderBits     largest {@code idgen-long/HOB-n}, 0 when the cluster still issues 31-bit ids
+ * @param maxLedgerId          largest id of a ledger that exists on the cluster, -1 when it has none
+ * @param writableBookies      bookies registered as writable
+ * @param readOnlyBookies      bookies registered read-only
+ */
+public record ClusterFacts(String layoutManagerFactory, boolean supports63BitIds, long maxHighOrderBits,
+                           long maxLedgerId, int writableBookies, int readOnlyBookies) {
+}

@@ -1,0 +1,138 @@
+package io.bcswitch.precheck;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.metadata.api.MetadataStore;
+import org.apache.pulsar.metadata.api.MetadataStoreException;
+
+/**
+ * {@link ClusterMetadata} over a Pulsar {@link MetadataStore} that holds the cluster's ledgers root.
+ * Both BookKeeper's ZooKeeper driver and Pulsar's metadata-store driver keep the same znodes:
+ * {@code LAYOUT}, {@code idgen}, {@code idgen-long/HOB-%010d}, {@code available[/readonly]}.
+ */
+public class StoreClusterMetadata implements ClusterMetadata {
+    private static final String HOB_PREFIX = "HOB-";
+
+    private final MetadataStore store;
+    private final String root;
+    private final long timeoutMillis;
+
+    public StoreClusterMetadata(MetadataStore store, String ledgersRoot, long timeoutMillis) {
+        this.store = store;
+        this.root = ledgersRoot;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    public CompletableFuture<ClusterFacts> facts() {
+        CompletableFuture<String> layout = store.get(root + "/LAYOUT").thenApply(r -> r
+                .map(g -> new String(g.getValue(), StandardCharsets.UTF_8))
+                .orElseThrow(() -> new IllegalStateException("no " + root + "/LAYOUT: the bookie cluster is not "
+                        + "initialised (run 'bookkeeper shell initnewcluster' or start its bookies once)")));
+        CompletableFuture<List<String>> hobs = store.getChildren(root + "/idgen-long");
+        CompletableFuture<List<String>> available = store.getChildren(root + "/available");
+        CompletableFuture<List<String>> readonly = store.getChildren(root + "/available/readonly");
+        return CompletableFuture.allOf(layout, hobs, available, readonly).thenCompose(v -> {
+            String factory = layoutFactory(layout.join());
+            long maxHob = hobs.join().stream().filter(h -> h.startsWith(HOB_PREFIX))
+                    .mapToLong(h -> parseLong(h.substring(HOB_PREFIX.length()))).max().orElse(0L);
+            int writable = (int) available.join().stream().filter(n -> !n.equals("readonly")).count();
+            CompletableFuture<Long> last = maxLedgerId();
+            return last.thenApply(l -> new ClusterFacts(factory, supportsLongIds(factory), maxHob, l, writable,
+                    readonly.join().size()));
+        }).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Void> advanceHighOrderBits(long highOrderBits) {
+        if (highOrderBits < 1 || highOrderBits > Integer.MAX_VALUE) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("high-order bits out of range: "
+                    + highOrderBits));
+        }
+        String idgen = root + "/idgen-long";
+        String hob = idgen + "/" + HOB_PREFIX + String.format("%010d", highOrderBits);
+        return createIfAbsent(idgen).thenCompose(v -> createIfAbsent(hob))
+                .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private CompletableFuture<Void> createIfAbsent(String path) {
+        return store.put(path, new byte[0], Optional.of(-1L)).<Void>thenApply(s -> null).exceptionally(e -> {
+            Throwable t = e.getCause() != null ? e.getCause() : e;
+            if (t instanceof MetadataStoreException.BadVersionException
+                    || t instanceof MetadataStoreException.AlreadyExistsException) {
+                return null;
+            }
+            throw new java.util.concurrent.CompletionException(t);
+        });
+    }
+
+    /**
+     * Largest existing ledger id, found by walking down the ledger tree along the largest child at each
+     * level (backing off from empty branches): hierarchical layouts keep long ids under
+     * {@code 3/4/4/4/L4}-digit paths and short ids under {@code 2/4/L4}-digit paths.
+     */
+    CompletableFuture<Long> maxLedgerId() {
+        return store.getChildren(root).thenCompose(top -> {
+            List<String> longTop = numericDesc(top, 3, "");
+            if (!longTop.isEmpty()) {
+                return firstPresent(longTop, 0, name -> descend(root + "/" + name, name, new int[] {4, 4, 4}, 0));
+            }
+            return firstPresent(numericDesc(top, 2, ""), 0, name -> descend(root + "/" + name, name, new int[] {4}, 0));
+        }).thenApply(o -> o.orElse(-1L));
+    }
+
+    private CompletableFuture<Optional<Long>> descend(String path, String digits, int[] widths, int level) {
+        return store.getChildren(path).thenCompose(children -> {
+            if (level == widths.length) {
+                List<String> leaves = numericDesc(children, 4, "L");
+                return CompletableFuture.completedFuture(leaves.isEmpty() ? Optional.<Long>empty()
+                        : Optional.of(Long.parseLong(digits + leaves.get(0).substring(1))));
+            }
+            return firstPresent(numericDesc(children, widths[level], ""), 0,
+                    name -> descend(path + "/" + name, digits + name, widths, level + 1));
+        });
+    }
+
+    private static CompletableFuture<Optional<Long>> firstPresent(List<String> names, int i,
+            java.util.function.Function<String, CompletableFuture<Optional<Long>>> f) {
+        if (i >= names.size()) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return f.apply(names.get(i)).thenCompose(r -> r.isPresent() ? CompletableFuture.completedFuture(r)
+                : firstPresent(names, i + 1, f));
+    }
+
+    private static List<String> numericDesc(List<String> names, int width, String prefix) {
+        return names.stream()
+                .filter(n -> n.length() == width + prefix.length() && n.startsWith(prefix)
+                        && n.substring(prefix.length()).chars().allMatch(Character::isDigit))
+                .sorted(java.util.Comparator.reverseOrder())
+                .toList();
+    }
+
+    static String layoutFactory(String layout) {
+        String[] lines = layout.split("\n");
+        String line = lines.length > 1 ? lines[1] : lines[0];
+        int colon = line.indexOf(':');
+        return (colon > 0 ? line.substring(0, colon) : line).trim();
+    }
+
+    /** Ledger managers whose id generator is BookKeeper's or Pulsar's 63-bit (HOB) generator. */
+    static boolean supportsLongIds(String factoryClass) {
+        String simple = factoryClass.substring(factoryClass.lastIndexOf('.') + 1);
+        return simple.equals("HierarchicalLedgerManagerFactory")
+                || simple.equals("LongHierarchicalLedgerManagerFactory")
+                || simple.equals("PulsarLedgerManagerFactory");
+    }
+
+    private static long parseLong(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return 0L;
+        }
+    }
+}

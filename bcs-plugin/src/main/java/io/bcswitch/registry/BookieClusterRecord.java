@@ -1,0 +1,29 @@
+package io.bcswitch.registry;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.regex.Pattern;
+
+/**
+ * One registered bookie cluster, persisted as JSON at {@code <configPath>/clusters/<name>}.
+ *
+ * @param formatVersion     persisted-format version, see {@link #FORMAT_VERSION}
+ * @param name              operator-chosen name, {@code [a-zA-Z0-9_.-]{1,64}}
+ * @param metadataServiceUri the cluster's BookKeeper metadata service URI
+ * @param status            lifecycle status
+ * @param registeredAt      epoch millis of registration
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record BookieClusterRecord(int formatVersion, String name, String metadataServiceUri,
+                                  ClusterStatus status, long registeredAt) {
+
+    public static final int FORMAT_VERSION = 1;
+    private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{1,64}");
+
+    public static boolean isValidName(String name) {
+        return name != null && NAME.matcher(name).matches() && !name.equals(".") && !name.equals("..");
+    }
+
+    public BookieClusterRecord withStatus(ClusterStatus newStatus) {
+        return new BookieClusterRecord(FORMAT_VERSION, name, metadataServiceUri, newStatus, registeredAt);
+    }
+}

@@ -1,0 +1,204 @@
+package io.bcswitch.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.registry.Json;
+import io.bcswitch.registry.RegistryException;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.switching.SwitchService;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The REST API under {@code /admin/v2/bookie-clusters}, independent of any servlet container: the
+ * servlet passes method, path (below the base path), content type and body, and writes back the
+ * {@link RestResponse} as JSON. Errors are {@code {"error": "..."}} with 400 (bad input), 404 (no such
+ * cluster or endpoint), 405, 409 (conflicts, failed precheck), 413, 415; a refused request changes
+ * nothing.
+ *
+ * <pre>
+ * GET  /                 list clusters
+ * GET  /status           active cluster, epoch, range table, per-broker cutover progress
+ * GET  /precheck/{name}  can {name} become active?
+ * POST /switch           {"target": name}
+ * GET  /{name}           one cluster
+ * POST /{name}           register {name} as STANDBY: {"metadataServiceUri": "..."}
+ * </pre>
+ */
+public class BookieClustersApi {
+    private static final Logger log = LoggerFactory.getLogger(BookieClustersApi.class);
+    public static final int MAX_BODY_BYTES = 1024 * 1024;
+
+    private final SwitchService service;
+
+    public BookieClustersApi(SwitchService service) {
+        this.service = service;
+    }
+
+    /**
+     * Handles one request.
+     *
+     * @param method      HTTP method
+     * @param path        path below the API's base path ("" or "/" for the root), already URL-decoded
+     * @param contentType request content type, or null
+     * @param body        request body (null or empty when none); callers cap it at {@link #MAX_BODY_BYTES} + 1
+     */
+    public CompletableFuture<RestResponse> handle(String method, String path, String contentType, byte[] body) {
+        try {
+            return route(method.toUpperCase(Locale.ROOT), path == null ? "" : path, contentType, body)
+                    .exceptionally(BookieClustersApi::toResponse);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(toResponse(e));
+        }
+    }
+
+    private CompletableFuture<RestResponse> route(String method, String path, String contentType, byte[] body) {
+        String p = path.startsWith("/") ? path.substring(1) : path;
+        if (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        List<String> seg = p.isEmpty() ? List.of() : List.of(p.split("/", -1));
+        if (seg.isEmpty()) {
+            return allow(method, "GET").orElse(() -> service.list().thenApply(RestResponse::ok));
+        }
+        String first = seg.get(0);
+        if (seg.size() == 1 && first.equals("status")) {
+            return allow(method, "GET").orElse(() -> service.status().thenApply(RestResponse::ok));
+        }
+        if (seg.size() == 1 && first.equals("switch")) {
+            return allow(method, "POST").orElse(() -> {
+                JsonNode json = jsonBody(contentType, body, Set.of("target"));
+                String target = requiredString(json, "target");
+                return service.switchTo(target).thenApply(RestResponse::ok);
+            });
+        }
+        if (seg.size() == 2 && first.equals("precheck")) {
+            return allow(method, "GET").orElse(() -> service.precheck(seg.get(1)).thenApply(RestResponse::ok));
+        }
+        if (seg.size() == 1 && !first.equals("precheck")) {
+            if (method.equals("GET")) {
+                return service.get(first).thenApply(RestResponse::ok);
+            }
+            if (method.equals("POST")) {
+                JsonNode json = jsonBody(contentType, body, Set.of("metadataServiceUri"));
+                String uri = requiredString(json, "metadataServiceUri");
+                return service.register(first, uri).thenApply(RestResponse::ok);
+            }
+            return done(RestResponse.error(405, "method " + method + " is not allowed on /" + first
+                    + " (allowed: GET, POST)"));
+        }
+        return done(RestResponse.error(404, "no such endpoint: /" + p));
+    }
+
+    private interface Handler {
+        CompletableFuture<RestResponse> run();
+    }
+
+    private record Allowed(String method, String allowed) {
+        CompletableFuture<RestResponse> orElse(Handler h) {
+            if (!method.equals(allowed)) {
+                return done(RestResponse.error(405, "method " + method + " is not allowed here (allowed: "
+                        + allowed + ")"));
+            }
+            return h.run();
+        }
+    }
+
+    private static Allowed allow(String method, String allowed) {
+        return new Allowed(method, allowed);
+    }
+
+    private static CompletableFuture<RestResponse> done(RestResponse r) {
+        return CompletableFuture.completedFuture(r);
+    }
+
+    private static JsonNode jsonBody(String contentType, byte[] body, Set<String> fields) {
+        if (body != null && body.length > MAX_BODY_BYTES) {
+            throw new ApiError(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
+        }
+        if (contentType == null || !contentType.toLowerCase(Locale.ROOT).split(";")[0].trim()
+                .equals("application/json")) {
+            throw new ApiError(415, "request body must be application/json");
+        }
+        if (body == null || body.length == 0) {
+            throw new ApiError(400, "request body is empty; expected a JSON object");
+        }
+        JsonNode node;
+        try {
+            node = Json.mapper().readTree(body);
+        } catch (IOException e) {
+            throw new ApiError(400, "request body is not valid JSON: " + firstLine(e.getMessage()));
+        }
+        if (node == null || !node.isObject()) {
+            throw new ApiError(400, "request body must be a JSON object");
+        }
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!fields.contains(f)) {
+                throw new ApiError(400, "unknown field '" + f + "' (expected: " + String.join(", ", fields) + ")");
+            }
+        }
+        return node;
+    }
+
+    private static String requiredString(JsonNode json, String field) {
+        JsonNode v = json.get(field);
+        if (v == null || v.isNull()) {
+            throw new ApiError(400, "field '" + field + "' is required");
+        }
+        if (!v.isTextual()) {
+            throw new ApiError(400, "field '" + field + "' must be a string");
+        }
+        return v.asText();
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    /** A request refused at the HTTP layer. */
+    static final class ApiError extends RuntimeException {
+        final int status;
+
+        ApiError(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    static RestResponse toResponse(Throwable e) {
+        Throwable t = RegistryStore.unwrap(e);
+        if (t instanceof ApiError a) {
+            return RestResponse.error(a.status, a.getMessage());
+        }
+        if (t instanceof RegistryException r) {
+            int status = switch (r.kind()) {
+                case INVALID -> 400;
+                case NOT_FOUND -> 404;
+                case CONFLICT -> 409;
+                case UNAVAILABLE -> 503;
+            };
+            if (r.details() != null) {
+                return RestResponse.error(status, r.getMessage(), "precheck", r.details());
+            }
+            return RestResponse.error(status, r.getMessage());
+        }
+        log.error("Unexpected error serving bookie-clusters request", t);
+        return RestResponse.error(500, "internal error: " + t);
+    }
+
+    /** Serialises a response body. */
+    public static byte[] toJson(RestResponse r) {
+        return Json.write(r.body());
+    }
+
+}

@@ -1,0 +1,114 @@
+package io.bcswitch.routing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One BookKeeper client per bookie cluster, created on first use. A client that failed to build is
+ * forgotten so the next use tries again (a cluster that was down may come back).
+ *
+ * <p>{@link #renew} replaces a cluster's client: BookKeeper's ZooKeeper driver caches its id
+ * generator's high-order range for the client's whole life, so a cluster that is given a new range
+ * needs a new client. The replaced client is kept open until {@link #close()}, because ledger handles
+ * opened through it (the ledgers topics are reading and writing) stay bound to it.
+ */
+public final class ClusterClientPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ClusterClientPool.class);
+
+    /** Builds a client for a cluster, the way the broker builds its own. */
+    @FunctionalInterface
+    public interface ClientFactory {
+        CompletableFuture<BookKeeper> create(String cluster);
+    }
+
+    private final String name;
+    private final ClientFactory factory;
+    private final Map<String, CompletableFuture<BookKeeper>> clients = new ConcurrentHashMap<>();
+    private final List<BookKeeper> retired = new ArrayList<>();
+    private volatile boolean closed;
+
+    public ClusterClientPool(String name, ClientFactory factory) {
+        this.name = name;
+        this.factory = factory;
+    }
+
+    public CompletableFuture<BookKeeper> get(String cluster) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("client pool " + name + " is closed"));
+        }
+        CompletableFuture<BookKeeper> f = clients.computeIfAbsent(cluster, this::build);
+        if (f.isCompletedExceptionally()) {
+            clients.remove(cluster, f);
+            f = clients.computeIfAbsent(cluster, this::build);
+        }
+        return f;
+    }
+
+    /** Builds a fresh client for {@code cluster}; completes once it is the one {@link #get} returns. */
+    public CompletableFuture<BookKeeper> renew(String cluster) {
+        CompletableFuture<BookKeeper> fresh = build(cluster);
+        return fresh.thenApply(client -> {
+            CompletableFuture<BookKeeper> old = clients.put(cluster, CompletableFuture.completedFuture(client));
+            if (old != null && old.isDone() && !old.isCompletedExceptionally()) {
+                synchronized (retired) {
+                    retired.add(old.join());
+                }
+            }
+            log.info("[{}] bookie-cluster={} new BookKeeper client in use", name, cluster);
+            return client;
+        });
+    }
+
+    /** Clusters that have a client (built or being built). */
+    public List<String> clusters() {
+        return List.copyOf(clients.keySet());
+    }
+
+    private CompletableFuture<BookKeeper> build(String cluster) {
+        log.info("[{}] bookie-cluster={} creating BookKeeper client", name, cluster);
+        CompletableFuture<BookKeeper> f;
+        try {
+            f = factory.create(cluster);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        return f.whenComplete((c, e) -> {
+            if (e != null) {
+                log.warn("[{}] bookie-cluster={} cannot create BookKeeper client: {}", name, cluster, e.toString());
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        List<BookKeeper> all = new ArrayList<>();
+        clients.values().forEach(f -> {
+            if (f.isDone() && !f.isCompletedExceptionally()) {
+                all.add(f.join());
+            } else {
+                f.thenAccept(ClusterClientPool::closeQuietly);
+            }
+        });
+        clients.clear();
+        synchronized (retired) {
+            all.addAll(retired);
+            retired.clear();
+        }
+        all.forEach(ClusterClientPool::closeQuietly);
+    }
+
+    private static void closeQuietly(BookKeeper bk) {
+        try {
+            bk.close();
+        } catch (Exception e) {
+            log.warn("Error closing BookKeeper client", e);
+        } 
+    }
+}

@@ -1,0 +1,21 @@
+package io.bcswitch.routing;
+
+import java.util.concurrent.CompletableFuture;
+import org.apache.bookkeeper.client.BookKeeper;
+
+/**
+ * Picks the BookKeeper client for each ledger operation: creates go to the active cluster, every
+ * operation on an existing ledger to the cluster that owns its id.
+ */
+public interface LedgerRouter {
+
+    /** The active cluster and its client. */
+    CompletableFuture<Target> forCreate();
+
+    /** The cluster owning {@code ledgerId}; fails with {@link UnroutableLedgerException} when none does. */
+    CompletableFuture<Target> forLedger(long ledgerId);
+
+    /** A routing decision. */
+    record Target(String cluster, BookKeeper client) {
+    }
+}

@@ -1,0 +1,73 @@
+package io.bcswitch.routing;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.client.api.BKException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link LedgerRouter} over this broker's {@link Ownership} view and a {@link ClusterClientPool}.
+ *
+ * <p>Another broker may already have created ledgers in a range this broker has not heard of yet
+ * (the switch directive reaches brokers one by one). Such ids look like the newest known range, so
+ * for an id in the newest range the router first asks {@code refresh} for the latest view.
+ */
+public final class SwitchRouter implements LedgerRouter {
+    private static final Logger log = LoggerFactory.getLogger(SwitchRouter.class);
+
+    private final Supplier<Ownership> ownership;
+    private final Supplier<CompletableFuture<Ownership>> refresh;
+    private final ClusterClientPool pool;
+
+    public SwitchRouter(Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh,
+                        ClusterClientPool pool) {
+        this.ownership = ownership;
+        this.refresh = refresh;
+        this.pool = pool;
+    }
+
+    @Override
+    public CompletableFuture<Target> forCreate() {
+        String active = ownership.get().activeCluster();
+        return pool.get(active).handle((client, e) -> {
+            if (e != null) {
+                throw new java.util.concurrent.CompletionException(new UnroutableLedgerException(
+                        BKException.Code.MetaStoreException,
+                        "bookie-cluster=" + active + " (active) has no usable BookKeeper client: " + e));
+            }
+            return new Target(active, client);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Target> forLedger(long ledgerId) {
+        Ownership o = ownership.get();
+        if (o.inNewestRange(ledgerId)) {
+            return refresh.get().thenCompose(latest -> route(latest, ledgerId));
+        }
+        return route(o, ledgerId);
+    }
+
+    private CompletableFuture<Target> route(Ownership o, long ledgerId) {
+        Optional<String> owner = o.owner(ledgerId);
+        if (owner.isEmpty()) {
+            String msg = "ledger " + ledgerId + " is not in the id range of any registered bookie cluster";
+            log.warn(msg);
+            return CompletableFuture.failedFuture(
+                    new UnroutableLedgerException(BKException.Code.IllegalOpException, msg));
+        }
+        String cluster = owner.get();
+        return pool.get(cluster).handle((client, e) -> {
+            if (e != null) {
+                String msg = "ledger " + ledgerId + " is on bookie-cluster=" + cluster
+                        + ", which has no usable BookKeeper client: " + e;
+                log.warn(msg);
+                throw new java.util.concurrent.CompletionException(
+                        new UnroutableLedgerException(BKException.Code.MetaStoreException, msg));
+            }
+            return new Target(cluster, client);
+        });
+    }
+}

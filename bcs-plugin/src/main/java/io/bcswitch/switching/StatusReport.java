@@ -1,0 +1,25 @@
+package io.bcswitch.switching;
+
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BootstrapRecord;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.SwitchDirective;
+import java.util.List;
+
+/**
+ * Everything an operator needs to see the state of the switch.
+ *
+ * @param activeCluster cluster new ledgers are created on
+ * @param epoch         epoch of the latest switch (0: never switched)
+ * @param directive     the latest switch directive, or null
+ * @param bootstrap     the bootstrap record
+ * @param ranges        the ledger-id range table
+ * @param clusters      registered clusters
+ * @param brokers       per-broker cutover progress (live brokers only)
+ * @param cutoverComplete true when every live broker has applied {@code epoch} and finished its cutover
+ */
+public record StatusReport(String activeCluster, long epoch, SwitchDirective directive, BootstrapRecord bootstrap,
+                           List<IdRange> ranges, List<BookieClusterRecord> clusters,
+                           List<BrokerCutoverRecord> brokers, boolean cutoverComplete) {
+}

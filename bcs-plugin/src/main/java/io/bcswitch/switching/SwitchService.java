@@ -1,0 +1,282 @@
+package io.bcswitch.switching;
+
+import io.bcswitch.precheck.ClusterFacts;
+import io.bcswitch.precheck.ClusterLocation;
+import io.bcswitch.precheck.ClusterMetadataAccess;
+import io.bcswitch.precheck.PrecheckReport;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryException;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.SwitchDirective;
+import io.bcswitch.registry.Versioned;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator's actions: list, register, precheck, switch, status. Any broker can serve them; they
+ * act only on the registry (and, for a switch, the target's id generator), never on this broker's
+ * clients: brokers apply a switch when they see its directive.
+ */
+public class SwitchService {
+    private static final Logger log = LoggerFactory.getLogger(SwitchService.class);
+
+    private final RegistryStore registry;
+    private final ClusterMetadataAccess metadata;
+    private final int requiredBookies;
+    private final Clock clock;
+
+    public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock) {
+        this.registry = registry;
+        this.metadata = metadata;
+        this.requiredBookies = requiredBookies;
+        this.clock = clock;
+    }
+
+    public CompletableFuture<List<BookieClusterRecord>> list() {
+        return registry.listClusters();
+    }
+
+    public CompletableFuture<BookieClusterRecord> get(String name) {
+        String problem = ClusterNames.problem(name);
+        if (problem != null) {
+            return CompletableFuture.failedFuture(RegistryException.invalid(problem));
+        }
+        return registry.getCluster(name).thenApply(c -> c.orElseThrow(() ->
+                RegistryException.notFound("bookie cluster '" + name + "' is not registered")));
+    }
+
+    /** Registers {@code name} as STANDBY after checking the name, the URI and that its metadata answers. */
+    public CompletableFuture<BookieClusterRecord> register(String name, String metadataServiceUri) {
+        String problem = ClusterNames.problem(name);
+        if (problem != null) {
+            return CompletableFuture.failedFuture(RegistryException.invalid(problem));
+        }
+        ClusterLocation location;
+        try {
+            location = ClusterLocation.parse(metadataServiceUri);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(RegistryException.invalid(e.getMessage()));
+        }
+        return registry.listClusters().thenCompose(clusters -> {
+            for (BookieClusterRecord c : clusters) {
+                if (c.name().equals(name)) {
+                    throw RegistryException.conflict("bookie cluster '" + name + "' is already registered");
+                }
+                if (sameCluster(c, location)) {
+                    throw RegistryException.conflict("metadataServiceUri " + metadataServiceUri
+                            + " names the same bookie cluster (ZooKeeper servers and ledgers root) as registered "
+                            + "cluster '" + c.name() + "' (" + c.metadataServiceUri() + ")");
+                }
+            }
+            return metadata.forLocation(location).thenCompose(m -> m.facts())
+                    .exceptionally(e -> {
+                        throw RegistryException.invalid("cannot read bookie cluster metadata at "
+                                + metadataServiceUri + ": " + rootMessage(e));
+                    });
+        }).thenCompose(facts -> {
+            BookieClusterRecord rec = new BookieClusterRecord(BookieClusterRecord.FORMAT_VERSION, name,
+                    metadataServiceUri, ClusterStatus.STANDBY, clock.millis());
+            return registry.write(registry.paths().cluster(name), rec, -1L).thenApply(v -> {
+                log.info("bookie-cluster={} registered STANDBY, metadataServiceUri={}, layout={}, writable bookies={}",
+                        name, metadataServiceUri, facts.layoutManagerFactory(), facts.writableBookies());
+                return rec;
+            }).exceptionally(e -> {
+                if (RegistryStore.isVersionConflict(e)) {
+                    throw RegistryException.conflict("bookie cluster '" + name + "' is already registered");
+                }
+                throw new CompletionException(e);
+            });
+        });
+    }
+
+    private static boolean sameCluster(BookieClusterRecord c, ClusterLocation location) {
+        try {
+            return ClusterLocation.parse(c.metadataServiceUri()).sameClusterAs(location);
+        } catch (IllegalArgumentException e) {
+            return c.metadataServiceUri().equals(location.uri());
+        }
+    }
+
+    public CompletableFuture<PrecheckReport> precheck(String target) {
+        return get(target).thenCompose(rec -> registry.readDirective()
+                .thenCompose(d -> precheck(rec, d)));
+    }
+
+    private CompletableFuture<PrecheckReport> precheck(BookieClusterRecord target, Versioned<SwitchDirective> d) {
+        CompletableFuture<String> sourceName = d.present()
+                ? CompletableFuture.completedFuture(d.value().target())
+                : registry.readBootstrap().thenApply(b -> b.map(x -> x.cluster()).orElse(null));
+        return sourceName.thenCompose(source -> registry.listClusters().thenCompose(clusters ->
+                registry.readRanges().thenCompose(ranges -> {
+                    List<String> problems = new ArrayList<>();
+                    ClusterLocation targetLoc = ClusterLocation.parse(target.metadataServiceUri());
+                    for (BookieClusterRecord c : clusters) {
+                        if (!c.name().equals(target.name()) && sameCluster(c, targetLoc)) {
+                            problems.add("metadata root of '" + target.name() + "' collides with registered cluster '"
+                                    + c.name() + "'");
+                        }
+                    }
+                    if (target.name().equals(source)) {
+                        problems.add("bookie cluster '" + target.name() + "' is already active");
+                    }
+                    if (target.status() == ClusterStatus.DEPRECATED) {
+                        problems.add("bookie cluster '" + target.name() + "' is DEPRECATED");
+                    }
+                    Optional<BookieClusterRecord> sourceRec = clusters.stream()
+                            .filter(c -> c.name().equals(source)).findFirst();
+                    CompletableFuture<Object> srcFacts = sourceRec.isEmpty()
+                            ? CompletableFuture.completedFuture("source cluster is not registered")
+                            : facts(sourceRec.get()).<Object>thenApply(f -> f).exceptionally(e -> rootMessage(e));
+                    CompletableFuture<Object> tgtFacts = facts(target).<Object>thenApply(f -> f)
+                            .exceptionally(e -> rootMessage(e));
+                    return srcFacts.thenCombine(tgtFacts, (s, t) -> {
+                        ClusterFacts sf = s instanceof ClusterFacts f ? f : null;
+                        ClusterFacts tf = t instanceof ClusterFacts f ? f : null;
+                        if (tf == null) {
+                            problems.add("metadata service of '" + target.name() + "' cannot be read: " + t);
+                        } else {
+                            if (!tf.supports63BitIds()) {
+                                problems.add("'" + target.name() + "' uses " + tf.layoutManagerFactory()
+                                        + ", which cannot issue 63-bit ledger ids; use the hierarchical ledger manager");
+                            }
+                            if (tf.writableBookies() < requiredBookies) {
+                                problems.add("'" + target.name() + "' has " + tf.writableBookies()
+                                        + " writable bookies, fewer than the ensemble size " + requiredBookies);
+                            }
+                        }
+                        long hob = proposedHighOrderBits(ranges.orElse(null), d, sf, tf);
+                        return new PrecheckReport(target.name(), problems.isEmpty(), List.copyOf(problems), source,
+                                sf != null, sf != null ? null : String.valueOf(s), sf, tf, requiredBookies, hob,
+                                hob << 32);
+                    });
+                })));
+    }
+
+    /** First high-order value above every id the broker cluster has used on any cluster. */
+    static long proposedHighOrderBits(RangeTable ranges, Versioned<SwitchDirective> d, ClusterFacts source,
+                                      ClusterFacts target) {
+        long max = 0;
+        if (ranges != null) {
+            max = Math.max(max, ranges.maxHighOrderBits());
+        }
+        if (d.present()) {
+            max = Math.max(max, d.value().firstLedgerId() >>> 32);
+        }
+        for (ClusterFacts f : new ClusterFacts[] {source, target}) {
+            if (f != null) {
+                max = Math.max(max, f.maxHighOrderBits());
+                max = Math.max(max, Math.max(0, f.maxLedgerId()) >>> 32);
+            }
+        }
+        return max + 1;
+    }
+
+    private CompletableFuture<ClusterFacts> facts(BookieClusterRecord c) {
+        ClusterLocation loc;
+        try {
+            loc = ClusterLocation.parse(c.metadataServiceUri(), isImplicit(c));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return metadata.forLocation(loc).thenCompose(m -> m.facts());
+    }
+
+    /** The broker's implicit default cluster ({@code metadata-store:<store>/ledgers} sharing the broker's store). */
+    private boolean isImplicit(BookieClusterRecord c) {
+        return implicitUri != null && implicitUri.equals(c.metadataServiceUri());
+    }
+
+    private volatile String implicitUri;
+
+    /** Tells the service which URI is the broker's implicit default (null when the broker sets one explicitly). */
+    public void setImplicitBrokerUri(String uri) {
+        this.implicitUri = uri;
+    }
+
+    /**
+     * Switches the broker cluster to {@code target}: precheck inline (refused with the report when it
+     * fails), move the target's id generator to a fresh range, then write the directive by
+     * compare-and-set on the version read at the start, so that of two concurrent switches exactly one
+     * wins. Returns as soon as the directive is written; brokers apply it asynchronously.
+     */
+    public CompletableFuture<SwitchResult> switchTo(String target) {
+        return get(target).thenCompose(rec -> registry.readDirective().thenCompose(d ->
+                precheck(rec, d).thenCompose(report -> {
+                    if (!report.ok()) {
+                        throw new RegistryException(RegistryException.Kind.CONFLICT,
+                                "precheck failed for '" + target + "': " + String.join("; ", report.problems()),
+                                report);
+                    }
+                    ClusterLocation loc = ClusterLocation.parse(rec.metadataServiceUri(), isImplicit(rec));
+                    return metadata.forLocation(loc)
+                            .thenCompose(m -> m.advanceHighOrderBits(report.proposedHighOrderBits()))
+                            .thenCompose(v -> {
+                                long epoch = d.present() ? d.value().epoch() + 1 : 1;
+                                SwitchDirective next = new SwitchDirective(SwitchDirective.FORMAT_VERSION, target,
+                                        report.source(), epoch, clock.millis(), report.proposedFirstLedgerId());
+                                return registry.write(registry.paths().switchTarget(), next, d.version())
+                                        .thenApply(ver -> next);
+                            })
+                            .exceptionally(e -> {
+                                if (RegistryStore.isVersionConflict(e)) {
+                                    throw RegistryException.conflict("another switch was committed concurrently; "
+                                            + "check status and retry");
+                                }
+                                throw new CompletionException(RegistryStore.unwrap(e));
+                            })
+                            .thenCompose(next -> {
+                                log.info("bookie-cluster={} switch committed: epoch={}, origin={}, first ledger id={}",
+                                        target, next.epoch(), next.origin(), next.firstLedgerId());
+                                return RegistryFollowUp.afterSwitch(registry, next)
+                                        .exceptionally(e -> {
+                                            log.warn("bookie-cluster={} epoch={} registry follow-up failed; brokers "
+                                                    + "will complete it: {}", target, next.epoch(), e.toString());
+                                            return null;
+                                        })
+                                        .thenApply(v -> new SwitchResult(next, report));
+                            });
+                })));
+    }
+
+    public CompletableFuture<StatusReport> status() {
+        var directive = registry.readDirective();
+        var bootstrap = registry.readBootstrap();
+        var ranges = registry.readRanges();
+        var clusters = registry.listClusters();
+        var brokers = registry.listBrokerProgress();
+        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers).thenApply(v -> {
+            Versioned<SwitchDirective> d = directive.join();
+            long epoch = d.present() ? d.value().epoch() : 0L;
+            String active = d.present() ? d.value().target()
+                    : bootstrap.join().map(b -> b.cluster()).orElse(null);
+            RangeTable table = ranges.join().orElse(null);
+            if (table != null && d.present()) {
+                table = table.with(d.value().range());
+            }
+            var bs = brokers.join();
+            boolean complete = !bs.isEmpty() && bs.stream().allMatch(b -> b.appliedEpoch() == epoch && b.done());
+            return new StatusReport(active, epoch, d.value(), bootstrap.join().orElse(null),
+                    table == null ? List.of() : table.ranges(), clusters.join(), bs, complete);
+        });
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = RegistryStore.unwrap(e);
+        while (t.getCause() != null && t.getCause() != t && (t.getMessage() == null
+                || t instanceof java.util.concurrent.TimeoutException)) {
+            t = t.getCause();
+        }
+        if (t instanceof java.util.concurrent.TimeoutException) {
+            return "no answer within the probe timeout";
+        }
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,186 @@
+package io.bcswitch.testkit;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.bookkeeper.client.BookKeeperAdmin;
+import org.apache.bookkeeper.client.DefaultEnsemblePlacementPolicy;
+import org.apache.bookkeeper.common.allocator.PoolingPolicy;
+import org.apache.bookkeeper.conf.ClientConfiguration;
+import org.apache.bookkeeper.conf.ServerConfiguration;
+import org.apache.bookkeeper.util.BookKeeperConstants;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One BookKeeper cluster of the fixture: its own ledgers root {@code /bk/<name>/ledgers} in the
+ * shared ZooKeeper, initialised with {@link BookKeeperAdmin#initNewCluster}, and its own bookies.
+ *
+ * <p>The metadata service URI is {@code zk+hierarchical://127.0.0.1:<port>/bk/<name>/ledgers}:
+ * BookKeeper's own ZooKeeper driver with {@code HierarchicalLedgerManagerFactory}, whose ids come
+ * from {@code LongZkLedgerIdGenerator}.
+ */
+public final class TestBookieCluster {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TestBookieCluster.class);
+    private static final Duration REGISTRATION_TIMEOUT = Duration.ofSeconds(60);
+
+    private final String name;
+    private final String ledgersRoot;
+    private final String metadataServiceUri;
+    private final List<TestBookie> bookies;
+    private final ZooKeeper zk;
+
+    private TestBookieCluster(String name, String ledgersRoot, String metadataServiceUri,
+                              List<TestBookie> bookies, ZooKeeper zk) {
+        this.name = name;
+        this.ledgersRoot = ledgersRoot;
+        this.metadataServiceUri = metadataServiceUri;
+        this.bookies = bookies;
+        this.zk = zk;
+    }
+
+    /**
+     * Initialises the cluster metadata and starts its bookies.
+     *
+     * @param zk fixture-owned client, used to create parent znodes and to watch registrations
+     */
+    static TestBookieCluster create(String name, int bookieCount, String zkConnectString, ZooKeeper zk,
+                                    Path dataDir) throws Exception {
+        String ledgersRoot = "/bk/" + name + "/ledgers";
+        String uri = "zk+hierarchical://" + zkConnectString + ledgersRoot;
+
+        String parent = ledgersRoot.substring(0, ledgersRoot.lastIndexOf('/'));
+        TestZooKeeper.createParents(zk, parent);
+        ServerConfiguration initConf = new ServerConfiguration();
+        initConf.setMetadataServiceUri(uri);
+        if (!BookKeeperAdmin.initNewCluster(initConf)) {
+            throw new IllegalStateException("Ledgers root " + ledgersRoot + " already exists");
+        }
+
+        List<TestBookie> bookies = new ArrayList<>(bookieCount);
+        for (int i = 0; i < bookieCount; i++) {
+            bookies.add(new TestBookie(name, i, Ports.freePort(), uri, dataDir.resolve("bookie-" + i)));
+        }
+        TestBookieCluster cluster = new TestBookieCluster(name, ledgersRoot, uri,
+                Collections.unmodifiableList(bookies), zk);
+        try {
+            cluster.startBookies();
+        } catch (Exception | Error e) {
+            cluster.stopBookies();
+            throw e;
+        }
+        return cluster;
+    }
+
+    /** The name given to {@code TestCluster.Builder#bookieCluster}. */
+    public String name() {
+        return name;
+    }
+
+    /** {@code zk+hierarchical://127.0.0.1:<port>/bk/<name>/ledgers}. */
+    public String metadataServiceUri() {
+        return metadataServiceUri;
+    }
+
+    /** {@code /bk/<name>/ledgers}. */
+    public String ledgersRoot() {
+        return ledgersRoot;
+    }
+
+    public int bookieCount() {
+        return bookies.size();
+    }
+
+    /** The {@code i}-th bookie (0-based), for single-bookie faults. */
+    public TestBookie bookie(int i) {
+        return bookies.get(i);
+    }
+
+    public List<TestBookie> bookies() {
+        return bookies;
+    }
+
+    /**
+     * A client configuration for this cluster: lean, unpooled, random placement (the default
+     * rack-aware policy only logs that there is no topology script).
+     */
+    public ClientConfiguration clientConfiguration() {
+        ClientConfiguration conf = new ClientConfiguration();
+        conf.setMetadataServiceUri(metadataServiceUri);
+        conf.setEnsemblePlacementPolicy(DefaultEnsemblePlacementPolicy.class);
+        conf.setAllocatorPoolingPolicy(PoolingPolicy.UnpooledHeap);
+        conf.setNumWorkerThreads(1);
+        conf.setNumIOThreads(1);
+        return conf;
+    }
+
+    /** A new {@link BookKeeperAdmin} (with its own BookKeeper client) on this cluster; the caller closes it. */
+    public BookKeeperAdmin newAdmin() throws Exception {
+        return new BookKeeperAdmin(clientConfiguration());
+    }
+
+    /** Ids of all ledgers that currently exist on this cluster (read from its ledger manager). */
+    public Set<Long> ledgerIds() throws Exception {
+        Set<Long> ids = new TreeSet<>();
+        try (BookKeeperAdmin admin = newAdmin()) {
+            for (Long id : admin.listLedgers()) {
+                ids.add(id);
+            }
+        }
+        return ids;
+    }
+
+    /** Stops every running bookie of this cluster (gracefully). */
+    public void stopBookies() {
+        for (int i = bookies.size() - 1; i >= 0; i--) {
+            bookies.get(i).stop();
+        }
+    }
+
+    /**
+     * Starts every stopped bookie with its old port and data directories and waits until all of
+     * them are registered as writable.
+     */
+    public void startBookies() throws Exception {
+        for (TestBookie bookie : bookies) {
+            bookie.start();
+        }
+        awaitWritableBookies(bookies.size());
+    }
+
+    /** Waits until exactly {@code expected} bookies are registered as writable under this root. */
+    public void awaitWritableBookies(int expected) throws Exception {
+        String available = ledgersRoot + "/" + BookKeeperConstants.AVAILABLE_NODE;
+        long deadline = System.nanoTime() + REGISTRATION_TIMEOUT.toNanos();
+        int seen = -1;
+        while (System.nanoTime() < deadline) {
+            try {
+                seen = (int) zk.getChildren(available, false).stream()
+                        .filter(child -> !BookKeeperConstants.READONLY.equals(child))
+                        .count();
+            } catch (KeeperException.NoNodeException e) {
+                seen = 0;
+            }
+            if (seen == expected) {
+                LOG.info("Bookie cluster {}: {} writable bookies registered", name, seen);
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new IOException("Bookie cluster " + name + ": expected " + expected
+                + " writable bookies, saw " + seen + " after " + REGISTRATION_TIMEOUT);
+    }
+
+    @Override
+    public String toString() {
+        return "TestBookieCluster[" + name + " " + metadataServiceUri + " " + bookies + "]";
+    }
+}

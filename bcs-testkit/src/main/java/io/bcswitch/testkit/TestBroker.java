@@ -1,0 +1,147 @@
+package io.bcswitch.testkit;
+
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.apache.pulsar.broker.PulsarServerException;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.common.configuration.PulsarConfigurationLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One real {@link PulsarService} of the fixture.
+ *
+ * <p>The broker is configured from operator-style {@link Properties} through
+ * {@link PulsarConfigurationLoader}, exactly like {@code broker.conf}. The ports are chosen by the
+ * kernel on the first start and then pinned in the properties, so {@link #restart()} comes back
+ * on the same addresses. A {@link PulsarService} cannot be started twice: every start builds a new
+ * one from a fresh copy of the properties. Lifecycle methods are meant for the test thread.
+ */
+public final class TestBroker {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TestBroker.class);
+
+    private final int index;
+    private final String pluginClusterName;
+    private final String servletDir;
+    private final Properties properties;
+
+    private volatile PulsarService pulsar;
+    private volatile int brokerPort;
+    private volatile int webPort;
+
+    TestBroker(int index, Properties properties, String pluginClusterName, String servletDir) {
+        this.index = index;
+        this.properties = properties;
+        this.pluginClusterName = pluginClusterName;
+        this.servletDir = servletDir;
+    }
+
+    /** Position of this broker in the fixture (0-based). */
+    public int index() {
+        return index;
+    }
+
+    /** The running service; throws when the broker is stopped. */
+    public PulsarService pulsar() {
+        PulsarService p = pulsar;
+        if (p == null) {
+            throw new IllegalStateException("Broker " + index + " is not running");
+        }
+        return p;
+    }
+
+    public boolean isRunning() {
+        return pulsar != null;
+    }
+
+    /** {@code pulsar://127.0.0.1:<port>}; the port stays the same across restarts. */
+    public String brokerServiceUrl() {
+        requireStartedOnce();
+        return "pulsar://127.0.0.1:" + brokerPort;
+    }
+
+    /** {@code http://127.0.0.1:<port>}; the port stays the same across restarts. */
+    public String webServiceUrl() {
+        requireStartedOnce();
+        return "http://127.0.0.1:" + webPort;
+    }
+
+    /** A copy of the properties the broker is (or will next be) started with. */
+    public synchronized Properties properties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return copy;
+    }
+
+    /** Starts the broker; no-op when it runs. On failure the half-started service is closed. */
+    public synchronized void start() throws Exception {
+        if (pulsar != null) {
+            return;
+        }
+        ServiceConfiguration conf = PulsarConfigurationLoader.create(properties(), ServiceConfiguration.class);
+        PulsarService service = new PulsarService(conf);
+        try {
+            service.start();
+        } catch (Exception | Error e) {
+            closeQuietly(service);
+            throw e;
+        }
+        brokerPort = service.getBrokerListenPort().orElseThrow();
+        webPort = service.getListenPortHTTP().orElseThrow();
+        properties.setProperty("brokerServicePort", Integer.toString(brokerPort));
+        properties.setProperty("webServicePort", Integer.toString(webPort));
+        pulsar = service;
+        LOG.info("Broker {} started: {} {}", index, brokerServiceUrl(), webServiceUrl());
+    }
+
+    /** Closes the broker; no-op when it is stopped. */
+    public synchronized void stop() throws PulsarServerException {
+        PulsarService service = pulsar;
+        if (service == null) {
+            return;
+        }
+        pulsar = null;
+        service.close();
+        LOG.info("Broker {} stopped", index);
+    }
+
+    /** Stops and starts again with the same properties and ports. */
+    public synchronized void restart() throws Exception {
+        stop();
+        start();
+    }
+
+    /** Restarts with the bookie-cluster-switch plugin settings added ({@code true}) or removed. */
+    public synchronized void restart(boolean plugin) throws Exception {
+        restart(p -> BrokerProperties.applyPlugin(p, plugin, pluginClusterName, servletDir));
+    }
+
+    /** Restarts after applying {@code changes} to the broker's properties (kept for later restarts). */
+    public synchronized void restart(Consumer<Properties> changes) throws Exception {
+        stop();
+        changes.accept(properties);
+        start();
+    }
+
+    private void requireStartedOnce() {
+        if (brokerPort == 0) {
+            throw new IllegalStateException("Broker " + index + " has never been started");
+        }
+    }
+
+    private void closeQuietly(PulsarService service) {
+        try {
+            service.close();
+        } catch (Exception e) {
+            LOG.warn("Error closing broker {} after a failed start", index, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TestBroker[" + index + (brokerPort == 0 ? "" : " " + brokerServiceUrl())
+                + (isRunning() ? "" : " stopped") + "]";
+    }
+}

@@ -1,0 +1,333 @@
+package io.bcswitch.testkit;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.common.policies.data.ClusterData;
+import org.apache.pulsar.common.policies.data.TenantInfo;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-process test cluster: one ZooKeeper server, N bookie clusters under separate ledger roots
+ * of that ZooKeeper, and M real Pulsar brokers on free loopback ports.
+ *
+ * <pre>{@code
+ * try (TestCluster cluster = TestCluster.builder()
+ *         .bookieCluster("cluster-a", 2)
+ *         .bookieCluster("cluster-b", 2)
+ *         .plugin(false)
+ *         .start()) {
+ *     String ns = cluster.createTenant("my-test");
+ *     try (PulsarClient client = cluster.newClient()) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Layout: broker metadata at the ZooKeeper root ({@code zk:127.0.0.1:<port>}, also the
+ * configuration store); bookie cluster {@code <name>} under {@code /bk/<name>/ledgers} with
+ * metadata service URI {@code zk+hierarchical://127.0.0.1:<port>/bk/<name>/ledgers}; Pulsar
+ * cluster name {@code test} with tenant {@code public} and namespace {@code public/default}.
+ *
+ * <p>Everything lives in one temp directory that {@link #close()} deletes. The fixture holds no
+ * static state; several can run in one JVM. Not thread-safe: drive it from the test thread.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TestCluster.class);
+    private static final Duration ZK_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Path workDir;
+    private final List<AutoCloseable> createdClients = new ArrayList<>();
+    private final Map<String, TestBookieCluster> bookieClusters = new LinkedHashMap<>();
+    private final List<TestBroker> brokers = new ArrayList<>();
+    private TestZooKeeper zooKeeper;
+    private ZooKeeper zkClient;
+    private PulsarAdmin internalAdmin;
+    private boolean closed;
+
+    private TestCluster(Path workDir) {
+        this.workDir = workDir;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code 127.0.0.1:<port>} of the ZooKeeper server. */
+    public String zkConnectString() {
+        return zooKeeper.connectString();
+    }
+
+    /** {@code zk:127.0.0.1:<port>}: the brokers' metadata and configuration store. */
+    public String metadataStoreUrl() {
+        return "zk:" + zooKeeper.connectString();
+    }
+
+    /** The bookie cluster registered under {@code name}. */
+    public TestBookieCluster bookieCluster(String name) {
+        TestBookieCluster cluster = bookieClusters.get(name);
+        if (cluster == null) {
+            throw new IllegalArgumentException("No bookie cluster " + name + "; have " + bookieClusters.keySet());
+        }
+        return cluster;
+    }
+
+    /** All bookie clusters, in builder order. */
+    public List<TestBookieCluster> bookieClusters() {
+        return List.copyOf(bookieClusters.values());
+    }
+
+    /** The {@code i}-th broker (0-based). */
+    public TestBroker broker(int i) {
+        return brokers.get(i);
+    }
+
+    public int brokerCount() {
+        return brokers.size();
+    }
+
+    /** A copy of the properties broker {@code i} runs with (or will next start with). */
+    public Properties brokerProperties(int i) {
+        return broker(i).properties();
+    }
+
+    /** The fixture's temp directory (ZooKeeper and bookie data). */
+    public Path workDir() {
+        return workDir;
+    }
+
+    /** A client against broker 0; closed by {@link #close()} if the caller has not done so. */
+    public PulsarClient newClient() throws PulsarClientException {
+        PulsarClient client = PulsarClient.builder()
+                .serviceUrl(broker(0).brokerServiceUrl())
+                .ioThreads(1)
+                .listenerThreads(1)
+                .build();
+        createdClients.add(client);
+        return client;
+    }
+
+    /** An admin client against broker 0; closed by {@link #close()} if the caller has not done so. */
+    public PulsarAdmin newAdmin() throws PulsarClientException {
+        PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(broker(0).webServiceUrl()).build();
+        createdClients.add(admin);
+        return admin;
+    }
+
+    /**
+     * Creates tenant {@code tenant} (allowed on cluster {@code test}) and namespace
+     * {@code <tenant>/ns}, so each test can work in its own namespace.
+     *
+     * @return {@code <tenant>/ns}
+     */
+    public String createTenant(String tenant) throws PulsarAdminException, PulsarClientException {
+        PulsarAdmin admin = admin();
+        admin.tenants().createTenant(tenant,
+                TenantInfo.builder().allowedClusters(Set.of(BrokerProperties.CLUSTER_NAME)).build());
+        String namespace = tenant + "/ns";
+        admin.namespaces().createNamespace(namespace);
+        return namespace;
+    }
+
+    private PulsarAdmin admin() throws PulsarClientException {
+        if (internalAdmin == null) {
+            internalAdmin = PulsarAdmin.builder().serviceHttpUrl(broker(0).webServiceUrl()).build();
+        }
+        return internalAdmin;
+    }
+
+    /** Cluster {@code test}, tenant {@code public}, namespace {@code public/default}, unless present. */
+    private void createClusterMetadata() throws Exception {
+        PulsarAdmin admin = admin();
+        TestBroker first = broker(0);
+        try {
+            admin.clusters().createCluster(BrokerProperties.CLUSTER_NAME, ClusterData.builder()
+                    .serviceUrl(first.webServiceUrl())
+                    .brokerServiceUrl(first.brokerServiceUrl())
+                    .build());
+        } catch (PulsarAdminException.ConflictException exists) {
+            // created by the broker or an earlier run on the same store
+        }
+        try {
+            admin.tenants().createTenant("public",
+                    TenantInfo.builder().allowedClusters(Set.of(BrokerProperties.CLUSTER_NAME)).build());
+        } catch (PulsarAdminException.ConflictException exists) {
+            // fine
+        }
+        try {
+            admin.namespaces().createNamespace("public/default");
+        } catch (PulsarAdminException.ConflictException exists) {
+            // fine
+        }
+    }
+
+    /**
+     * Closes, in reverse order of creation: clients and admins made by this fixture, brokers,
+     * bookies, ZooKeeper; then deletes the temp directory. Errors are logged and the rest is still
+     * closed. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long start = System.nanoTime();
+        List<AutoCloseable> clients = new ArrayList<>(createdClients);
+        Collections.reverse(clients);
+        for (AutoCloseable client : clients) {
+            closeQuietly("client", client);
+        }
+        createdClients.clear();
+        if (internalAdmin != null) {
+            closeQuietly("admin", internalAdmin);
+        }
+        for (int i = brokers.size() - 1; i >= 0; i--) {
+            closeQuietly("broker " + i, brokers.get(i)::stop);
+        }
+        List<TestBookieCluster> clusters = new ArrayList<>(bookieClusters.values());
+        Collections.reverse(clusters);
+        for (TestBookieCluster cluster : clusters) {
+            closeQuietly("bookie cluster " + cluster.name(), cluster::stopBookies);
+        }
+        if (zkClient != null) {
+            closeQuietly("ZooKeeper client", zkClient);
+        }
+        if (zooKeeper != null) {
+            closeQuietly("ZooKeeper", zooKeeper);
+        }
+        closeQuietly("temp directory " + workDir, () -> TempDirs.deleteRecursively(workDir));
+        LOG.info("Test cluster closed in {} ms", Duration.ofNanos(System.nanoTime() - start).toMillis());
+    }
+
+    private static void closeQuietly(String what, AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.warn("Error closing {}", what, e);
+        }
+    }
+
+    /** Collects the shape of the cluster; {@link #start()} builds it. Not reusable after start. */
+    public static final class Builder {
+
+        private final Map<String, Integer> bookieClusters = new LinkedHashMap<>();
+        private int brokers = 1;
+        private boolean plugin = true;
+        private String brokerBookieCluster;
+        private Consumer<Properties> brokerConfig = p -> { };
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a bookie cluster {@code name} with {@code bookies} bookies. Call once per cluster;
+         * the first one is the brokers' cluster unless {@link #brokerBookieCluster} says otherwise.
+         */
+        public Builder bookieCluster(String name, int bookies) {
+            Objects.requireNonNull(name, "name");
+            if (name.isEmpty() || name.contains("/")) {
+                throw new IllegalArgumentException("Bookie cluster name must be a non-empty znode name: " + name);
+            }
+            if (bookies < 1) {
+                throw new IllegalArgumentException("A bookie cluster needs at least one bookie: " + bookies);
+            }
+            if (bookieClusters.putIfAbsent(name, bookies) != null) {
+                throw new IllegalArgumentException("Duplicate bookie cluster " + name);
+            }
+            return this;
+        }
+
+        /** Number of brokers (default 1; 0 starts no broker). */
+        public Builder brokers(int brokers) {
+            if (brokers < 0) {
+                throw new IllegalArgumentException("brokers must be >= 0: " + brokers);
+            }
+            this.brokers = brokers;
+            return this;
+        }
+
+        /** Whether brokers start with the bookie-cluster-switch storage and servlet (default true). */
+        public Builder plugin(boolean plugin) {
+            this.plugin = plugin;
+            return this;
+        }
+
+        /** Which bookie cluster {@code bookkeeperMetadataServiceUri} points at (default: the first). */
+        public Builder brokerBookieCluster(String name) {
+            this.brokerBookieCluster = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** Extra broker properties, applied after all fixture settings; calls accumulate. */
+        public Builder brokerConfig(Consumer<Properties> brokerConfig) {
+            this.brokerConfig = this.brokerConfig.andThen(Objects.requireNonNull(brokerConfig, "brokerConfig"));
+            return this;
+        }
+
+        /** Starts ZooKeeper, the bookie clusters and the brokers; on failure closes what started. */
+        public TestCluster start() throws Exception {
+            if (bookieClusters.isEmpty()) {
+                throw new IllegalStateException("Add at least one bookieCluster(name, bookies)");
+            }
+            String brokerCluster = brokerBookieCluster != null
+                    ? brokerBookieCluster : bookieClusters.keySet().iterator().next();
+            if (!bookieClusters.containsKey(brokerCluster)) {
+                throw new IllegalStateException("brokerBookieCluster " + brokerCluster
+                        + " is not one of " + bookieClusters.keySet());
+            }
+
+            long startNanos = System.nanoTime();
+            TestCluster cluster = new TestCluster(Files.createTempDirectory("bcs-testcluster-"));
+            try {
+                cluster.zooKeeper = TestZooKeeper.start(cluster.workDir.resolve("zookeeper"));
+                cluster.zkClient = cluster.zooKeeper.connect(ZK_CONNECT_TIMEOUT);
+                for (Map.Entry<String, Integer> e : bookieClusters.entrySet()) {
+                    TestBookieCluster bk = TestBookieCluster.create(e.getKey(), e.getValue(),
+                            cluster.zooKeeper.connectString(), cluster.zkClient,
+                            cluster.workDir.resolve("bookies").resolve(e.getKey()));
+                    cluster.bookieClusters.put(e.getKey(), bk);
+                }
+                long bookiesReady = System.nanoTime();
+
+                String servletDir = BrokerProperties.servletDir();
+                for (int i = 0; i < brokers; i++) {
+                    Properties props = BrokerProperties.base(cluster.metadataStoreUrl(),
+                            cluster.bookieCluster(brokerCluster));
+                    BrokerProperties.applyPlugin(props, plugin, brokerCluster, servletDir);
+                    brokerConfig.accept(props);
+                    cluster.brokers.add(new TestBroker(i, props, brokerCluster, servletDir));
+                }
+                for (TestBroker broker : cluster.brokers) {
+                    broker.start();
+                    if (broker.index() == 0) {
+                        cluster.createClusterMetadata();
+                    }
+                }
+                LOG.info("Test cluster started in {} ms (ZooKeeper + bookies {} ms): {} bookie clusters {}, "
+                                + "{} brokers, plugin={}",
+                        Duration.ofNanos(System.nanoTime() - startNanos).toMillis(),
+                        Duration.ofNanos(bookiesReady - startNanos).toMillis(),
+                        bookieClusters.size(), bookieClusters, brokers, plugin);
+                return cluster;
+            } catch (Exception | Error e) {
+                cluster.close();
+                throw e;
+            }
+        }
+    }
+}
