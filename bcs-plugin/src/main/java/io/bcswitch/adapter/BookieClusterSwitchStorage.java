@@ -40,7 +40,6 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
 
     private final Clock clock = Clock.systemUTC();
     private final String fallbackBrokerId = "broker-" + UUID.randomUUID().toString().substring(0, 8);
-    private volatile String brokerId;
     private volatile PulsarService pulsar;
     private RegistryStore registry;
     private ClusterMetadataAccess metadataAccess;
@@ -57,8 +56,6 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                            OpenTelemetry openTelemetry) throws Exception {
         SwitchConfig config = SwitchConfig.from(conf.getProperties());
         String brokerUri = conf.getBookkeeperMetadataStoreUrl();
-        brokerId = conf.getAdvertisedAddress() != null ? conf.getAdvertisedAddress() + "-" + fallbackBrokerId
-                : fallbackBrokerId;
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock);
@@ -73,7 +70,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar);
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
-                cutoverScheduler, this::publishProgress, () -> brokerId, clock);
+                cutoverScheduler, this::publishProgress, this::brokerId, clock);
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
         agent = new BrokerSwitchAgent(registry, config, routingFactory::renewAll, cutover, clock);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -109,15 +106,22 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
      */
     public void bindBroker(PulsarService pulsarService) {
         this.pulsar = pulsarService;
-        String id = pulsarService.getBrokerId();
-        if (id != null && !id.equals(brokerId)) {
-            String old = brokerId;
-            brokerId = id;
-            registry.metadataStore().deleteIfExists(registry.paths().broker(old), java.util.Optional.empty());
-            cutover.lastProgress().ifPresent(p -> publishProgress(new BrokerCutoverRecord(p.formatVersion(), id,
-                    p.appliedEpoch(), p.activeCluster(), p.topicsTotal(), p.topicsMoved(), p.topicsFailed(),
-                    p.startedAt(), p.finishedAt())));
+    }
+
+    /** The broker id once the broker has one (it is set late in broker start-up), else a stand-in. */
+    private String brokerId() {
+        PulsarService p = pulsar;
+        if (p != null) {
+            try {
+                String id = p.getBrokerId();
+                if (id != null) {
+                    return id;
+                }
+            } catch (RuntimeException e) {
+                // not started yet
+            }
         }
+        return fallbackBrokerId;
     }
 
     /** The REST API served by the bookie-clusters servlet. */

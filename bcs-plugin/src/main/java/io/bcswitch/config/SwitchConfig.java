@@ -1,6 +1,6 @@
 package io.bcswitch.config;
 
-import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.registry.RegistryPaths;
 import java.util.Properties;
 
@@ -27,22 +27,25 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
             throw new IllegalArgumentException(ConfigKey.CONFIG_PATH.fullName() + ": " + e.getMessage());
         }
         String current = get(props, ConfigKey.CURRENT_CLUSTER_NAME).trim();
-        if (!current.isEmpty() && !BookieClusterRecord.isValidName(current)) {
-            throw new IllegalArgumentException(ConfigKey.CURRENT_CLUSTER_NAME.fullName()
-                    + " must match [a-zA-Z0-9_.-]{1,64}: '" + current + "'");
+        String nameProblem = current.isEmpty() ? null : ClusterNames.problem(current);
+        if (nameProblem != null) {
+            throw new IllegalArgumentException(ConfigKey.CURRENT_CLUSTER_NAME.fullName() + ": " + nameProblem);
         }
         double rate = parseDouble(props, ConfigKey.CUTOVER_TOPICS_PER_SECOND);
-        if (!(rate > 0)) {
-            throw new IllegalArgumentException(ConfigKey.CUTOVER_TOPICS_PER_SECOND.fullName() + " must be > 0");
+        if (!(rate > 0) || rate > 100_000) {
+            throw new IllegalArgumentException(ConfigKey.CUTOVER_TOPICS_PER_SECOND.fullName()
+                    + " must be > 0 and <= 100000");
         }
         String enabled = get(props, ConfigKey.CUTOVER_ENABLED).trim();
         if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
             throw new IllegalArgumentException(ConfigKey.CUTOVER_ENABLED.fullName() + " must be true or false");
         }
-        int probe = (int) parseDouble(props, ConfigKey.PROBE_TIMEOUT_SECONDS);
-        if (probe < 1) {
-            throw new IllegalArgumentException(ConfigKey.PROBE_TIMEOUT_SECONDS.fullName() + " must be >= 1");
+        double probeValue = parseDouble(props, ConfigKey.PROBE_TIMEOUT_SECONDS);
+        if (probeValue != Math.rint(probeValue) || probeValue < 1 || probeValue > 3600) {
+            throw new IllegalArgumentException(ConfigKey.PROBE_TIMEOUT_SECONDS.fullName()
+                    + " must be a whole number of seconds between 1 and 3600");
         }
+        int probe = (int) probeValue;
         return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe);
     }
 

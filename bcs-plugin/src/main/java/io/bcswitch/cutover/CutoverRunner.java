@@ -134,7 +134,13 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
                 return;
             }
             attempts.merge(name, 1, Integer::sum);
-            roller.roll(name).whenComplete((how, e) -> {
+            java.util.concurrent.CompletableFuture<TopicRoller.RollMethod> f;
+            try {
+                f = roller.roll(name);
+            } catch (RuntimeException e) {
+                f = java.util.concurrent.CompletableFuture.failedFuture(e);
+            }
+            f.whenComplete((how, e) -> {
                 if (e != null) {
                     log.warn("bookie-cluster={} epoch={} ledger-name={} rollover failed: {}",
                             ownership.activeCluster(), ownership.activeEpoch(), name, e.toString());
@@ -150,6 +156,18 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             if (cancelled) {
                 return;
             }
+            try {
+                sweepOnce();
+            } catch (RuntimeException e) {
+                log.warn("bookie-cluster={} epoch={} cutover sweep failed (will retry): {}",
+                        ownership.activeCluster(), ownership.activeEpoch(), e.toString());
+                if (sweeps >= MAX_SWEEPS) {
+                    finish(toMove.size() - moved.size());
+                }
+            }
+        }
+
+        private void sweepOnce() {
             sweeps++;
             List<String> pending = new ArrayList<>();
             for (String name : toMove) {
@@ -171,14 +189,19 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
                 }
             }
             if (pending.isEmpty() || sweeps >= MAX_SWEEPS) {
-                failed = pending.size();
-                finishedAt = clock.millis();
-                rollTask.cancel(false);
-                sweepTask.cancel(false);
-                log.info("bookie-cluster={} epoch={} cutover finished in {} ms: {} moved, {} not moved",
-                        ownership.activeCluster(), ownership.activeEpoch(), finishedAt - startedAt, moved.size(),
-                        failed);
+                finish(pending.size());
+            } else {
+                publish();
             }
+        }
+
+        private void finish(int notMoved) {
+            failed = notMoved;
+            finishedAt = clock.millis();
+            rollTask.cancel(false);
+            sweepTask.cancel(false);
+            log.info("bookie-cluster={} epoch={} cutover finished in {} ms: {} moved, {} not moved",
+                    ownership.activeCluster(), ownership.activeEpoch(), finishedAt - startedAt, moved.size(), notMoved);
             publish();
         }
 

@@ -63,6 +63,7 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
             String servers = slash < 0 ? rest : rest.substring(0, slash);
             String chroot = slash < 0 ? "" : stripTrailingSlash(rest.substring(slash));
             checkServers(servers, uri);
+            checkPath(chroot, uri);
             if (sharedWithBroker) {
                 // The broker's default: its own store (chroot excluded from this URL's path) + /ledgers.
                 String brokerChroot = chroot.endsWith("/ledgers")
@@ -91,10 +92,10 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
         String servers = rest.substring(0, slash);
         String root = stripTrailingSlash(rest.substring(slash));
         checkServers(servers, uri);
-        if (root.contains("//") || Arrays.asList(root.split("/")).contains("..")
-                || Arrays.asList(root.split("/")).contains(".")) {
-            throw new IllegalArgumentException("metadataServiceUri has an invalid ledgers root path: " + root);
+        if (root.isEmpty()) {
+            throw new IllegalArgumentException("metadataServiceUri has no ledgers root path: " + uri);
         }
+        checkPath(root, uri);
         return new ClusterLocation(uri, "zk:" + servers.replace(';', ','), root, normalizeServers(servers), root,
                 false);
     }
@@ -108,7 +109,7 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("metadataServiceUri names no ZooKeeper server: " + uri);
         }
-        for (String s : servers.split("[;,]")) {
+        for (String s : servers.split("[;,]", -1)) {
             int colon = s.lastIndexOf(':');
             if (s.isEmpty() || colon <= 0 || colon == s.length() - 1) {
                 throw new IllegalArgumentException("metadataServiceUri server '" + s + "' is not host:port");
@@ -123,6 +124,18 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
             }
             if (!s.substring(0, colon).matches("[A-Za-z0-9.\\-\\[\\]:_]+")) {
                 throw new IllegalArgumentException("metadataServiceUri server '" + s + "' has an invalid host");
+            }
+        }
+    }
+
+    private static void checkPath(String path, String uri) {
+        if (path.isEmpty()) {
+            return;
+        }
+        for (String seg : path.substring(1).split("/", -1)) {
+            if (seg.isEmpty() || seg.equals(".") || seg.equals("..")) {
+                throw new IllegalArgumentException("metadataServiceUri has an invalid path '" + path
+                        + "' (empty, '.' or '..' segment): " + uri);
             }
         }
     }

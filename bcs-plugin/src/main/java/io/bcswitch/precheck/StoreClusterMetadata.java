@@ -77,10 +77,10 @@ public class StoreClusterMetadata implements ClusterMetadata {
     CompletableFuture<Long> maxLedgerId() {
         return store.getChildren(root).thenCompose(top -> {
             List<String> longTop = numericDesc(top, 3, "");
-            if (!longTop.isEmpty()) {
-                return firstPresent(longTop, 0, name -> descend(root + "/" + name, name, new int[] {4, 4, 4}, 0));
-            }
-            return firstPresent(numericDesc(top, 2, ""), 0, name -> descend(root + "/" + name, name, new int[] {4}, 0));
+            List<String> shortTop = numericDesc(top, 2, "");
+            return firstPresent(longTop, 0, name -> descend(root + "/" + name, name, new int[] {4, 4, 4}, 0))
+                    .thenCompose(l -> l.isPresent() ? CompletableFuture.completedFuture(l)
+                            : firstPresent(shortTop, 0, name -> descend(root + "/" + name, name, new int[] {4}, 0)));
         }).thenApply(o -> o.orElse(-1L));
     }
 

@@ -4,8 +4,13 @@ package io.bcswitch.registry;
 public record RegistryPaths(String root) {
 
     public RegistryPaths {
-        if (!root.startsWith("/") || root.length() < 2 || root.endsWith("/")) {
+        if (root == null || !root.startsWith("/") || root.length() < 2 || root.endsWith("/")) {
             throw new IllegalArgumentException("configPath must be an absolute path without a trailing '/': " + root);
+        }
+        for (String seg : root.substring(1).split("/", -1)) {
+            if (seg.isEmpty() || seg.equals(".") || seg.equals("..")) {
+                throw new IllegalArgumentException("configPath must not contain empty, '.' or '..' segments: " + root);
+            }
         }
     }
 

@@ -130,7 +130,8 @@ public class BookieClustersApi {
         }
         JsonNode node;
         try {
-            node = Json.mapper().readTree(body);
+            node = Json.mapper().reader().with(
+                    com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
         } catch (IOException e) {
             throw new ApiError(400, "request body is not valid JSON: " + firstLine(e.getMessage()));
         }

@@ -44,6 +44,7 @@ public final class ClusterClientPool implements AutoCloseable {
         }
         CompletableFuture<BookKeeper> f = clients.computeIfAbsent(cluster, this::build);
         if (f.isCompletedExceptionally()) {
+            // a previous build failed: forget it and try once more now (the cluster may be back)
             clients.remove(cluster, f);
             f = clients.computeIfAbsent(cluster, this::build);
         }
@@ -55,10 +56,17 @@ public final class ClusterClientPool implements AutoCloseable {
         CompletableFuture<BookKeeper> fresh = build(cluster);
         return fresh.thenApply(client -> {
             CompletableFuture<BookKeeper> old = clients.put(cluster, CompletableFuture.completedFuture(client));
-            if (old != null && old.isDone() && !old.isCompletedExceptionally()) {
-                synchronized (retired) {
-                    retired.add(old.join());
-                }
+            if (old != null) {
+                // retire the replaced client once it exists (it may still be being built)
+                old.thenAccept(previous -> {
+                    synchronized (retired) {
+                        if (closed) {
+                            closeQuietly(previous);
+                        } else {
+                            retired.add(previous);
+                        }
+                    }
+                });
             }
             log.info("[{}] bookie-cluster={} new BookKeeper client in use", name, cluster);
             return client;
@@ -98,6 +106,7 @@ public final class ClusterClientPool implements AutoCloseable {
         });
         clients.clear();
         synchronized (retired) {
+            closed = true;
             all.addAll(retired);
             retired.clear();
         }

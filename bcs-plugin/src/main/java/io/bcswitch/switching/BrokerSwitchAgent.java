@@ -1,5 +1,6 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BootstrapRecord;

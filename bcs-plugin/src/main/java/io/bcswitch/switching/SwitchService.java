@@ -1,5 +1,6 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.precheck.ClusterFacts;
 import io.bcswitch.precheck.ClusterLocation;
 import io.bcswitch.precheck.ClusterMetadataAccess;
@@ -97,9 +98,9 @@ public class SwitchService {
         });
     }
 
-    private static boolean sameCluster(BookieClusterRecord c, ClusterLocation location) {
+    private boolean sameCluster(BookieClusterRecord c, ClusterLocation location) {
         try {
-            return ClusterLocation.parse(c.metadataServiceUri()).sameClusterAs(location);
+            return ClusterLocation.parse(c.metadataServiceUri(), isImplicit(c)).sameClusterAs(location);
         } catch (IllegalArgumentException e) {
             return c.metadataServiceUri().equals(location.uri());
         }

@@ -1,6 +1,5 @@
-package io.bcswitch.switching;
+package io.bcswitch.registry;
 
-import io.bcswitch.registry.BookieClusterRecord;
 import java.util.Set;
 
 /** Cluster-name rules shared by registration and start-up. */

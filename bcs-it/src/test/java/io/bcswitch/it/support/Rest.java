@@ -1,0 +1,82 @@
+package io.bcswitch.it.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Plain HTTP calls to a broker's /admin/v2/bookie-clusters API, as curl would make them. */
+public final class Rest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final String base;
+
+    /** A response: status and parsed JSON body. */
+    public record Response(int status, JsonNode json, String raw) {
+        public String error() {
+            return json != null && json.has("error") ? json.get("error").asText() : null;
+        }
+    }
+
+    public Rest(String webServiceUrl) {
+        this.base = webServiceUrl.replaceAll("/$", "") + "/admin/v2/bookie-clusters";
+    }
+
+    public Response get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+    }
+
+    public Response post(String path, String json) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    public Response request(String method, String path, String contentType, byte[] body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        return send(b);
+    }
+
+    public Response register(String name, String uri) {
+        return post("/" + name, "{\"metadataServiceUri\":\"" + uri + "\"}");
+    }
+
+    public Response switchTo(String target) {
+        return post("/switch", "{\"target\":\"" + target + "\"}");
+    }
+
+    public JsonNode status() {
+        Response r = get("/status");
+        if (r.status() != 200) {
+            throw new IllegalStateException("status: " + r.status() + " " + r.raw());
+        }
+        return r.json();
+    }
+
+    private Response send(HttpRequest.Builder b) {
+        try {
+            HttpResponse<String> resp = http.send(b.timeout(Duration.ofSeconds(90)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            JsonNode json = null;
+            try {
+                json = resp.body().isEmpty() ? null : MAPPER.readTree(resp.body());
+            } catch (IOException e) {
+                // not JSON: keep raw
+            }
+            return new Response(resp.statusCode(), json, resp.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,609 @@
+package io.bcswitch.launcher;
+
+import io.bcswitch.precheck.ClusterFacts;
+import io.bcswitch.precheck.PrecheckReport;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.Json;
+import io.bcswitch.switching.StatusReport;
+import io.bcswitch.switching.SwitchResult;
+import io.bcswitch.testkit.TestBookieCluster;
+import io.bcswitch.testkit.TestCluster;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.CursorStats;
+import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerInfo;
+import org.apache.pulsar.common.policies.data.PersistentTopicInternalStats;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+
+/**
+ * Standalone launcher: one in-process ZooKeeper, bookie clusters {@code cluster-a} and
+ * {@code cluster-b}, and one broker with the bookie-cluster-switch plugin and its REST servlet,
+ * writing to {@code cluster-a}. With {@code --serve} it stays up for manual use; otherwise it runs
+ * a live switch to {@code cluster-b} under load and reports what the clients saw.
+ */
+public final class Launcher {
+
+    static final String CLUSTER_A = "cluster-a";
+    static final String CLUSTER_B = "cluster-b";
+    private static final long START_TIMEOUT_MS = 180_000;
+    private static final long STATUS_POLL_MS = 200;
+    private static final long SEND_TIMEOUT_MS = TopicLoad.SEND_TIMEOUT_MS;
+    private static final long CUTOVER_TIMEOUT_MS = 60_000;
+    private static final long DRAIN_TIMEOUT_MS = 30_000;
+    private static final int BODY_CHARS = 600;
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+
+    private final Options options;
+    private final PrintStream out = System.out;
+    private TestCluster cluster;
+    private boolean closed;
+
+    private Launcher(Options options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help) {
+            System.out.println(Options.USAGE);
+            return;
+        }
+        quietJulLogging();
+        Launcher launcher = new Launcher(options);
+        int code;
+        try {
+            code = launcher.run();
+        } catch (Throwable t) {
+            System.out.flush();
+            System.err.println("launcher failed: " + t);
+            t.printStackTrace();
+            code = 1;
+        }
+        launcher.closeCluster();
+        System.out.flush();
+        System.exit(code);
+    }
+
+    private int run() throws Exception {
+        for (int port : new int[] {options.port, options.webPort}) {
+            if (!portFree(port)) {
+                System.err.println("error: port " + port + " on 127.0.0.1 is in use; choose others with "
+                        + "--port P / --web-port W");
+                return 1;
+            }
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(this::closeCluster, "launcher-shutdown"));
+        long t0 = System.nanoTime();
+        Thread watchdog = startWatchdog();
+        TestCluster started = TestCluster.builder()
+                .bookieCluster(CLUSTER_A, options.bookies)
+                .bookieCluster(CLUSTER_B, options.bookies)
+                .brokerBookieCluster(CLUSTER_A)
+                .brokers(1)
+                .plugin(true)
+                .brokerConfig(p -> {
+                    p.setProperty("brokerServicePort", Integer.toString(options.port));
+                    p.setProperty("webServicePort", Integer.toString(options.webPort));
+                })
+                .start();
+        watchdog.interrupt();
+        synchronized (this) {
+            cluster = started;
+            if (closed) {
+                // Ctrl-C arrived while starting
+                started.close();
+                return 130;
+            }
+        }
+        for (TestBookieCluster bk : cluster.bookieClusters()) {
+            out.println("bookie-cluster " + bk.name() + " " + bk.metadataServiceUri());
+        }
+        out.println("broker-service-url " + cluster.broker(0).brokerServiceUrl());
+        out.println("web-service-url " + cluster.broker(0).webServiceUrl());
+        out.printf("(started in %.1f s, %d bookies per cluster, broker writes to %s)%n",
+                (System.nanoTime() - t0) / 1e9, options.bookies, CLUSTER_A);
+        out.flush();
+        return options.serve ? serve() : new Demo().run();
+    }
+
+    private int serve() throws InterruptedException {
+        String web = cluster.broker(0).webServiceUrl();
+        String api = web + Rest.BASE_PATH;
+        String uriB = cluster.bookieCluster(CLUSTER_B).metadataServiceUri();
+        out.println();
+        out.println("Serving until Ctrl-C / SIGTERM. Only " + CLUSTER_A + " is registered (ACTIVE). Examples:");
+        out.println("  pulsar-admin --admin-url " + web + " topics list public/default");
+        out.println("  pulsar-client --url " + cluster.broker(0).brokerServiceUrl()
+                + " produce persistent://public/default/t1 -m hello -n 10");
+        out.println("  curl -s " + api + "/");
+        out.println("  curl -s -X POST -H 'Content-Type: application/json' -d '{\"metadataServiceUri\": \""
+                + uriB + "\"}' " + api + "/" + CLUSTER_B);
+        out.println("  curl -s " + api + "/precheck/" + CLUSTER_B);
+        out.println("  curl -s -X POST -H 'Content-Type: application/json' -d '{\"target\": \"" + CLUSTER_B
+                + "\"}' " + api + "/switch");
+        out.println("  curl -s " + api + "/status");
+        out.flush();
+        new CountDownLatch(1).await();
+        return 0;
+    }
+
+    /**
+     * Exits when start-up hangs. Seen when a broker fails to start: closing the half-started
+     * PulsarService (TestBroker does so before rethrowing) can wait forever for a Jetty thread pool
+     * that was never started, and the start-up error would otherwise leave the launcher hanging.
+     */
+    private Thread startWatchdog() {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(START_TIMEOUT_MS);
+            } catch (InterruptedException started) {
+                return;
+            }
+            System.out.flush();
+            System.err.println("error: start-up did not finish within " + START_TIMEOUT_MS / 1000
+                    + " s (see the errors logged above); exiting");
+            System.exit(1);
+        }, "launcher-start-watchdog");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Closes the fixture once, from main or from the shutdown hook. */
+    private synchronized void closeCluster() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (cluster != null) {
+            System.err.println("Shutting down ZooKeeper, bookies and broker...");
+            cluster.close();
+        }
+    }
+
+    /**
+     * Jersey and OpenTelemetry log through java.util.logging, which is not bridged to log4j on this
+     * classpath; keep only its severe messages.
+     */
+    private static void quietJulLogging() {
+        java.util.logging.Logger root = java.util.logging.LogManager.getLogManager().getLogger("");
+        root.setLevel(java.util.logging.Level.SEVERE);
+        for (java.util.logging.Handler h : root.getHandlers()) {
+            h.setLevel(java.util.logging.Level.SEVERE);
+        }
+    }
+
+    private static boolean portFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The switch demo: load, register, precheck, switch, wait for the cutover, drain, report. */
+    private final class Demo {
+
+        private final AtomicReference<TopicLoad.Phase> phase = new AtomicReference<>(TopicLoad.Phase.BEFORE);
+        private final Latencies[] latencies = java.util.stream.Stream.of(TopicLoad.Phase.values())
+                .map(p -> new Latencies()).toArray(Latencies[]::new);
+        private final List<TopicLoad> loads = new ArrayList<>();
+        private final List<String> failures = new ArrayList<>();
+        private final List<String> warnings = new ArrayList<>();
+        private Rest rest;
+        private Rest.Reply switchReply;
+        private long cutoverNanos = -1;
+        private StatusReport lastStatus;
+
+        int run() throws Exception {
+            String namespace = cluster.createTenant("demo");
+            PulsarAdmin admin = cluster.newAdmin();
+            // Keep every ledger so that the report can show where each one lives after the switch.
+            admin.namespaces().setRetention(namespace, new RetentionPolicies(-1, -1));
+            PulsarClient client = cluster.newClient();
+            rest = new Rest(cluster.broker(0).webServiceUrl());
+            try {
+                for (int i = 0; i < options.topics; i++) {
+                    String topic = "persistent://" + namespace + "/topic-" + i;
+                    admin.topics().createNonPartitionedTopic(topic);
+                    loads.add(new TopicLoad(client, topic, i, options.rate, phase, latencies));
+                }
+                section(String.format("Demo: %d topics in %s, %d msg/s per topic, subscription '%s' (Exclusive)",
+                        options.topics, namespace, options.rate, TopicLoad.SUBSCRIPTION));
+                loads.forEach(TopicLoad::start);
+
+                phase("before", options.phaseSeconds);
+                sleepSeconds(options.phaseSeconds);
+
+                section("REST (" + rest.url("") + ")");
+                show(rest.get("/"));
+                String register = Json.writeString(Map.of("metadataServiceUri",
+                        cluster.bookieCluster(CLUSTER_B).metadataServiceUri()));
+                Rest.Reply reg = rest.post("/" + CLUSTER_B, register);
+                show(reg);
+                if (!reg.ok()) {
+                    failures.add("register " + CLUSTER_B + " returned HTTP " + reg.status() + ": " + reg.compact(300));
+                }
+                Rest.Reply pre = rest.get("/precheck/" + CLUSTER_B);
+                show(pre);
+                printPrecheck(pre.as(PrecheckReport.class));
+
+                phase.set(TopicLoad.Phase.DURING);
+                phase("during", -1);
+                long switchStart = System.nanoTime();
+                switchReply = rest.post("/switch", Json.writeString(Map.of("target", CLUSTER_B)));
+                show(switchReply);
+                if (switchReply.ok()) {
+                    SwitchResult sr = switchReply.as(SwitchResult.class);
+                    if (sr != null && sr.directive() != null) {
+                        out.printf("  directive: epoch %d, %s -> %s, first ledger id %d%n", sr.directive().epoch(),
+                                sr.directive().origin(), sr.directive().target(), sr.directive().firstLedgerId());
+                    }
+                    awaitCutover(switchStart);
+                } else {
+                    failures.add("switch returned HTTP " + switchReply.status() + ": " + switchReply.compact(300));
+                }
+
+                phase.set(TopicLoad.Phase.AFTER);
+                phase("after", options.phaseSeconds);
+                sleepSeconds(options.phaseSeconds);
+
+                drain();
+                Rest.Reply finalStatus = rest.get("/status");
+                StatusReport st = finalStatus.as(StatusReport.class);
+                if (st != null) {
+                    lastStatus = st;
+                } else {
+                    warnings.add("final GET /status: HTTP " + finalStatus.status() + " " + finalStatus.compact(300));
+                }
+                report(admin);
+            } finally {
+                for (TopicLoad load : loads) {
+                    load.close();
+                }
+            }
+            return failures.isEmpty() ? 0 : 1;
+        }
+
+        private void awaitCutover(long switchStart) throws Exception {
+            long deadline = switchStart + CUTOVER_TIMEOUT_MS * 1_000_000L;
+            String lastLine = null;
+            while (true) {
+                Rest.Reply r = rest.get("/status");
+                double t = (System.nanoTime() - switchStart) / 1e9;
+                StatusReport st = r.as(StatusReport.class);
+                String line;
+                if (st == null) {
+                    line = "HTTP " + r.status() + " " + r.compact(300);
+                } else {
+                    lastStatus = st;
+                    line = "epoch " + st.epoch() + ", active " + st.activeCluster() + ", cutoverComplete "
+                            + st.cutoverComplete() + "; " + progress(st.brokers());
+                }
+                if (!line.equals(lastLine)) {
+                    out.printf("  status +%5.2fs  %s%n", t, line);
+                    lastLine = line;
+                }
+                if (st != null && st.cutoverComplete()) {
+                    cutoverNanos = System.nanoTime() - switchStart;
+                    out.printf("  cutover complete %.2f s after the switch call started%n", cutoverNanos / 1e9);
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    failures.add("cutover not complete " + CUTOVER_TIMEOUT_MS / 1000 + " s after the switch; last status: "
+                            + line);
+                    out.println("  cutover NOT complete after " + CUTOVER_TIMEOUT_MS / 1000 + " s");
+                    return;
+                }
+                Thread.sleep(STATUS_POLL_MS);
+            }
+        }
+
+        private String progress(List<BrokerCutoverRecord> brokers) {
+            if (brokers == null || brokers.isEmpty()) {
+                return "no broker progress";
+            }
+            StringBuilder sb = new StringBuilder();
+            for (BrokerCutoverRecord b : brokers) {
+                if (sb.length() > 0) {
+                    sb.append(" | ");
+                }
+                sb.append(b.broker()).append(": applied epoch ").append(b.appliedEpoch())
+                        .append(" on ").append(b.activeCluster())
+                        .append(", moved ").append(b.topicsMoved()).append('/').append(b.topicsTotal())
+                        .append(", failed ").append(b.topicsFailed())
+                        .append(b.done() ? ", done" : ", running");
+            }
+            return sb.toString();
+        }
+
+        private void drain() throws InterruptedException {
+            section("Drain");
+            long t0 = System.currentTimeMillis();
+            for (TopicLoad load : loads) {
+                load.stopProducing();
+            }
+            phase.set(TopicLoad.Phase.DRAIN);
+            // sends time out after 30 s, so every outstanding send should complete within that
+            while (loads.stream().mapToLong(TopicLoad::inFlight).sum() > 0
+                    && System.currentTimeMillis() - t0 < SEND_TIMEOUT_MS + 5_000) {
+                Thread.sleep(20);
+            }
+            long pending = loads.stream().mapToLong(TopicLoad::inFlight).sum();
+            out.printf("  producers stopped in %d ms (%d sends still outstanding)%n",
+                    System.currentTimeMillis() - t0, pending);
+            long t1 = System.currentTimeMillis();
+            while (!loads.stream().allMatch(TopicLoad::drained) && System.currentTimeMillis() - t1 < DRAIN_TIMEOUT_MS) {
+                Thread.sleep(100);
+            }
+            boolean drained = loads.stream().allMatch(TopicLoad::drained);
+            // a moment for late duplicates to show up
+            Thread.sleep(500);
+            for (TopicLoad load : loads) {
+                load.stopConsuming();
+            }
+            out.printf("  consumers %s after %d ms%n", drained ? "received every acknowledged message"
+                    : "still missing messages", System.currentTimeMillis() - t1);
+        }
+
+        private void report(PulsarAdmin admin) throws Exception {
+            section("REPORT");
+
+            // messages
+            out.println("Messages (sent = acknowledged to the producer)");
+            String fmt = "  %-10s %8s %9s %6s %11s %13s %12s %8s %12s%n";
+            out.printf(fmt, "topic", "sent", "received", "lost", "duplicated", "out-of-order", "send-failed",
+                    "pending", "unconfirmed");
+            TopicLoad.Counts total = TopicLoad.Counts.zero();
+            List<TopicLoad.Counts> perTopic = new ArrayList<>();
+            for (TopicLoad load : loads) {
+                TopicLoad.Counts c = load.counts();
+                perTopic.add(c);
+                total = total.plus(c);
+                printCounts(fmt, shortName(load.topic), c);
+            }
+            printCounts(fmt, "TOTAL", total);
+            for (int i = 0; i < loads.size(); i++) {
+                TopicLoad.Counts c = perTopic.get(i);
+                String name = shortName(loads.get(i).topic);
+                if (c.lostSample() != null) {
+                    out.println("  " + name + " lost seq: " + c.lostSample());
+                }
+                if (c.firstSendError() != null) {
+                    out.println("  " + name + " first send error: " + c.firstSendError());
+                }
+                if (c.pending() > 0) {
+                    out.println("  " + name + " " + c.pending() + " sends outstanding; " + loads.get(i).producerState());
+                }
+                if (c.consumerError() != null) {
+                    out.println("  " + name + " consumer error: " + c.consumerError());
+                }
+            }
+            if (total.lost() > 0) {
+                failures.add(total.lost() + " acknowledged messages were never received");
+            }
+            if (total.sendFailed() > 0 || total.pending() > 0) {
+                failures.add(total.sendFailed() + " sends failed, " + total.pending() + " never completed");
+            }
+            if (total.sent() == 0) {
+                failures.add("no message was acknowledged");
+            }
+            if (total.duplicates() > 0) {
+                warnings.add(total.duplicates() + " duplicate deliveries (redelivery, at-least-once)");
+            }
+            if (total.outOfOrder() > 0) {
+                warnings.add(total.outOfOrder() + " messages arrived out of order");
+            }
+
+            // latency
+            out.println();
+            out.println("Publish latency, send -> ack (ms)");
+            String lfmt = "  %-8s %8s %9s %9s %9s%n";
+            out.printf(lfmt, "phase", "count", "p50", "p99", "max");
+            String[] names = {"before", "during", "after"};
+            for (int i = 0; i < names.length; i++) {
+                long[] s = latencies[i].sorted();
+                out.printf(lfmt, names[i], s.length, ms(Latencies.percentile(s, 50)),
+                        ms(Latencies.percentile(s, 99)), ms(s.length == 0 ? -1 : s[s.length - 1]));
+            }
+
+            // switch
+            out.println();
+            out.printf("%-34s %s%n", "Switch call (POST /switch)", switchReply == null ? "-"
+                    : String.format("%.1f ms, HTTP %d", switchReply.millis(), switchReply.status()));
+            out.printf("%-34s %s%n", "Switch -> cutover complete", cutoverNanos < 0 ? "not reached"
+                    : String.format("%.2f s (status polled every %d ms)", cutoverNanos / 1e9, STATUS_POLL_MS));
+            if (lastStatus != null) {
+                out.printf("%-34s %s, epoch %d%n", "Active bookie cluster", lastStatus.activeCluster(),
+                        lastStatus.epoch());
+                if (lastStatus.brokers() != null) {
+                    for (BrokerCutoverRecord b : lastStatus.brokers()) {
+                        out.printf("%-34s applied epoch %d on %s, moved %d/%d, failed %d, %s%n",
+                                "Broker " + b.broker(), b.appliedEpoch(), b.activeCluster(), b.topicsMoved(),
+                                b.topicsTotal(), b.topicsFailed(), b.done()
+                                        ? String.format("took %d ms", b.finishedAt() - b.startedAt())
+                                        : "running");
+                        if (b.topicsFailed() > 0) {
+                            warnings.add("broker " + b.broker() + " reports " + b.topicsFailed()
+                                    + " topics whose rollover failed");
+                        }
+                    }
+                }
+            }
+
+            // ranges
+            List<IdRange> ranges = lastStatus == null || lastStatus.ranges() == null ? List.of() : lastStatus.ranges();
+            out.println();
+            out.println("Ledger-id range table (GET /status)");
+            String rfmt = "  %-12s %20s %5s %6s  %s%n";
+            out.printf(rfmt, "cluster", "firstLedgerId", "HOB", "epoch", "since");
+            for (IdRange r : ranges) {
+                out.printf(rfmt, r.cluster(), r.firstLedgerId(), r.highOrderBits(), r.epoch(),
+                        TIME.format(Instant.ofEpochMilli(r.since())));
+            }
+            if (ranges.isEmpty()) {
+                out.println("  (none)");
+            }
+
+            // ledgers
+            Map<String, Set<Long>> onCluster = new LinkedHashMap<>();
+            for (TestBookieCluster bk : cluster.bookieClusters()) {
+                onCluster.put(bk.name(), bk.ledgerIds());
+            }
+            out.println();
+            out.println("Ledgers per topic (getInternalStats) and the bookie cluster that holds them");
+            String gfmt = "  %-10s %-7s %20s %14s  %-12s %-12s %s%n";
+            out.printf(gfmt, "topic", "kind", "ledgerId", "entries", "found on", "range owner", "");
+            int anomalies = 0;
+            for (TopicLoad load : loads) {
+                PersistentTopicInternalStats stats = admin.topics().getInternalStats(load.topic);
+                for (int i = 0; i < stats.ledgers.size(); i++) {
+                    LedgerInfo li = stats.ledgers.get(i);
+                    // the last ledger is the open one: its entry count is only in currentLedgerEntries
+                    boolean open = i == stats.ledgers.size() - 1 && li.entries == 0;
+                    anomalies += printLedger(gfmt, shortName(load.topic), "data", li.ledgerId,
+                            open ? stats.currentLedgerEntries + " (open)" : Long.toString(li.entries),
+                            onCluster, ranges);
+                }
+                CursorStats cursor = stats.cursors == null ? null : stats.cursors.get(TopicLoad.SUBSCRIPTION);
+                if (cursor != null && cursor.cursorLedger >= 0) {
+                    anomalies += printLedger(gfmt, shortName(load.topic), "cursor", cursor.cursorLedger, "",
+                            onCluster, ranges);
+                }
+            }
+            if (anomalies > 0) {
+                warnings.add(anomalies + " ledgers found on both clusters or on neither (see !! above)");
+            }
+
+            // verdict
+            out.println();
+            for (String w : warnings) {
+                out.println("WARNING: " + w);
+            }
+            for (String f : failures) {
+                out.println("FAILURE: " + f);
+            }
+            out.println(failures.isEmpty() ? "RESULT: PASS" : "RESULT: FAIL");
+            out.flush();
+        }
+
+        private int printLedger(String fmt, String topic, String kind, long ledgerId, String entries,
+                                Map<String, Set<Long>> onCluster, List<IdRange> ranges) {
+            List<String> where = new ArrayList<>();
+            onCluster.forEach((name, ids) -> {
+                if (ids.contains(ledgerId)) {
+                    where.add(name);
+                }
+            });
+            String found = where.isEmpty() ? "NEITHER" : String.join("+", where);
+            String owner = rangeOwner(ranges, ledgerId);
+            String flag = where.size() == 1 ? (where.get(0).equals(owner) ? "" : "(owner differs)")
+                    : where.isEmpty() ? "!! on neither cluster" : "!! on both clusters";
+            out.printf(fmt, topic, kind, ledgerId, entries, found, owner, flag);
+            return where.size() == 1 ? 0 : 1;
+        }
+
+        private void printCounts(String fmt, String name, TopicLoad.Counts c) {
+            out.printf(fmt, name, c.sent(), c.received(), c.lost(), c.duplicates(), c.outOfOrder(), c.sendFailed(),
+                    c.pending(), c.unconfirmed());
+        }
+
+        private void printPrecheck(PrecheckReport p) {
+            if (p == null) {
+                return;
+            }
+            out.printf("  precheck %s -> %s: ok=%s, source reachable=%s, required writable bookies=%d, "
+                            + "proposed first ledger id=%d (HOB %d)%n", p.source(), p.target(), p.ok(),
+                    p.sourceReachable(), p.requiredWritableBookies(), p.proposedFirstLedgerId(),
+                    p.proposedHighOrderBits());
+            out.println("    source facts: " + facts(p.sourceFacts()));
+            out.println("    target facts: " + facts(p.targetFacts()));
+            if (p.problems() != null) {
+                for (String problem : p.problems()) {
+                    out.println("    problem: " + problem);
+                }
+            }
+            if (p.sourceError() != null) {
+                out.println("    source error: " + p.sourceError());
+            }
+        }
+
+        private String facts(ClusterFacts f) {
+            if (f == null) {
+                return "-";
+            }
+            String layout = f.layoutManagerFactory() == null ? "?"
+                    : f.layoutManagerFactory().substring(f.layoutManagerFactory().lastIndexOf('.') + 1);
+            return String.format("%s, 63-bit ids=%s, max HOB=%d, max ledger id=%d, writable bookies=%d, "
+                            + "read-only=%d", layout, f.supports63BitIds(), f.maxHighOrderBits(), f.maxLedgerId(),
+                    f.writableBookies(), f.readOnlyBookies());
+        }
+
+        private void show(Rest.Reply r) {
+            out.println("  " + r);
+            out.println("    " + r.compact(BODY_CHARS));
+        }
+
+        private void phase(String name, double seconds) {
+            section("Phase '" + name + "'" + (seconds > 0 ? String.format(" (%.1f s)", seconds)
+                    : " (switch until cutover complete)"));
+        }
+
+        private void section(String title) {
+            out.println();
+            out.println("== " + title + " [" + TIME.format(Instant.now()) + "]");
+            out.flush();
+        }
+    }
+
+    static String rangeOwner(List<IdRange> ranges, long ledgerId) {
+        String owner = "?";
+        for (IdRange r : ranges) {
+            if (r.firstLedgerId() <= ledgerId) {
+                owner = r.cluster();
+            } else {
+                break;
+            }
+        }
+        return owner;
+    }
+
+    private static String shortName(String topic) {
+        return topic.substring(topic.lastIndexOf('/') + 1);
+    }
+
+    private static String ms(long nanos) {
+        return nanos < 0 ? "-" : String.format("%.2f", nanos / 1e6);
+    }
+
+    private static void sleepSeconds(double seconds) throws InterruptedException {
+        Thread.sleep((long) (seconds * 1000));
+    }
+}

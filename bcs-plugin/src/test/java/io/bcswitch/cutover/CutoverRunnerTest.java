@@ -1,0 +1,288 @@
+package io.bcswitch.cutover;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.routing.Ownership;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+class CutoverRunnerTest {
+    private static final long B_START = 1L << 32;
+    /** a (bootstrap, ids from 0) then b (epoch 1, ids from 2^32); b is active. */
+    private static final Ownership B_ACTIVE = new Ownership(
+            RangeTable.bootstrap("a", 0).with(new IdRange("b", B_START, 1, 0)), "b", 1);
+
+    /** What a roll of a given ledger does. */
+    enum Behaviour { TAKES, DOES_NOT_TAKE, FAILS, UNLOADS, THROWS }
+
+    /** Fake broker: open ledgers with their current ids; a roll moves the ledger into b's range. */
+    static final class FakeRoller implements TopicRoller {
+        final Map<String, Long> current = new ConcurrentHashMap<>();
+        final Map<String, List<Behaviour>> script = new ConcurrentHashMap<>();
+        final List<String> rolls = new CopyOnWriteArrayList<>();
+        final List<Long> rollTimes = new CopyOnWriteArrayList<>();
+        final AtomicLong nextId = new AtomicLong(B_START + 1000);
+        final java.util.concurrent.atomic.AtomicInteger currentLedgerIdThrows =
+                new java.util.concurrent.atomic.AtomicInteger();
+
+        void open(String name, long ledgerId, Behaviour... behaviours) {
+            current.put(name, ledgerId);
+            script.put(name, new ArrayList<>(List.of(behaviours)));
+        }
+
+        @Override
+        public List<OpenLedger> openLedgers() {
+            List<OpenLedger> out = new ArrayList<>();
+            current.forEach((n, id) -> out.add(new OpenLedger(n, id, 10)));
+            out.sort(java.util.Comparator.comparing(OpenLedger::name));
+            return out;
+        }
+
+        @Override
+        public long currentLedgerId(String name) {
+            if (currentLedgerIdThrows.getAndDecrement() > 0) {
+                throw new IllegalStateException("managed ledger " + name + " is being closed");
+            }
+            return current.getOrDefault(name, -1L);
+        }
+
+        @Override
+        public CompletableFuture<RollMethod> roll(String name) {
+            rolls.add(name);
+            rollTimes.add(System.nanoTime());
+            List<Behaviour> s = script.get(name);
+            Behaviour b = s == null || s.isEmpty() ? Behaviour.TAKES : s.remove(0);
+            switch (b) {
+                case TAKES:
+                    current.put(name, nextId.getAndIncrement());
+                    return CompletableFuture.completedFuture(RollMethod.ROLLOVER);
+                case UNLOADS:
+                    current.remove(name);
+                    return CompletableFuture.completedFuture(RollMethod.UNLOAD);
+                case FAILS:
+                    return CompletableFuture.failedFuture(new IllegalStateException("managed ledger is fenced"));
+                case THROWS:
+                    throw new IllegalStateException("rollCurrentLedgerIfFull threw");
+                default:
+                    return CompletableFuture.completedFuture(RollMethod.SKIPPED);
+            }
+        }
+    }
+
+    private ScheduledExecutorService scheduler;
+    private FakeRoller roller;
+    private BlockingQueue<BrokerCutoverRecord> published;
+
+    @BeforeEach
+    void setUp() {
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        roller = new FakeRoller();
+        published = new LinkedBlockingQueue<>();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        scheduler.shutdownNow();
+        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    private CutoverRunner runner(boolean enabled, double topicsPerSecond) {
+        return new CutoverRunner(roller, enabled, topicsPerSecond, scheduler, published::add, () -> "broker-1:8080",
+                Clock.systemUTC());
+    }
+
+    /** Waits for the record with finishedAt > 0; returns every record published up to it. */
+    private List<BrokerCutoverRecord> awaitFinished(long timeoutMillis) throws InterruptedException {
+        List<BrokerCutoverRecord> seen = new ArrayList<>();
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < deadline) {
+            BrokerCutoverRecord r = published.poll(deadline - System.currentTimeMillis(), TimeUnit.MILLISECONDS);
+            if (r == null) {
+                break;
+            }
+            seen.add(r);
+            if (r.finishedAt() > 0) {
+                return seen;
+            }
+        }
+        throw new AssertionError("cutover did not finish within " + timeoutMillis + " ms; published " + seen
+                + ", rolls " + roller.rolls);
+    }
+
+    @Test
+    void onlyLedgersOnAnotherClusterAreRolledEachOnce() throws Exception {
+        roller.open("persistent://t/n/on-a-1", 5);
+        roller.open("persistent://t/n/on-a-2", B_START - 1);
+        roller.open("persistent://t/n/on-a-unloaded", 7, Behaviour.UNLOADS);
+        roller.open("persistent://t/n/on-b", B_START + 3);
+        roller.open("persistent://t/n/no-ledger-yet", -1);
+        long before = System.currentTimeMillis();
+
+        CutoverRunner r = runner(true, 100);
+        r.start(B_ACTIVE);
+        List<BrokerCutoverRecord> records = awaitFinished(5000);
+
+        BrokerCutoverRecord first = records.get(0);
+        assertEquals(3, first.topicsTotal());
+        assertEquals(0, first.topicsMoved());
+        assertEquals(0L, first.finishedAt());
+        assertEquals(1L, first.appliedEpoch());
+        assertEquals("b", first.activeCluster());
+        assertEquals("broker-1:8080", first.broker());
+        assertTrue(first.startedAt() >= before, "startedAt " + first.startedAt());
+
+        BrokerCutoverRecord last = records.get(records.size() - 1);
+        assertEquals(new BrokerCutoverRecord(BrokerCutoverRecord.FORMAT_VERSION, "broker-1:8080", 1, "b", 3, 3, 0,
+                first.startedAt(), last.finishedAt()), last);
+        assertTrue(last.done());
+        assertTrue(last.finishedAt() >= last.startedAt());
+
+        Thread.sleep(300); // nothing more happens once finished
+        List<String> rolled = new ArrayList<>(roller.rolls);
+        Collections.sort(rolled);
+        assertEquals(List.of("persistent://t/n/on-a-1", "persistent://t/n/on-a-2", "persistent://t/n/on-a-unloaded"),
+                rolled);
+        assertEquals(B_START + 3, roller.currentLedgerId("persistent://t/n/on-b"));
+        assertEquals(last, r.lastProgress().orElseThrow());
+    }
+
+    @Test
+    void nothingToMoveFinishesWithZeroCounts() throws Exception {
+        roller.open("persistent://t/n/on-b", B_START + 3);
+        runner(true, 50).start(B_ACTIVE);
+        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        BrokerCutoverRecord last = records.get(records.size() - 1);
+        assertEquals(0, last.topicsTotal());
+        assertEquals(0, last.topicsMoved());
+        assertEquals(0, last.topicsFailed());
+        assertTrue(roller.rolls.isEmpty());
+    }
+
+    @Test
+    void disabledCutoverRollsNothing() throws Exception {
+        roller.open("persistent://t/n/on-a-1", 5);
+        roller.open("persistent://t/n/on-a-2", 6);
+        roller.open("persistent://t/n/on-b", B_START + 3);
+        runner(false, 50).start(B_ACTIVE);
+
+        List<BrokerCutoverRecord> records = awaitFinished(2000);
+        assertEquals(1, records.size(), "one final record: " + records);
+        BrokerCutoverRecord only = records.get(0);
+        assertEquals(2, only.topicsTotal());
+        assertEquals(0, only.topicsMoved());
+        assertEquals(2, only.topicsFailed());
+        assertTrue(only.finishedAt() > 0);
+
+        Thread.sleep(1300); // past the first sweep
+        assertTrue(roller.rolls.isEmpty(), "rolled " + roller.rolls);
+        assertTrue(published.isEmpty(), "published " + published);
+        assertEquals(5L, roller.currentLedgerId("persistent://t/n/on-a-1"));
+    }
+
+    @Test
+    void aRollThatDoesNotTakeIsRetried() throws Exception {
+        roller.open("persistent://t/n/skipped-once", 5, Behaviour.DOES_NOT_TAKE, Behaviour.TAKES);
+        roller.open("persistent://t/n/failed-once", 6, Behaviour.FAILS, Behaviour.TAKES);
+        roller.open("persistent://t/n/takes", 7, Behaviour.TAKES);
+
+        runner(true, 100).start(B_ACTIVE);
+        List<BrokerCutoverRecord> records = awaitFinished(8000);
+
+        BrokerCutoverRecord last = records.get(records.size() - 1);
+        assertEquals(3, last.topicsTotal());
+        assertEquals(3, last.topicsMoved());
+        assertEquals(0, last.topicsFailed());
+        // progress was reported while the two stragglers were pending
+        assertTrue(records.stream().anyMatch(r -> r.finishedAt() == 0 && r.topicsMoved() == 1),
+                "records " + records);
+        assertEquals(2, Collections.frequency(roller.rolls, "persistent://t/n/skipped-once"), "" + roller.rolls);
+        assertEquals(2, Collections.frequency(roller.rolls, "persistent://t/n/failed-once"), "" + roller.rolls);
+        assertEquals(1, Collections.frequency(roller.rolls, "persistent://t/n/takes"), "" + roller.rolls);
+        for (String name : roller.current.keySet()) {
+            assertTrue(B_ACTIVE.owner(roller.currentLedgerId(name)).orElseThrow().equals("b"), name);
+        }
+    }
+
+    @Test
+    void rollsAreThrottled() throws Exception {
+        roller.open("persistent://t/n/x1", 1);
+        roller.open("persistent://t/n/x2", 2);
+        roller.open("persistent://t/n/x3", 3);
+        long start = System.nanoTime();
+        runner(true, 5).start(B_ACTIVE); // one roll every 200 ms
+        awaitFinished(5000);
+        assertEquals(3, roller.rolls.size());
+        long lastRoll = roller.rollTimes.get(2);
+        assertTrue(lastRoll - start >= TimeUnit.MILLISECONDS.toNanos(390),
+                "3 rolls at 5/s took only " + TimeUnit.NANOSECONDS.toMillis(lastRoll - start) + " ms");
+    }
+
+    @Test
+    void aNewerSwitchReplacesARunningCutover() throws Exception {
+        roller.open("persistent://t/n/on-a", 5, Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE);
+        CutoverRunner r = runner(true, 100);
+        r.start(B_ACTIVE);
+        BrokerCutoverRecord first = published.poll(2, TimeUnit.SECONDS);
+        assertNotNull(first);
+        assertEquals(1L, first.appliedEpoch());
+
+        // switch back to a: the ledger on a no longer needs to move, everything in b's range would
+        Ownership aAgain = new Ownership(B_ACTIVE.ranges().with(new IdRange("a", 2L << 32, 2, 0)), "a", 2);
+        r.start(aAgain);
+        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        BrokerCutoverRecord last = records.get(records.size() - 1);
+        assertEquals(2L, last.appliedEpoch());
+        assertEquals("a", last.activeCluster());
+        assertEquals(0, last.topicsTotal());
+        Thread.sleep(200);
+        assertTrue(published.stream().noneMatch(x -> x.appliedEpoch() == 1L && x.finishedAt() > 0),
+                "the replaced cutover must not report completion: " + published);
+    }
+
+    @Disabled("BUG: CutoverRunner.Run.rollNext does not guard roller.roll(): a roll that throws instead of "
+            + "returning a failed future ends the scheduleAtFixedRate task, so no further ledger of this cutover is "
+            + "rolled; it only ends after MAX_SWEEPS (60 s) with the rest counted as failed")
+    @Test
+    void aRollThatThrowsDoesNotStopTheOtherRolls() throws Exception {
+        roller.open("persistent://t/n/a-throws", 5, Behaviour.THROWS, Behaviour.TAKES);
+        roller.open("persistent://t/n/b-normal", 6, Behaviour.TAKES);
+        runner(true, 100).start(B_ACTIVE);
+        Thread.sleep(500);
+        assertTrue(roller.rolls.contains("persistent://t/n/b-normal"), "rolls " + roller.rolls);
+        BrokerCutoverRecord last = awaitFinished(6000).stream().reduce((x, y) -> y).orElseThrow();
+        assertEquals(2, last.topicsMoved());
+    }
+
+    @Disabled("BUG: CutoverRunner.Run.sweep does not guard roller.currentLedgerId()/openLedgers(): one exception "
+            + "ends the scheduleWithFixedDelay sweep task, so the cutover never finishes (finishedAt stays 0) and "
+            + "the roll task keeps running")
+    @Test
+    void aSweepThatThrowsOnceStillFinishes() throws Exception {
+        roller.open("persistent://t/n/on-a", 5, Behaviour.TAKES);
+        roller.currentLedgerIdThrows.set(1);
+        runner(true, 100).start(B_ACTIVE);
+        BrokerCutoverRecord last = awaitFinished(4000).stream().reduce((x, y) -> y).orElseThrow();
+        assertEquals(1, last.topicsMoved());
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the project and runs the standalone launcher (io.bcswitch.launcher.Launcher): ZooKeeper,
+# bookie clusters cluster-a and cluster-b and one broker with the bookie-cluster-switch plugin, all
+# in one JVM. All arguments are passed to the launcher, e.g.
+#   ./run-demo.sh                      # live switch demo under load, then exit (0 = nothing lost)
+#   ./run-demo.sh --phase-seconds 3 --topics 8 --rate 100
+#   ./run-demo.sh --serve              # stay up on 6650/8080 for pulsar-admin, pulsar-client, curl
+#   ./run-demo.sh --help
+# Extra JVM options can be given in JAVA_OPTS.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# The whole reactor: the broker loads the servlet NAR from bcs-servlet/target.
+mvn -B -q -Dstyle.color=never -DskipTests install
+
+classpath_file="$PWD/bcs-launcher/target/classpath.txt"
+mvn -B -q -Dstyle.color=never -pl bcs-launcher \
+  org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+  -Dmdep.outputFile="$classpath_file" -Dmdep.includeScope=runtime
+classpath="$PWD/bcs-launcher/target/classes:$(cat "$classpath_file")"
+
+# bookkeeper-server's jar carries its own log4j2.xml: name the launcher's explicitly.
+# shellcheck disable=SC2086
+# The --add-opens are the ones Pulsar's own bin/pulsar passes (load-manager and GC metrics).
+exec java -Xmx2g -Dio.netty.allocator.type=unpooled -Dpulsar.allocator.pooled=false \
+  --add-opens java.base/jdk.internal.platform=ALL-UNNAMED \
+  --add-opens java.management/sun.management=ALL-UNNAMED \
+  -Dlog4j2.configurationFile="$PWD/bcs-launcher/target/classes/log4j2.xml" \
+  -Dbcs.servletNarDir="$PWD/bcs-servlet/target" \
+  ${JAVA_OPTS:-} \
+  -cp "$classpath" \
+  io.bcswitch.launcher.Launcher "$@"
