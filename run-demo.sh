@@ -10,18 +10,25 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# mvn -q still prints ANSI resets (on stdout and stderr) even in batch mode; strip them.
+# pipefail keeps mvn's exit status.
+mvn_quiet() {
+  mvn -B -q -Dstyle.color=never "$@" 2>&1 | sed -e $'s/\x1b\\[[0-9;]*m//g'
+}
+
 # The whole reactor: the broker loads the servlet NAR from bcs-servlet/target.
-mvn -B -q -Dstyle.color=never -DskipTests install
+mvn_quiet -DskipTests install
 
 classpath_file="$PWD/bcs-launcher/target/classpath.txt"
-mvn -B -q -Dstyle.color=never -pl bcs-launcher \
+mvn_quiet -pl bcs-launcher \
   org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
   -Dmdep.outputFile="$classpath_file" -Dmdep.includeScope=runtime
 classpath="$PWD/bcs-launcher/target/classes:$(cat "$classpath_file")"
 
 # bookkeeper-server's jar carries its own log4j2.xml: name the launcher's explicitly.
-# shellcheck disable=SC2086
 # The --add-opens are the ones Pulsar's own bin/pulsar passes (load-manager and GC metrics).
+# JAVA_OPTS is split on purpose.
+# shellcheck disable=SC2086
 exec java -Xmx2g -Dio.netty.allocator.type=unpooled -Dpulsar.allocator.pooled=false \
   --add-opens java.base/jdk.internal.platform=ALL-UNNAMED \
   --add-opens java.management/sun.management=ALL-UNNAMED \

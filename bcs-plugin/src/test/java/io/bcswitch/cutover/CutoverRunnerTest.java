@@ -24,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 class CutoverRunnerTest {
@@ -260,9 +259,6 @@ class CutoverRunnerTest {
                 "the replaced cutover must not report completion: " + published);
     }
 
-    @Disabled("BUG: CutoverRunner.Run.rollNext does not guard roller.roll(): a roll that throws instead of "
-            + "returning a failed future ends the scheduleAtFixedRate task, so no further ledger of this cutover is "
-            + "rolled; it only ends after MAX_SWEEPS (60 s) with the rest counted as failed")
     @Test
     void aRollThatThrowsDoesNotStopTheOtherRolls() throws Exception {
         roller.open("persistent://t/n/a-throws", 5, Behaviour.THROWS, Behaviour.TAKES);
@@ -274,9 +270,6 @@ class CutoverRunnerTest {
         assertEquals(2, last.topicsMoved());
     }
 
-    @Disabled("BUG: CutoverRunner.Run.sweep does not guard roller.currentLedgerId()/openLedgers(): one exception "
-            + "ends the scheduleWithFixedDelay sweep task, so the cutover never finishes (finishedAt stays 0) and "
-            + "the roll task keeps running")
     @Test
     void aSweepThatThrowsOnceStillFinishes() throws Exception {
         roller.open("persistent://t/n/on-a", 5, Behaviour.TAKES);

@@ -20,7 +20,6 @@ import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 class StoreClusterMetadataTest {
@@ -250,9 +249,6 @@ class StoreClusterMetadataTest {
         assertFalse(store.exists(ROOT + "/idgen-long").get());
     }
 
-    @Disabled("BUG: StoreClusterMetadata.maxLedgerId only searches the long (3/4/4/4/L4) tree when any 3-digit "
-            + "top-level node exists; if those branches are all empty it returns -1 instead of falling back to "
-            + "the short (2/4/L4) tree, so existing short ledgers are not reported")
     @Test
     void emptyLongTreeFallsBackToShortLedgers() throws Exception {
         initialised(ROOT);

@@ -35,7 +35,6 @@ import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -306,9 +305,6 @@ class BookieClustersApiTest {
         assertEquals(404, r.status(), "parsed and looked up, not refused for size: " + r.body());
     }
 
-    @Disabled("BUG: BookieClustersApi.jsonBody uses ObjectMapper.readTree, which ignores trailing content, so a "
-            + "body that is not one JSON value ('{\"target\":\"east\"} garbage', or two objects) is acted on "
-            + "instead of refused with 400")
     @Test
     void trailingContentAfterTheJsonObjectIsRefused() throws Exception {
         put("/ledgers/available/b4:3181", "");
@@ -320,10 +316,6 @@ class BookieClustersApiTest {
         assertEquals(before, snapshot());
     }
 
-    @Disabled("BUG: SwitchService.sameCluster parses registered URIs without the implicit-default flag, so the "
-            + "broker's implicit cluster (metadata-store:zk:localhost:2181/ledgers = znodes /ledgers on localhost:2181) "
-            + "is compared as /ledgers/ledgers and a second registration of the same znodes "
-            + "(zk+hierarchical://localhost:2181/ledgers) is not refused as a duplicate")
     @Test
     void theImplicitClusterCannotBeRegisteredTwice() throws Exception {
         Map<String, String> before = snapshot();

@@ -24,7 +24,6 @@ import org.apache.bookkeeper.client.BcsForwardingBookKeeper;
 import org.apache.bookkeeper.client.BookKeeper;
 import org.apache.bookkeeper.client.api.BKException;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 class SwitchRouterTest {
@@ -256,8 +255,6 @@ class SwitchRouterTest {
         assertInstanceOf(UnroutableLedgerException.class, failure(router.forCreate()));
     }
 
-    @Disabled("BUG: ClusterClientPool.renew replaces a client whose build is still in progress without retiring it: "
-            + "when that build completes, its client is in neither 'clients' nor 'retired', so close() never closes it")
     @Test
     void aClientStillBeingBuiltWhenRenewedIsClosedWithThePool() throws Exception {
         CompletableFuture<BookKeeper> slow = new CompletableFuture<>();
