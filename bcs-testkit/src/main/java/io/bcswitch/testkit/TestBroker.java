@@ -131,11 +131,27 @@ public final class TestBroker {
         }
     }
 
+    /**
+     * Closes a broker whose start failed. PulsarService.close() can block forever joining a web server
+     * that never started, so the close runs on its own thread with a bounded wait.
+     */
     private void closeQuietly(PulsarService service) {
+        Thread closer = new Thread(() -> {
+            try {
+                service.close();
+            } catch (Exception e) {
+                LOG.warn("Error closing broker {} after a failed start", index, e);
+            }
+        }, "close-failed-broker-" + index);
+        closer.setDaemon(true);
+        closer.start();
         try {
-            service.close();
-        } catch (Exception e) {
-            LOG.warn("Error closing broker {} after a failed start", index, e);
+            closer.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive()) {
+            LOG.warn("Broker {} did not close within 30 s after a failed start; abandoning it", index);
         }
     }
 

@@ -1,0 +1,129 @@
+package io.bcswitch.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.adapter.BookieClusterSwitchStorage;
+import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.Traffic;
+import io.bcswitch.testkit.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Acceptance 2: a switch requested on broker 0 takes effect on broker 1; a restarted broker comes back on B. */
+class MultiBrokerSwitchTest {
+    private static final int TOPICS = 8;
+    private static final int PER_PHASE = 50;
+    private static TestCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.builder()
+                .bookieCluster("cluster-a", 2)
+                .bookieCluster("cluster-b", 2)
+                .brokers(2)
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static BookieClusterSwitchStorage plugin(int broker) {
+        return (BookieClusterSwitchStorage) cluster.broker(broker).pulsar().getManagedLedgerStorage();
+    }
+
+    @Test
+    void switchPropagatesAndRestartedBrokerReadsOldData() throws Exception {
+        String ns = cluster.createTenant("multi");
+        PulsarAdmin admin = cluster.newAdmin();
+        admin.namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
+        PulsarClient client = cluster.newClient();
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < TOPICS; i++) {
+            topics.add("persistent://" + ns + "/t" + i);
+        }
+        List<Producer<String>> producers = new ArrayList<>();
+        for (String t : topics) {
+            producers.add(client.newProducer(Schema.STRING).topic(t).producerName("p").enableBatching(false).create());
+        }
+        long seq = 0;
+        seq = produce(producers, seq);
+
+        Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
+        Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
+        assertEquals(200, rest0.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri()).status());
+        Rest.Response sw = rest0.switchTo("cluster-b");
+        assertEquals(200, sw.status(), sw.raw());
+
+        // broker 1 sees it: through its own REST endpoint and its routing view
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            JsonNode s = rest1.status();
+            return s.get("cutoverComplete").asBoolean() && s.get("brokers").size() == 2;
+        });
+        assertEquals("cluster-b", plugin(1).currentOwnership().activeCluster());
+        assertEquals(1, plugin(1).currentOwnership().activeEpoch());
+        assertEquals("cluster-b", plugin(0).currentOwnership().activeCluster());
+
+        seq = produce(producers, seq);
+        JsonNode status = rest1.status();
+        for (String t : topics) {
+            List<Long> ids = Placement.ledgers(admin, t);
+            assertEquals("cluster-b", Placement.owner(status.get("ranges"), ids.get(ids.size() - 1)), t);
+        }
+        Placement.assertPlacement(cluster, admin, status, topics);
+        for (Producer<String> p : producers) {
+            p.close();
+        }
+
+        // restart broker 1: it comes back with B active, from the registry, not from its configuration
+        cluster.broker(1).restart();
+        assertEquals("cluster-b", plugin(1).currentOwnership().activeCluster());
+        assertEquals(1, plugin(1).currentOwnership().activeEpoch());
+
+        // with broker 0 down, broker 1 serves every topic and must read A's old ledgers
+        cluster.broker(0).stop();
+        try (PulsarClient c1 = PulsarClient.builder().serviceUrl(cluster.broker(1).brokerServiceUrl()).build();
+             PulsarAdmin a1 = PulsarAdmin.builder().serviceHttpUrl(cluster.broker(1).webServiceUrl()).build()) {
+            for (String t : topics) {
+                List<Long> all = Traffic.readAll(c1, t, seq);
+                assertEquals(seq, all.size(), t + ": everything readable through the restarted broker");
+                for (int i = 0; i < all.size(); i++) {
+                    assertEquals(i, all.get(i), t);
+                }
+                try (Producer<String> p = c1.newProducer(Schema.STRING).topic(t).enableBatching(false).create()) {
+                    p.send("p:" + seq);
+                }
+                List<Long> ids = Placement.ledgers(a1, t);
+                assertTrue(Placement.owner(status.get("ranges"), ids.get(0)).equals("cluster-a"), t);
+                assertEquals("cluster-b", Placement.owner(status.get("ranges"), ids.get(ids.size() - 1)), t);
+            }
+        }
+        cluster.broker(0).start();
+    }
+
+    private static long produce(List<Producer<String>> producers, long from) throws Exception {
+        long seq = from;
+        for (int i = 0; i < PER_PHASE; i++, seq++) {
+            for (Producer<String> p : producers) {
+                p.send("p:" + seq);
+            }
+        }
+        return seq;
+    }
+}

@@ -1,0 +1,54 @@
+package io.bcswitch.it.support;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/** Byte-for-byte snapshots of metadata-store subtrees, read straight from ZooKeeper. */
+public final class Registry {
+    private Registry() {
+    }
+
+    /** Every node under each of {@code roots}: path to "version:data-as-hex". */
+    public static Map<String, String> snapshot(String zkConnect, String... roots) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(zkConnect, 30_000, e -> connected.countDown());
+        try {
+            connected.await(30, TimeUnit.SECONDS);
+            Map<String, String> out = new TreeMap<>();
+            for (String root : roots) {
+                walk(zk, root, out);
+            }
+            return out;
+        } finally {
+            zk.close();
+        }
+    }
+
+    private static void walk(ZooKeeper zk, String path, Map<String, String> out) throws Exception {
+        Stat stat = new Stat();
+        byte[] data;
+        List<String> children;
+        try {
+            data = zk.getData(path, false, stat);
+            children = zk.getChildren(path, false);
+        } catch (KeeperException.NoNodeException e) {
+            return;
+        }
+        StringBuilder hex = new StringBuilder();
+        if (data != null) {
+            for (byte b : data) {
+                hex.append(String.format("%02x", b));
+            }
+        }
+        out.put(path, stat.getVersion() + ":" + stat.getCversion() + ":" + hex);
+        for (String c : children) {
+            walk(zk, (path.equals("/") ? "" : path) + "/" + c, out);
+        }
+    }
+}
