@@ -67,6 +67,12 @@ public class BookieClustersApi {
             return allow(method, "GET").orElse(() -> service.list().thenApply(RestResponse::ok));
         }
         String first = seg.get(0);
+        if (seg.size() == 1 && method.equals("POST") && !first.equals("switch")) {
+            // register; a reserved word (e.g. "status") is refused as a name, not as a method
+            JsonNode json = jsonBody(contentType, body, Set.of("metadataServiceUri"));
+            String uri = requiredString(json, "metadataServiceUri");
+            return service.register(first, uri).thenApply(RestResponse::ok);
+        }
         if (seg.size() == 1 && first.equals("status")) {
             return allow(method, "GET").orElse(() -> service.status().thenApply(RestResponse::ok));
         }
@@ -83,11 +89,6 @@ public class BookieClustersApi {
         if (seg.size() == 1 && !first.equals("precheck")) {
             if (method.equals("GET")) {
                 return service.get(first).thenApply(RestResponse::ok);
-            }
-            if (method.equals("POST")) {
-                JsonNode json = jsonBody(contentType, body, Set.of("metadataServiceUri"));
-                String uri = requiredString(json, "metadataServiceUri");
-                return service.register(first, uri).thenApply(RestResponse::ok);
             }
             return done(RestResponse.error(405, "method " + method + " is not allowed on /" + first
                     + " (allowed: GET, POST)"));
