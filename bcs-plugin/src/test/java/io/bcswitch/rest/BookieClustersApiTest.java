@@ -149,7 +149,7 @@ class BookieClustersApiTest {
         r.add(Req.of("PUT", "/east", JSON, uri, 405, "allowed: GET, POST"));
         r.add(Req.of("PUT", "/switch", JSON, target, 405, "allowed: POST"));
         r.add(Req.of("GET", "/switch", null, null, 405, "allowed: POST"));
-        r.add(Req.of("POST", "/status", JSON, "{}", 405, "allowed: GET"));
+        r.add(Req.of("POST", "/status", JSON, "{\"metadataServiceUri\":\"zk://h:1/l\"}", 400, "reserved"));
         r.add(Req.of("POST", "", JSON, uri, 405, "allowed: GET"));
         r.add(Req.of("DELETE", "/", null, null, 405, "allowed: GET"));
         r.add(Req.of("POST", "/precheck/east", JSON, "{}", 405, "allowed: GET"));
