@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.Sequences;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
@@ -21,7 +23,6 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,9 +31,8 @@ import org.junit.jupiter.api.Test;
  * the way an operator installs it; the old data (legacy short ledger ids, no range table at the time)
  * stays readable, including after a switch, and an existing subscription resumes where it was.
  */
-class LegacyDataTest {
+class LegacyDataTest extends ClusterTestBase {
     private static final int TOPICS = 3;
-    private static TestCluster cluster;
 
     @BeforeAll
     static void start() throws Exception {
@@ -42,13 +42,6 @@ class LegacyDataTest {
                 .brokers(1)
                 .plugin(false)
                 .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test
@@ -91,7 +84,7 @@ class LegacyDataTest {
 
         try (PulsarClient client = PulsarClient.builder().serviceUrl(cluster.broker(0).brokerServiceUrl()).build()) {
             for (String t : topics) {
-                assertSequence(Traffic.readAll(client, t, 100), 100, t + " after enabling the plugin");
+                Sequences.assertSequence(Traffic.readAll(client, t, 100), 100, t + " after enabling the plugin");
             }
             assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri())
                     .status());
@@ -107,7 +100,7 @@ class LegacyDataTest {
             }
             // data is readable from the start, across both clusters
             for (String t : topics) {
-                assertSequence(Traffic.readAll(client, t, 150), 150, t + " after the switch");
+                Sequences.assertSequence(Traffic.readAll(client, t, 150), 150, t + " after the switch");
             }
             // the old subscription resumes at message 40 and reads through onto cluster-b
             for (String t : topics) {
@@ -131,10 +124,4 @@ class LegacyDataTest {
         }
     }
 
-    private static void assertSequence(List<Long> got, int expected, String what) {
-        assertEquals(expected, got.size(), what);
-        for (int i = 0; i < got.size(); i++) {
-            assertEquals(i, got.get(i), what);
-        }
-    }
 }

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.adapter.BookieClusterSwitchStorage;
 import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.Sequences;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
@@ -18,15 +20,13 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 2: a switch requested on broker 0 takes effect on broker 1; a restarted broker comes back on B. */
-class MultiBrokerSwitchTest {
+class MultiBrokerSwitchTest extends ClusterTestBase {
     private static final int TOPICS = 8;
     private static final int PER_PHASE = 50;
-    private static TestCluster cluster;
 
     @BeforeAll
     static void start() throws Exception {
@@ -35,13 +35,6 @@ class MultiBrokerSwitchTest {
                 .bookieCluster("cluster-b", 2)
                 .brokers(2)
                 .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     private static BookieClusterSwitchStorage plugin(int broker) {
@@ -58,12 +51,9 @@ class MultiBrokerSwitchTest {
         for (int i = 0; i < TOPICS; i++) {
             topics.add("persistent://" + ns + "/t" + i);
         }
-        List<Producer<String>> producers = new ArrayList<>();
-        for (String t : topics) {
-            producers.add(client.newProducer(Schema.STRING).topic(t).producerName("p").enableBatching(false).create());
-        }
+        List<Producer<String>> producers = Sequences.producers(client, topics);
         long seq = 0;
-        seq = produce(producers, seq);
+        seq = Sequences.produce(producers, seq, PER_PHASE);
 
         Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
         Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
@@ -80,7 +70,7 @@ class MultiBrokerSwitchTest {
         assertEquals(1, plugin(1).currentOwnership().activeEpoch());
         assertEquals("cluster-b", plugin(0).currentOwnership().activeCluster());
 
-        seq = produce(producers, seq);
+        seq = Sequences.produce(producers, seq, PER_PHASE);
         JsonNode status = rest1.status();
         for (String t : topics) {
             List<Long> ids = Placement.ledgers(admin, t);
@@ -101,11 +91,7 @@ class MultiBrokerSwitchTest {
         try (PulsarClient c1 = PulsarClient.builder().serviceUrl(cluster.broker(1).brokerServiceUrl()).build();
              PulsarAdmin a1 = PulsarAdmin.builder().serviceHttpUrl(cluster.broker(1).webServiceUrl()).build()) {
             for (String t : topics) {
-                List<Long> all = Traffic.readAll(c1, t, seq);
-                assertEquals(seq, all.size(), t + ": everything readable through the restarted broker");
-                for (int i = 0; i < all.size(); i++) {
-                    assertEquals(i, all.get(i), t);
-                }
+                Sequences.assertSequence(Traffic.readAll(c1, t, seq), seq, t + ": everything readable through the restarted broker");
                 try (Producer<String> p = c1.newProducer(Schema.STRING).topic(t).enableBatching(false).create()) {
                     p.send("p:" + seq);
                 }
@@ -117,13 +103,4 @@ class MultiBrokerSwitchTest {
         cluster.broker(0).start();
     }
 
-    private static long produce(List<Producer<String>> producers, long from) throws Exception {
-        long seq = from;
-        for (int i = 0; i < PER_PHASE; i++, seq++) {
-            for (Producer<String> p : producers) {
-                p.send("p:" + seq);
-            }
-        }
-        return seq;
-    }
 }

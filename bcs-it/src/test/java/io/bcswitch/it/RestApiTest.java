@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.Registry;
+import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +20,7 @@ import org.junit.jupiter.api.Test;
  * Acceptance 5: every endpoint through the real servlet on a real broker, success and error cases; a
  * rejected request leaves the registry and the managed-ledger metadata byte-for-byte as they were.
  */
-class RestApiTest {
-    private static TestCluster cluster;
+class RestApiTest extends ClusterTestBase {
     private static Rest rest;
 
     @BeforeAll
@@ -33,13 +32,6 @@ class RestApiTest {
                 .brokers(1)
                 .start();
         rest = new Rest(cluster.broker(0).webServiceUrl());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     private static Map<String, String> snapshot() throws Exception {

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.Sequences;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
@@ -17,9 +19,7 @@ import java.util.Map;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,10 +28,9 @@ import org.junit.jupiter.api.Test;
  * switch each topic gets a new ledger on the target, ledger ids keep increasing within each topic, every
  * ledger is on the cluster the range table names, and all data stays readable.
  */
-class SwitchChainTest {
+class SwitchChainTest extends ClusterTestBase {
     private static final int TOPICS = 4;
     private static final int PER_PHASE = 30;
-    private static TestCluster cluster;
 
     @BeforeAll
     static void start() throws Exception {
@@ -41,13 +40,6 @@ class SwitchChainTest {
                 .bookieCluster("cluster-c", 2)
                 .brokers(1)
                 .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test
@@ -61,13 +53,11 @@ class SwitchChainTest {
         assertEquals(200, rest.register("cluster-c", cluster.bookieCluster("cluster-c").metadataServiceUri()).status());
 
         List<String> topics = new ArrayList<>();
-        List<Producer<String>> producers = new ArrayList<>();
         for (int i = 0; i < TOPICS; i++) {
-            String t = "persistent://" + ns + "/t" + i;
-            topics.add(t);
-            producers.add(client.newProducer(Schema.STRING).topic(t).producerName("p").enableBatching(false).create());
+            topics.add("persistent://" + ns + "/t" + i);
         }
-        long seq = produce(producers, 0);
+        List<Producer<String>> producers = Sequences.producers(client, topics);
+        long seq = Sequences.produce(producers, 0, PER_PHASE);
 
         String[] chain = {"cluster-b", "cluster-a", "cluster-b", "cluster-c"};
         long epoch = 0;
@@ -84,7 +74,7 @@ class SwitchChainTest {
                 JsonNode s = rest.status();
                 return s.get("epoch").asLong() == e && s.get("cutoverComplete").asBoolean();
             });
-            seq = produce(producers, seq);
+            seq = Sequences.produce(producers, seq, PER_PHASE);
             JsonNode status = rest.status();
             assertEquals(target, status.get("activeCluster").asText());
             Map<String, List<String>> owners = Placement.assertPlacement(cluster, admin, status, topics);
@@ -103,24 +93,11 @@ class SwitchChainTest {
             // every cluster of the chain holds part of each topic
             assertEquals(new HashSet<>(List.of("cluster-a", "cluster-b", "cluster-c")), new HashSet<>(owners.get(t)),
                     t + ": " + owners.get(t));
-            List<Long> all = Traffic.readAll(client, t, seq);
-            assertEquals(seq, all.size(), t + ": read from earliest");
-            for (int i = 0; i < all.size(); i++) {
-                assertEquals(i, all.get(i), t);
-            }
+            Sequences.assertSequence(Traffic.readAll(client, t, seq), seq, t + ": read from earliest");
         }
         for (Producer<String> p : producers) {
             p.close();
         }
     }
 
-    private static long produce(List<Producer<String>> producers, long from) throws Exception {
-        long seq = from;
-        for (int i = 0; i < PER_PHASE; i++, seq++) {
-            for (Producer<String> p : producers) {
-                p.send("p:" + seq);
-            }
-        }
-        return seq;
-    }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.TestCluster;
@@ -17,13 +18,11 @@ import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerInfo;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 1: switch A -> B while 10 topics produce and consume; nothing lost, ledgers where they belong. */
-class SwitchUnderLoadTest {
-    private static TestCluster cluster;
+class SwitchUnderLoadTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
@@ -32,13 +31,6 @@ class SwitchUnderLoadTest {
                 .bookieCluster("cluster-b", 2)
                 .brokers(1)
                 .start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

@@ -78,6 +78,26 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.configPath(), o.activeCluster(), o.activeEpoch());
         super.initialize(conf, metadataStore, routingFactory, eventLoopGroup, openTelemetry);
         routingFactory.warmUp(o.activeCluster()).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        announceWhenStarted();
+    }
+
+    /**
+     * Once the broker has its id (late in its start-up), run a first cutover pass: it publishes this
+     * broker's progress record, so status lists every live broker and the epoch it applied, and it
+     * moves any ledger that was opened on a previous cluster while the broker was starting.
+     */
+    private void announceWhenStarted() {
+        java.util.concurrent.ScheduledFuture<?>[] task = new java.util.concurrent.ScheduledFuture<?>[1];
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        task[0] = cutoverScheduler.scheduleWithFixedDelay(() -> {
+            boolean known = !brokerId().equals(fallbackBrokerId);
+            if (known || System.nanoTime() > deadline) {
+                if (cutover.lastProgress().isEmpty()) {
+                    cutover.start(agent.ownership());
+                }
+                task[0].cancel(false);
+            }
+        }, 1, 1, TimeUnit.SECONDS);
     }
 
     private Ownership ownership() {

@@ -40,7 +40,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     private final Consumer<BrokerCutoverRecord> progress;
     private final java.util.function.Supplier<String> brokerId;
     private final Clock clock;
-    private Run current;
+    private volatile Run current;
 
     public CutoverRunner(TopicRoller roller, boolean enabled, double topicsPerSecond,
                          ScheduledExecutorService scheduler, Consumer<BrokerCutoverRecord> progress,

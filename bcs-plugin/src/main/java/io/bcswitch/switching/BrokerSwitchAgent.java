@@ -172,6 +172,9 @@ public class BrokerSwitchAgent implements AutoCloseable {
     }
 
     private CompletableFuture<Void> apply(Versioned<SwitchDirective> vd) {
+        if (ownership == null) {
+            return CompletableFuture.completedFuture(null); // start() applies the latest directive itself
+        }
         if (!vd.present() || vd.value().epoch() <= ownership.activeEpoch()) {
             return CompletableFuture.completedFuture(null);
         }
