@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  */
 public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CutoverRunner.class);
-    static final int MAX_SWEEPS = 60;
-    static final long SWEEP_INTERVAL_MS = 1000;
+    static final long SWEEP_INTERVAL_MS = 250;
+    static final int MAX_SWEEPS = (int) (60_000 / SWEEP_INTERVAL_MS);
+    /** A roll that did not take is tried again after this many sweeps (about a second). */
+    static final int RETRY_EVERY_SWEEPS = 4;
 
     private final TopicRoller roller;
     private final boolean enabled;
@@ -184,7 +186,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
                 }
             }
             for (String name : pending) {
-                if (!queue.contains(name) && sweeps % 3 == 0) {
+                if (!queue.contains(name) && sweeps % RETRY_EVERY_SWEEPS == 0) {
                     queue.add(name); // a roll that lost a race is tried again, not hammered
                 }
             }
