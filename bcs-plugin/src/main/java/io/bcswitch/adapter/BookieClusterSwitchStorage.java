@@ -144,6 +144,15 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         return fallbackBrokerId;
     }
 
+    /**
+     * A routing client of its own (own per-cluster clients, own worker pool) for a broker component
+     * that builds and closes its own BookKeeper client, such as schema storage.
+     */
+    public org.apache.bookkeeper.client.BookKeeper newRoutingClient(PulsarService pulsarService) {
+        return routingFactory.create(pulsarService.getConfiguration(), registry.metadataStore(),
+                pulsarService.getIoEventLoopGroup(), java.util.Optional.empty(), null).join();
+    }
+
     /** The REST API served by the bookie-clusters servlet. */
     public BookieClustersApi restApi() {
         return api;

@@ -17,6 +17,8 @@ final class BrokerProperties {
     static final String STORAGE_CLASS_KEY = "managedLedgerStorageClassName";
     static final String STORAGE_CLASS = "io.bcswitch.adapter.BookieClusterSwitchStorage";
     static final String CURRENT_CLUSTER_KEY = "bookieClusterSwitch.currentClusterName";
+    static final String SCHEMA_STORAGE_KEY = "schemaRegistryStorageClassName";
+    static final String SCHEMA_STORAGE = "io.bcswitch.adapter.RoutedSchemaStorageFactory";
     static final String SERVLET_DIR_KEY = "additionalServletDirectory";
     static final String SERVLETS_KEY = "additionalServlets";
     static final String SERVLET_NAME = "bookie-clusters";
@@ -70,11 +72,13 @@ final class BrokerProperties {
         if (enabled) {
             p.setProperty(STORAGE_CLASS_KEY, STORAGE_CLASS);
             p.setProperty(CURRENT_CLUSTER_KEY, currentClusterName);
+            p.setProperty(SCHEMA_STORAGE_KEY, SCHEMA_STORAGE);
             p.setProperty(SERVLET_DIR_KEY, servletDir);
             p.setProperty(SERVLETS_KEY, SERVLET_NAME);
         } else {
             p.remove(STORAGE_CLASS_KEY);
             p.remove(CURRENT_CLUSTER_KEY);
+            p.remove(SCHEMA_STORAGE_KEY);
             p.remove(SERVLET_DIR_KEY);
             p.remove(SERVLETS_KEY);
         }
