@@ -1,0 +1,116 @@
+package io.bcswitch.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.Rest;
+import io.bcswitch.testkit.TestCluster;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.LongRunningProcessStatus;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Compaction follows the registry: the compacted ledger written before a switch is on A, the one
+ * written after it on B; the superseded one is deleted on the cluster that held it; a compacted
+ * reader sees the right view at every step.
+ */
+class CompactionRoutingTest extends ClusterTestBase {
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.builder()
+                .bookieCluster("cluster-a", 2)
+                .bookieCluster("cluster-b", 2)
+                .brokers(1)
+                .start();
+    }
+
+    @Test
+    void compactedLedgersAreCreatedOnTheActiveClusterAndDeletedWhereTheyAre() throws Exception {
+        String ns = cluster.createTenant("compact");
+        PulsarAdmin admin = cluster.newAdmin();
+        admin.namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
+        String topic = "persistent://" + ns + "/kv";
+        PulsarClient client = cluster.newClient();
+        Rest rest = new Rest(cluster.broker(0).webServiceUrl());
+        Map<String, String> expected = new HashMap<>();
+
+        try (Producer<String> p = client.newProducer(Schema.STRING).topic(topic).enableBatching(false).create()) {
+            for (int i = 0; i < 50; i++) {
+                String key = "k" + (i % 5);
+                String value = "a" + i;
+                p.newMessage().key(key).value(value).send();
+                expected.put(key, value);
+            }
+        }
+        long first = compact(admin, topic);
+        assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().contains(first), "first compacted ledger on A");
+        assertEquals(expected, readCompacted(client, topic));
+
+        assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri()).status());
+        assertEquals(200, rest.switchTo("cluster-b").status());
+        await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+        // the compacted view does not change because of the switch
+        assertEquals(expected, readCompacted(client, topic));
+
+        try (Producer<String> p = client.newProducer(Schema.STRING).topic(topic).enableBatching(false).create()) {
+            for (int i = 0; i < 30; i++) {
+                String key = "k" + (i % 7);
+                String value = "b" + i;
+                p.newMessage().key(key).value(value).send();
+                expected.put(key, value);
+            }
+        }
+        long second = compact(admin, topic);
+        assertTrue(second != first);
+        assertEquals("cluster-b", Placement.owner(rest.status().get("ranges"), second));
+        assertTrue(cluster.bookieCluster("cluster-b").ledgerIds().contains(second), "second compacted ledger on B");
+        assertFalse(cluster.bookieCluster("cluster-a").ledgerIds().contains(second));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertFalse(
+                cluster.bookieCluster("cluster-a").ledgerIds().contains(first), "superseded ledger deleted on A"));
+        assertEquals(expected, readCompacted(client, topic));
+    }
+
+    /** Runs compaction and returns the id of the compacted ledger it wrote. */
+    private static long compact(PulsarAdmin admin, String topic) throws Exception {
+        admin.topics().triggerCompaction(topic);
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
+        var compacted = admin.topics().getInternalStats(topic).compactedLedger;
+        assertNotNull(compacted);
+        assertTrue(compacted.ledgerId >= 0, "compacted ledger id");
+        return compacted.ledgerId;
+    }
+
+    private static Map<String, String> readCompacted(PulsarClient client, String topic) throws Exception {
+        Map<String, String> view = new HashMap<>();
+        try (Reader<String> r = client.newReader(Schema.STRING).topic(topic).readCompacted(true)
+                .startMessageId(MessageId.earliest).create()) {
+            while (r.hasMessageAvailable()) {
+                Message<String> m = r.readNext(30, TimeUnit.SECONDS);
+                if (m == null) {
+                    break;
+                }
+                view.put(m.getKey(), m.getValue());
+            }
+        }
+        return view;
+    }
+}

@@ -1,0 +1,468 @@
+package io.bcswitch.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.Rest;
+import io.bcswitch.testkit.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Property;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.MessageIdAdv;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The disaster switch of PIP-477: every bookie of the active cluster (A) dies while producers keep
+ * sending; the operator registers, prechecks and switches to B while A is down. Publishing must resume
+ * on B without restarting a broker or a client, nothing acknowledged may be lost or duplicated, new
+ * topics and subscriptions must work, reads of data that lives only on A must fail (not return wrong
+ * data) while A is down and return everything once A's bookies are back.
+ */
+class DisasterSwitchTest extends ClusterTestBase {
+    private static final Logger log = LoggerFactory.getLogger(DisasterSwitchTest.class);
+    private static final int TOPICS = 3;
+    private static final int RATE = 20; // messages per second per topic
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.builder()
+                .bookieCluster("cluster-a", 2)
+                .bookieCluster("cluster-b", 2)
+                .brokers(1)
+                .start();
+    }
+
+    @Test
+    void switchAwayFromDeadClusterResumesPublishingAndLosesNothing() throws Exception {
+        long testStart = System.nanoTime();
+        LogCapture brokerLog = LogCapture.install();
+        try {
+            run(brokerLog);
+        } finally {
+            brokerLog.remove();
+            log.info("DISASTER total test time (without cluster start-up): {} ms", ms(System.nanoTime() - testStart));
+        }
+    }
+
+    private void run(LogCapture brokerLog) throws Exception {
+        String ns = cluster.createTenant("disaster");
+        PulsarAdmin admin = cluster.newAdmin();
+        // keep acknowledged data, so that A's ledgers stay and "read from earliest" covers the switch
+        admin.namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
+        PulsarClient client = cluster.newClient();
+        Rest rest = new Rest(cluster.broker(0).webServiceUrl());
+
+        // 1. producers and consumers on cluster-a
+        List<Load> loads = new ArrayList<>();
+        for (int i = 0; i < TOPICS; i++) {
+            loads.add(new Load(client, "persistent://" + ns + "/t" + i));
+        }
+        loads.forEach(Load::startSending);
+        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.acked.size() >= 30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.received.size() >= 20));
+        Map<String, List<Long>> ledgersOnA = new LinkedHashMap<>();
+        for (Load l : loads) {
+            ledgersOnA.put(l.topic, Placement.ledgers(admin, l.topic));
+        }
+        Set<Long> onABefore = cluster.bookieCluster("cluster-a").ledgerIds();
+        for (List<Long> ids : ledgersOnA.values()) {
+            assertTrue(onABefore.containsAll(ids), "data ledgers before the disaster are on A: " + ids);
+        }
+
+        // 2. every bookie of cluster-a dies while the producers keep sending
+        long stopped = System.nanoTime();
+        cluster.bookieCluster("cluster-a").stopBookies();
+        long ackedAtStop = loads.stream().mapToLong(l -> l.acked.size()).sum();
+        log.info("DISASTER all bookies of cluster-a stopped in {} ms; {} sends acknowledged so far",
+                ms(System.nanoTime() - stopped), ackedAtStop);
+        // sends stall: wait until each producer has at least a second's worth of unacknowledged sends
+        await().atMost(Duration.ofSeconds(20)).until(() -> loads.stream().allMatch(l -> l.pending() >= RATE));
+        long lastAckBeforeSwitch = loads.stream().mapToLong(l -> l.lastAckNanos.get()).max().orElse(0);
+        log.info("DISASTER A down for {} ms: pending sends per topic {}, failed {}, last ack {} ms after stop",
+                ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
+                loads.stream().map(l -> l.failed.size()).toList(), ms(lastAckBeforeSwitch - stopped));
+
+        // cluster-b is registered now, with A down: registration needs only B's metadata
+        Rest.Response reg = rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
+        assertEquals(200, reg.status(), reg.raw());
+        long t0 = System.nanoTime();
+        Rest.Response pre = rest.get("/precheck/cluster-b");
+        long precheckMs = ms(System.nanoTime() - t0);
+        assertEquals(200, pre.status(), pre.raw());
+        assertTrue(pre.json().get("ok").asBoolean(), pre.raw());
+        assertEquals("cluster-a", pre.json().get("source").asText(), pre.raw());
+        log.info("DISASTER precheck with A down answered in {} ms: {}", precheckMs, pre.raw());
+        if (pre.json().get("sourceFacts").hasNonNull("writableBookies")) {
+            assertEquals(0, pre.json().get("sourceFacts").get("writableBookies").asInt(), pre.raw());
+        }
+
+        t0 = System.nanoTime();
+        Rest.Response sw = rest.switchTo("cluster-b");
+        long switched = System.nanoTime();
+        assertEquals(200, sw.status(), sw.raw());
+        long firstIdOfB = sw.json().get("directive").get("firstLedgerId").asLong();
+        log.info("DISASTER switch with A down answered in {} ms ({} ms after the bookies stopped): {}",
+                ms(switched - t0), ms(switched - stopped), sw.raw());
+
+        // 3. publishing resumes on B, without restarting a broker or a client
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                .until(() -> loads.stream().allMatch(l -> l.firstAckAfter(switched) != null));
+        long maxResume = 0;
+        for (Load l : loads) {
+            Ack first = l.firstAckAfter(switched);
+            long resumeMs = ms(first.nanos - switched);
+            maxResume = Math.max(maxResume, resumeMs);
+            log.info("DISASTER {}: first publish acknowledged {} ms after the switch returned (seq {}, ledger {})",
+                    l.topic, resumeMs, first.seq, first.ledgerId);
+            assertTrue(first.ledgerId >= firstIdOfB, l.topic + ": first publish after the switch went to ledger "
+                    + first.ledgerId + ", not in B's range starting at " + firstIdOfB);
+        }
+        log.info("DISASTER switch -> first publish on B: max {} ms over {} topics", maxResume, TOPICS);
+        // the load keeps running on B for a while
+        Map<Load, Integer> ackedAfterResume = new LinkedHashMap<>();
+        loads.forEach(l -> ackedAfterResume.put(l, l.acked.size()));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> loads.stream().allMatch(l -> l.acked.size() >= ackedAfterResume.get(l) + 2 * RATE));
+
+        // 5. while A is down: a brand-new topic, and a new subscription (at latest) on an existing topic
+        String fresh = "persistent://" + ns + "/fresh";
+        try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(fresh).subscriptionName("s")
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+             Producer<String> p = client.newProducer(Schema.STRING).topic(fresh).producerName("fresh")
+                     .enableBatching(false).sendTimeout(30, TimeUnit.SECONDS).create()) {
+            for (int s = 0; s < 20; s++) {
+                p.send("fresh:" + s);
+            }
+            for (int s = 0; s < 20; s++) {
+                Message<String> m = c.receive(10, TimeUnit.SECONDS);
+                assertTrue(m != null && m.getValue().equals("fresh:" + s), "new topic, message " + s + ": " + m);
+                c.acknowledge(m);
+            }
+        }
+        List<Long> freshLedgers = Placement.ledgers(admin, fresh);
+        assertFalse(freshLedgers.isEmpty());
+        assertTrue(freshLedgers.stream().allMatch(id -> id >= firstIdOfB), "new topic ledgers in B's range: "
+                + freshLedgers);
+        Load first = loads.get(0);
+        try (Consumer<String> late = client.newConsumer(Schema.STRING).topic(first.topic).subscriptionName("late")
+                .subscriptionType(SubscriptionType.Exclusive)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Latest).subscribe()) {
+            long acked = first.acked.isEmpty() ? -1 : first.acked.lastKey();
+            long previous = -1;
+            for (int i = 0; i < 10; i++) {
+                Message<String> m = late.receive(10, TimeUnit.SECONDS);
+                assertTrue(m != null, "new subscription at latest on " + first.topic + ": message " + i);
+                long seq = seq(m.getValue());
+                assertTrue(seq > previous, "new subscription: in order");
+                assertTrue(seq >= acked - 2 * RATE, "new subscription starts near the end, got " + seq);
+                previous = seq;
+                late.acknowledge(m);
+            }
+        }
+        log.info("DISASTER new topic and new subscription work with A down (new topic ledgers {})", freshLedgers);
+
+        // stop the load, wait for every send to complete, and check what the consumers got
+        loads.forEach(Load::stopSending);
+        for (Load l : loads) {
+            l.producer.flushAsync().get(70, TimeUnit.SECONDS);
+        }
+        await().atMost(Duration.ofSeconds(70)).until(() -> loads.stream().allMatch(l -> l.pending() == 0));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> loads.stream().allMatch(l -> l.receivedAllAcked()));
+        long failedTotal = 0;
+        Map<String, List<Long>> contents = new LinkedHashMap<>();
+        for (Load l : loads) {
+            List<Long> got = l.receivedSnapshot();
+            contents.put(l.topic, got);
+            failedTotal += l.failed.size();
+            log.info("DISASTER {}: sends attempted={} acknowledged={} failed={} (first failures: {}); received={}",
+                    l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
+                    l.failed.values().stream().limit(3).toList(), got.size());
+            assertStrictlyIncreasing(got, l.topic + " consumer");
+            assertTrue(got.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message is received");
+            for (long s : got) {
+                assertTrue(l.acked.containsKey(s) || l.failed.containsKey(s), l.topic + ": received " + s
+                        + ", which was never sent");
+            }
+        }
+        log.info("DISASTER send failures over all topics: {}", failedTotal);
+
+        // 4. new data ledgers are on B; A's data cannot be read while A is down
+        JsonNode status = rest.status();
+        log.info("DISASTER status: {}", status);
+        assertEquals("cluster-b", status.get("activeCluster").asText());
+        Set<Long> onB = cluster.bookieCluster("cluster-b").ledgerIds();
+        for (Load l : loads) {
+            List<Long> ids = Placement.ledgers(admin, l.topic);
+            long newest = ids.get(ids.size() - 1);
+            assertTrue(newest >= firstIdOfB && onB.contains(newest), l.topic + ": newest ledger " + newest
+                    + " must be on B; B has " + onB);
+            for (long id : ids) {
+                assertTrue(id >= firstIdOfB ? onB.contains(id) : onABefore.contains(id), l.topic + ": ledger " + id);
+            }
+            log.info("DISASTER {}: ledgers {} (B's range starts at {})", l.topic, ids, firstIdOfB);
+        }
+        brokerLog.clear();
+        List<Reader<String>> readers = new ArrayList<>();
+        List<CompletableFuture<Message<String>>> reads = new ArrayList<>();
+        for (Load l : loads) {
+            Reader<String> r = client.newReader(Schema.STRING).topic(l.topic).startMessageId(MessageId.earliest)
+                    .create();
+            readers.add(r);
+            reads.add(r.readNextAsync());
+        }
+        long readDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (int i = 0; i < TOPICS; i++) {
+            Message<String> m = null;
+            String error = null;
+            try {
+                m = reads.get(i).get(Math.max(1, readDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                error = "no message within 5 s";
+            } catch (java.util.concurrent.ExecutionException e) {
+                error = e.getCause().toString();
+            }
+            assertNull(m, loads.get(i).topic + ": read from earliest returned " + (m == null ? null : m.getValue())
+                    + " although A's bookies are down");
+            log.info("DISASTER {}: reader from earliest with A down: {}", loads.get(i).topic, error);
+        }
+        List<String> readErrors = brokerLog.matching(ledgersOnA.values().stream().flatMap(List::stream)
+                .map(id -> id + ":").toList());
+        log.info("DISASTER broker log lines about A's ledgers while A is down ({}): {}", readErrors.size(),
+                readErrors.stream().limit(5).toList());
+        for (Reader<String> r : readers) {
+            r.closeAsync();
+        }
+
+        // A comes back: everything is readable from earliest, nothing lost
+        t0 = System.nanoTime();
+        cluster.bookieCluster("cluster-a").startBookies();
+        log.info("DISASTER cluster-a bookies back in {} ms", ms(System.nanoTime() - t0));
+        t0 = System.nanoTime();
+        for (Load l : loads) {
+            List<Long> expected = contents.get(l.topic);
+            List<Long> all = readAll(client, l.topic, expected.size());
+            assertEquals(expected, all, l.topic + ": read from earliest after A is back");
+            assertTrue(all.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message is readable");
+        }
+        log.info("DISASTER everything read from earliest after A came back in {} ms", ms(System.nanoTime() - t0));
+        loads.forEach(Load::close);
+    }
+
+    private static List<Long> readAll(PulsarClient client, String topic, int expected) throws Exception {
+        List<Long> out = new ArrayList<>();
+        try (Reader<String> reader = client.newReader(Schema.STRING).topic(topic)
+                .startMessageId(MessageId.earliest).create()) {
+            while (out.size() < expected) {
+                Message<String> m = reader.readNext(30, TimeUnit.SECONDS);
+                if (m == null) {
+                    break;
+                }
+                out.add(seq(m.getValue()));
+            }
+        }
+        return out;
+    }
+
+    private static void assertStrictlyIncreasing(List<Long> seqs, String what) {
+        for (int i = 1; i < seqs.size(); i++) {
+            assertTrue(seqs.get(i) > seqs.get(i - 1), what + ": " + seqs.get(i) + " after " + seqs.get(i - 1)
+                    + " (duplicate or out of order) at index " + i);
+        }
+    }
+
+    private static long seq(String value) {
+        return Long.parseLong(value.substring(value.lastIndexOf(':') + 1));
+    }
+
+    private static long ms(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+
+    /** A publish the broker acknowledged: sequence number, when, and into which ledger. */
+    private record Ack(long seq, long nanos, long ledgerId) {
+    }
+
+    /** One producer sending "{topic}:{seq}" at {@link #RATE}/s with sendAsync, and one consumer recording. */
+    private static final class Load implements AutoCloseable {
+        final String topic;
+        final Producer<String> producer;
+        final Consumer<String> consumer;
+        final AtomicLong attempted = new AtomicLong();
+        final ConcurrentSkipListMap<Long, Ack> acked = new ConcurrentSkipListMap<>();
+        final ConcurrentSkipListMap<Long, String> failed = new ConcurrentSkipListMap<>();
+        final AtomicLong lastAckNanos = new AtomicLong();
+        final List<Long> received = Collections.synchronizedList(new ArrayList<>());
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private Thread sender;
+
+        Load(PulsarClient client, String topic) throws Exception {
+            this.topic = topic;
+            consumer = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("sub")
+                    .subscriptionType(SubscriptionType.Exclusive)
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                    .messageListener((c, m) -> {
+                        received.add(seq(m.getValue()));
+                        c.acknowledgeAsync(m);
+                    })
+                    .subscribe();
+            // a generous send timeout: sends stalled by the dead cluster complete after the switch
+            producer = client.newProducer(Schema.STRING).topic(topic).producerName("p")
+                    .enableBatching(false).sendTimeout(60, TimeUnit.SECONDS).blockIfQueueFull(true).create();
+        }
+
+        void startSending() {
+            sender = new Thread(() -> {
+                long seq = 0;
+                while (running.get()) {
+                    long s = seq++;
+                    attempted.incrementAndGet();
+                    producer.sendAsync(topic + ":" + s).whenComplete((id, e) -> {
+                        if (e != null) {
+                            failed.put(s, e.toString());
+                        } else {
+                            long now = System.nanoTime();
+                            lastAckNanos.accumulateAndGet(now, Math::max);
+                            acked.put(s, new Ack(s, now, ((MessageIdAdv) id).getLedgerId()));
+                        }
+                    });
+                    try {
+                        TimeUnit.MILLISECONDS.sleep(1000 / RATE);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "disaster-" + topic);
+            sender.setDaemon(true);
+            sender.start();
+        }
+
+        long pending() {
+            return attempted.get() - acked.size() - failed.size();
+        }
+
+        Ack firstAckAfter(long nanos) {
+            Ack first = null;
+            for (Ack a : acked.values()) {
+                if (a.nanos >= nanos && (first == null || a.nanos < first.nanos)) {
+                    first = a;
+                }
+            }
+            return first;
+        }
+
+        List<Long> receivedSnapshot() {
+            synchronized (received) {
+                return new ArrayList<>(received);
+            }
+        }
+
+        boolean receivedAllAcked() {
+            return receivedSnapshot().containsAll(acked.keySet());
+        }
+
+        void stopSending() {
+            running.set(false);
+            try {
+                sender.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            running.set(false);
+            producer.closeAsync();
+            consumer.closeAsync();
+        }
+    }
+
+    /** WARN and ERROR lines of every logger in this JVM (the broker runs in-process), kept in memory. */
+    private static final class LogCapture extends AbstractAppender {
+        private final ConcurrentLinkedQueue<String> lines = new ConcurrentLinkedQueue<>();
+        private final AtomicLong count = new AtomicLong();
+
+        private LogCapture() {
+            super("disaster-capture", null, null, true, Property.EMPTY_ARRAY);
+        }
+
+        static LogCapture install() {
+            LogCapture capture = new LogCapture();
+            capture.start();
+            LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+            ctx.getConfiguration().getRootLogger().addAppender(capture, Level.WARN, null);
+            ctx.updateLoggers();
+            return capture;
+        }
+
+        void remove() {
+            LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+            ctx.getConfiguration().getRootLogger().removeAppender(getName());
+            ctx.updateLoggers();
+            stop();
+        }
+
+        @Override
+        public void append(LogEvent event) {
+            if (count.incrementAndGet() > 20_000) {
+                return;
+            }
+            String line = event.getLevel() + " " + event.getLoggerName() + " - "
+                    + event.getMessage().getFormattedMessage()
+                    + (event.getThrown() == null ? "" : " | " + event.getThrown());
+            lines.add(line);
+        }
+
+        void clear() {
+            lines.clear();
+            count.set(0);
+        }
+
+        List<String> matching(List<String> needles) {
+            List<String> out = new ArrayList<>();
+            for (String line : lines) {
+                if (needles.stream().anyMatch(line::contains)) {
+                    out.add(line);
+                }
+            }
+            return out;
+        }
+    }
+}
