@@ -34,6 +34,25 @@ final class BrokerConfigs {
         return copy;
     }
 
+    /**
+     * The broker's own bookie cluster as a URI that means the same thing wherever it is used. When
+     * {@code bookkeeperMetadataServiceUri} is unset, Pulsar's implicit default
+     * {@code metadata-store:<metadataStoreUrl>/ledgers} only works with the broker's metadata store
+     * instance shared in (used on its own, the trailing path becomes a chroot, so the ledgers would be
+     * looked for under {@code /ledgers/ledgers}). The equivalent stand-alone form is
+     * {@code metadata-store:<metadataStoreUrl>}: the store's own root plus the driver's {@code /ledgers}.
+     * Registering that form keeps the cluster reachable if the broker configuration changes later.
+     */
+    static String standaloneBookieUri(ServiceConfiguration conf) {
+        if (conf.isBookkeeperMetadataStoreSeparated()) {
+            return conf.getBookkeeperMetadataStoreUrl();
+        }
+        String store = conf.getMetadataStoreUrl();
+        // Pulsar takes a bare "host:port" as ZooKeeper
+        boolean hasScheme = store.matches("^(zk|etcd|rocksdb|memory|oxia)(\\+[a-z]+)?:.*");
+        return "metadata-store:" + (hasScheme ? store : "zk:" + store);
+    }
+
     /** True when the broker's BookKeeper client reaches {@code uri} through the broker's own metadata store. */
     static boolean isBrokerImplicitCluster(ServiceConfiguration conf, String uri) {
         return !conf.isBookkeeperMetadataStoreSeparated() && conf.getBookkeeperMetadataStoreUrl().equals(uri);
