@@ -55,14 +55,13 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                            BookKeeperClientFactory bookkeeperProvider, EventLoopGroup eventLoopGroup,
                            OpenTelemetry openTelemetry) throws Exception {
         SwitchConfig config = SwitchConfig.from(conf.getProperties());
-        String brokerUri = conf.getBookkeeperMetadataStoreUrl();
+        String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock);
-        if (!conf.isBookkeeperMetadataStoreSeparated()) {
-            service.setImplicitBrokerUri(brokerUri);
-        }
         api = new BookieClustersApi(service);
+        api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
+                new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
         cutoverScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bcs-cutover");
             t.setDaemon(true);
@@ -72,6 +71,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
                 cutoverScheduler, this::publishProgress, this::brokerId, clock);
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
+        routingFactory.onDataLedgerCreated(
+                new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler));
         agent = new BrokerSwitchAgent(registry, config, routingFactory::renewAll, cutover, clock);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         log.info("Bookie cluster switch plugin starting: registry={}, active bookie-cluster={}, epoch={}",

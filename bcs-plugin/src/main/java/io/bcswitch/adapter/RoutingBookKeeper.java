@@ -2,6 +2,7 @@ package io.bcswitch.adapter;
 
 import io.bcswitch.routing.LedgerRouter;
 import io.bcswitch.routing.LedgerRouter.Target;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,6 +28,7 @@ import org.apache.bookkeeper.conf.ClientConfiguration;
 import org.apache.bookkeeper.meta.LedgerManager;
 import org.apache.bookkeeper.meta.LedgerManagerFactory;
 import org.apache.bookkeeper.meta.MetadataClientDriver;
+import org.apache.bookkeeper.mledger.impl.LedgerMetadataUtils;
 import org.apache.bookkeeper.net.BookieId;
 import org.apache.bookkeeper.proto.BookieAddressResolver;
 import org.slf4j.Logger;
@@ -49,6 +51,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     private final LedgerRouter router;
     private final OrderedExecutor workerPool;
     private final Runnable onClose;
+    private final CreateListener createListener;
     private volatile boolean closed;
 
     /**
@@ -58,9 +61,36 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
      * @param onClose    closes the per-cluster clients
      */
     public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose) {
+        this(router, workerPool, onClose, null);
+    }
+
+    /** As above; {@code createListener} (nullable) is told about each managed-ledger data ledger created. */
+    public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose,
+                             CreateListener createListener) {
         this.router = router;
         this.workerPool = workerPool;
         this.onClose = onClose;
+        this.createListener = createListener;
+    }
+
+    /** Told, on the creating client's thread, about each data ledger a managed ledger created through here. */
+    public interface CreateListener {
+        /** Must not block; must not throw (a throw is logged and ignored). */
+        void dataLedgerCreated(String managedLedger, long ledgerId, String cluster);
+    }
+
+    /**
+     * The managed ledger a ledger with {@code customMetadata} is a data ledger of, or null: managed ledgers
+     * tag every ledger with their name ({@code pulsar/managed-ledger}) and cursor ledgers also with the
+     * cursor name ({@code pulsar/cursor}); compacted, schema and other ledgers carry neither.
+     */
+    static String dataLedgerOf(Map<String, byte[]> customMetadata) {
+        if (customMetadata == null
+                || customMetadata.containsKey(LedgerMetadataUtils.METADATA_PROPERTY_CURSOR_NAME)) {
+            return null;
+        }
+        byte[] name = customMetadata.get(LedgerMetadataUtils.METADATA_PROPERTY_MANAGED_LEDGER_NAME);
+        return name == null || name.length == 0 ? null : new String(name, StandardCharsets.UTF_8);
     }
 
     // ---------------------------------------------------------------- create
@@ -78,10 +108,29 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.createComplete(rc(e), null, ctx);
             } else {
-                t.client().asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb, ctx,
-                        customMetadata);
+                t.client().asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
+                        notifying(cb, t.cluster(), customMetadata), ctx, customMetadata);
             }
         });
+    }
+
+    /** {@code cb}, telling the create listener first when it completes a managed-ledger data ledger. */
+    private CreateCallback notifying(CreateCallback cb, String cluster, Map<String, byte[]> customMetadata) {
+        CreateListener listener = createListener;
+        String managedLedger = listener == null ? null : dataLedgerOf(customMetadata);
+        if (managedLedger == null) {
+            return cb;
+        }
+        return (rc, lh, ctx) -> {
+            if (rc == BKException.Code.OK && lh != null) {
+                try {
+                    listener.dataLedgerCreated(managedLedger, lh.getId(), cluster);
+                } catch (RuntimeException e) {
+                    log.warn("[{}] create listener failed for ledger {}: {}", managedLedger, lh.getId(), e.toString());
+                }
+            }
+            cb.createComplete(rc, lh, ctx);
+        };
     }
 
     @Override

@@ -34,6 +34,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
     private final Supplier<Ownership> ownership;
     private final Supplier<CompletableFuture<Ownership>> refresh;
     private final List<ClusterClientPool> pools = new CopyOnWriteArrayList<>();
+    private volatile RoutingBookKeeper.CreateListener createListener;
 
     RoutingClientFactory(BookKeeperClientFactory brokerFactory, RegistryStore registry,
                          Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh) {
@@ -76,7 +77,12 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         return CompletableFuture.completedFuture(new RoutingBookKeeper(router, worker, () -> {
             pools.remove(pool);
             pool.close();
-        }));
+        }, createListener));
+    }
+
+    /** Listener given to every client built from now on: set it before the managed-ledger factory starts. */
+    void onDataLedgerCreated(RoutingBookKeeper.CreateListener listener) {
+        this.createListener = listener;
     }
 
     /** Recreates {@code cluster}'s client in every pool, so creates use its newly assigned id range. */

@@ -5,6 +5,7 @@ import io.bcswitch.registry.Json;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.switching.SwitchService;
+import io.bcswitch.topics.TopicLedgerReports;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
@@ -28,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * POST /switch           {"target": name}
  * GET  /{name}           one cluster
  * POST /{name}           register {name} as STANDBY: {"metadataServiceUri": "..."}
+ * GET  /topics/{tenant}/{namespace}/{topic}
+ *                        each ledger of a persistent topic: id, owning cluster, size, entries, and its
+ *                        _pulsar.bookieClusterName ledger property
  * </pre>
  */
 public class BookieClustersApi {
@@ -35,9 +39,15 @@ public class BookieClustersApi {
     public static final int MAX_BODY_BYTES = 1024 * 1024;
 
     private final SwitchService service;
+    private volatile TopicLedgerReports topics;
 
     public BookieClustersApi(SwitchService service) {
         this.service = service;
+    }
+
+    /** Enables {@code GET /topics/...}; without it that endpoint answers 503. */
+    public void setTopicLedgers(TopicLedgerReports topics) {
+        this.topics = topics;
     }
 
     /**
@@ -67,6 +77,9 @@ public class BookieClustersApi {
             return allow(method, "GET").orElse(() -> service.list().thenApply(RestResponse::ok));
         }
         String first = seg.get(0);
+        if (first.equals("topics")) {
+            return allow(method, "GET").orElse(() -> topic(seg));
+        }
         if (seg.size() == 1 && method.equals("POST") && !first.equals("switch")) {
             // register; a reserved word (e.g. "status") is refused as a name, not as a method
             JsonNode json = jsonBody(contentType, body, Set.of("metadataServiceUri"));
@@ -94,6 +107,22 @@ public class BookieClustersApi {
                     + " (allowed: GET, POST)"));
         }
         return done(RestResponse.error(404, "no such endpoint: /" + p));
+    }
+
+    /**
+     * {@code GET /topics/{tenant}/{namespace}/{topic}}. The path arrives URL-decoded; a v2 topic's local
+     * name cannot contain '/', so exactly three non-empty segments follow "topics".
+     */
+    private CompletableFuture<RestResponse> topic(List<String> seg) {
+        if (seg.size() != 4 || seg.stream().anyMatch(String::isEmpty)) {
+            return done(RestResponse.error(400, "malformed path: expected /topics/{tenant}/{namespace}/{topic} "
+                    + "(a persistent topic, its local name URL-encoded)"));
+        }
+        TopicLedgerReports t = topics;
+        if (t == null) {
+            return done(RestResponse.error(503, "topic ledgers are not available on this broker"));
+        }
+        return t.report(seg.get(1), seg.get(2), seg.get(3)).thenApply(RestResponse::ok);
     }
 
     private interface Handler {

@@ -1,0 +1,212 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.routing.Ownership;
+import io.bcswitch.topics.TopicLedgers;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.ManagedLedger;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
+import org.apache.bookkeeper.mledger.proto.KeyValue;
+import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes {@code _pulsar.bookieClusterName=<owner of the ledger id>} into the PIP-404 properties of each
+ * data ledger's {@code LedgerInfo} in the managed-ledger metadata, so that {@code pulsar-admin topics
+ * stats-internal} shows which bookie cluster holds each ledger. Informational only: routing decides by
+ * the range table and never reads the property; a ledger without it (created before this feature, or
+ * whose write gave up) is routed exactly the same.
+ *
+ * <p>How, on stock managed-ledger 4.2.4, and why this way:
+ * <ul>
+ *   <li>The only public way to set a ledger property is {@code ManagedLedger.asyncAddLedgerProperty}
+ *       (ManagedLedger.java:477, ManagedLedgerImpl.java:1429). It rewrites the managed ledger's metadata
+ *       under the managed ledger's own metadata mutex ({@code tryTransformLedgerInfo},
+ *       ManagedLedgerImpl.java:3854-3882, the path the offloader uses), keeps the live entry/size counts
+ *       of a ledger closed meanwhile (3887-3900), and the property survives the ledger's close
+ *       ({@code ledgerClosed} copies the old LedgerInfo, 1974-1980), reloads and offload.</li>
+ *   <li>There is no way to attach it at creation: the managed ledger builds the new LedgerInfo itself
+ *       with only id and timestamp (ManagedLedgerImpl.java:1769 on rollover, 646 on open), and
+ *       {@code ManagedLedgerInterceptor} has no ledger-created hook, only managed-ledger-level property
+ *       hooks (ManagedLedgerInterceptor.java:76,101). The broker also installs its own interceptor, so
+ *       replacing it would be fragile.</li>
+ *   <li>{@code asyncAddLedgerProperty} fails for a ledger that is not yet in the managed ledger's list
+ *       (ManagedLedgerImpl.java:1434-1437). The routing client sees the create, but the managed ledger
+ *       adds the LedgerInfo only after the create callback, once its metadata update succeeds
+ *       (ManagedLedgerImpl.java:1779; on first open 646-650, before the managed ledger is published in
+ *       the factory). So the write is done asynchronously after the create callback: first attempt after
+ *       {@value #FIRST_DELAY_MS} ms, retried with back-off while the ledger is not listed yet, for at most
+ *       {@value #GIVE_UP_MS} ms (the managed ledger's own metadata-operation timeout is 60 s). A periodic
+ *       sweep would also work but would write metadata for every old ledger of every topic; a
+ *       per-create task writes exactly once per new ledger.</li>
+ *   <li>To stay clear of metadata writes that do not take the mutex, the property is only written on a
+ *       managed ledger the factory already publishes (its initial metadata write is done) and that is
+ *       open and not fenced, closed or terminated.</li>
+ * </ul>
+ */
+final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
+    private static final Logger log = LoggerFactory.getLogger(LedgerAttributor.class);
+    static final long FIRST_DELAY_MS = 50;
+    static final long MAX_DELAY_MS = 2_000;
+    static final long GIVE_UP_MS = 60_000;
+
+    private final Supplier<ManagedLedgerFactory> factory;
+    private final Supplier<Ownership> ownership;
+    private final ScheduledExecutorService scheduler;
+
+    LedgerAttributor(Supplier<ManagedLedgerFactory> factory, Supplier<Ownership> ownership,
+                     ScheduledExecutorService scheduler) {
+        this.factory = factory;
+        this.ownership = ownership;
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public void dataLedgerCreated(String managedLedger, long ledgerId, String createdOn) {
+        Optional<String> owner = ownership.get().owner(ledgerId);
+        if (owner.isEmpty()) {
+            log.warn("[{}] ledger {} created on bookie-cluster={} is in no range of the range table; not "
+                    + "attributing it", managedLedger, ledgerId, createdOn);
+            return;
+        }
+        if (!owner.get().equals(createdOn)) {
+            log.warn("[{}] ledger {} was created on bookie-cluster={} but the range table names {}",
+                    managedLedger, ledgerId, createdOn, owner.get());
+        }
+        Task t = new Task(managedLedger, ledgerId, owner.get(), System.nanoTime() + GIVE_UP_MS * 1_000_000L);
+        schedule(t, FIRST_DELAY_MS);
+    }
+
+    /** What to do next about one ledger. */
+    enum Step { WRITE, RETRY, DONE, GIVE_UP }
+
+    /**
+     * The decision, from what the factory shows now.
+     *
+     * @param published    the factory publishes a managed ledger of that name
+     * @param state        its state name, or null when it is not a stock managed ledger
+     * @param ledgerId     the ledger to attribute
+     * @param lastLedgerId the newest ledger id in its list, or -1 when the list is empty
+     * @param listed       the ledger is in its list
+     * @param current      the ledger's current property value, or null
+     * @param wanted       the value to write
+     */
+    static Step decide(boolean published, String state, long ledgerId, long lastLedgerId, boolean listed,
+                       String current, String wanted) {
+        if (!published) {
+            return Step.RETRY; // still opening (its first ledger is created during the open), or reopening
+        }
+        if (state != null) {
+            switch (state) {
+                case "LedgerOpened", "ClosingLedger", "ClosedLedger", "CreatingLedger" -> {
+                    // open: its metadata writes go through the metadata mutex
+                }
+                case "Fenced", "FencedForDeletion", "Terminated" -> {
+                    return Step.GIVE_UP;
+                }
+                default -> {
+                    return Step.RETRY; // None, Closed (a reopen may follow), WriteFailed
+                }
+            }
+        }
+        if (!listed) {
+            // ledgers are created one at a time: a newer listed ledger means ours was dropped (it stayed
+            // empty, or its metadata update failed); otherwise it is not listed yet
+            return lastLedgerId > ledgerId ? Step.GIVE_UP : Step.RETRY;
+        }
+        return wanted.equals(current) ? Step.DONE : Step.WRITE;
+    }
+
+    /** Back-off: doubles, capped at {@value #MAX_DELAY_MS} ms. */
+    static long nextDelay(long delayMs) {
+        return Math.min(MAX_DELAY_MS, Math.max(FIRST_DELAY_MS, delayMs * 2));
+    }
+
+    private record Task(String managedLedger, long ledgerId, String owner, long deadlineNanos) {
+    }
+
+    private void schedule(Task t, long delayMs) {
+        try {
+            scheduler.schedule(() -> attempt(t, delayMs), delayMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // plugin closing
+        }
+    }
+
+    private void attempt(Task t, long delayMs) {
+        Step step;
+        ManagedLedger ml = null;
+        try {
+            ManagedLedgerFactory f = factory.get();
+            ml = f == null ? null : f.getManagedLedgers().get(t.managedLedger());
+            step = step(ml, t);
+        } catch (RuntimeException e) {
+            log.debug("[{}] cannot inspect ledger {}: {}", t.managedLedger(), t.ledgerId(), e.toString());
+            step = Step.RETRY;
+        }
+        switch (step) {
+            case DONE -> log.debug("[{}] ledger {} is attributed to bookie-cluster={}", t.managedLedger(),
+                    t.ledgerId(), t.owner());
+            case GIVE_UP -> log.info("[{}] not attributing ledger {} to bookie-cluster={}: the managed ledger is "
+                    + "fenced or terminated, or no longer lists the ledger", t.managedLedger(), t.ledgerId(),
+                    t.owner());
+            case RETRY -> retry(t, delayMs, null);
+            case WRITE -> write(ml, t, delayMs);
+            default -> throw new IllegalStateException(step.name());
+        }
+    }
+
+    private void write(ManagedLedger ml, Task t, long delayMs) {
+        try {
+            ml.asyncAddLedgerProperty(t.ledgerId(), TopicLedgers.BOOKIE_CLUSTER_PROPERTY, t.owner())
+                    .whenComplete((v, e) -> {
+                        if (e == null) {
+                            log.debug("[{}] ledger {}: {}={}", t.managedLedger(), t.ledgerId(),
+                                    TopicLedgers.BOOKIE_CLUSTER_PROPERTY, t.owner());
+                        } else {
+                            retry(t, delayMs, e);
+                        }
+                    });
+        } catch (RuntimeException e) {
+            retry(t, delayMs, e);
+        }
+    }
+
+    private void retry(Task t, long delayMs, Throwable cause) {
+        if (System.nanoTime() - t.deadlineNanos() > 0) {
+            log.info("[{}] gave up attributing ledger {} to bookie-cluster={} after {} s{}", t.managedLedger(),
+                    t.ledgerId(), t.owner(), GIVE_UP_MS / 1000, cause == null ? " (the managed ledger never "
+                            + "listed it while open)" : ": " + cause);
+            return;
+        }
+        long next = nextDelay(delayMs);
+        schedule(t, next);
+    }
+
+    private static Step step(ManagedLedger ml, Task t) {
+        if (ml == null) {
+            return decide(false, null, t.ledgerId(), -1, false, null, t.owner());
+        }
+        String state = ml instanceof ManagedLedgerImpl impl ? impl.getState().name() : null;
+        NavigableMap<Long, LedgerInfo> ledgers = ml.getLedgersInfo();
+        LedgerInfo li = ledgers.get(t.ledgerId());
+        long last = ledgers.isEmpty() ? -1 : ledgers.lastKey();
+        return decide(true, state, t.ledgerId(), last, li != null, li == null ? null : property(li), t.owner());
+    }
+
+    private static String property(LedgerInfo li) {
+        for (int i = 0; i < li.getPropertiesCount(); i++) {
+            KeyValue kv = li.getPropertyAt(i);
+            if (TopicLedgers.BOOKIE_CLUSTER_PROPERTY.equals(kv.getKey())) {
+                return kv.getValue();
+            }
+        }
+        return null;
+    }
+}
