@@ -32,6 +32,12 @@ class RestApiTest extends ClusterTestBase {
                 .brokers(1)
                 .start();
         rest = new Rest(cluster.broker(0).webServiceUrl());
+        // the broker publishes its progress record once after start-up; wait for it, so that the
+        // "nothing changed" snapshots below only see what requests do
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            JsonNode brokers = rest.status().get("brokers");
+            return brokers.size() == 1 && brokers.get(0).get("finishedAt").asLong() > 0;
+        });
     }
 
     private static Map<String, String> snapshot() throws Exception {

@@ -23,6 +23,7 @@ import org.apache.bookkeeper.client.api.OpenBuilder;
  * including ones added in later releases, because it records calls by interface method.
  */
 final class RecordedOpBuilder implements InvocationHandler {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RecordedOpBuilder.class);
 
     private record Call(Method method, Object[] args) {
     }
@@ -31,24 +32,27 @@ final class RecordedOpBuilder implements InvocationHandler {
     private final Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route;
     private final Function<BookKeeper, Object> newRealBuilder;
 
-    private RecordedOpBuilder(Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
+    private final String op;
+
+    private RecordedOpBuilder(String op, Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
                               Function<BookKeeper, Object> newRealBuilder) {
+        this.op = op;
         this.route = route;
         this.newRealBuilder = newRealBuilder;
     }
 
     static CreateBuilder create(LedgerRouter router) {
-        return proxy(CreateBuilder.class, new RecordedOpBuilder(b -> router.forCreate(),
+        return proxy(CreateBuilder.class, new RecordedOpBuilder("create", b -> router.forCreate(),
                 BookKeeper::newCreateLedgerOp));
     }
 
     static OpenBuilder open(LedgerRouter router) {
-        return proxy(OpenBuilder.class, new RecordedOpBuilder(b -> router.forLedger(b.ledgerId()),
+        return proxy(OpenBuilder.class, new RecordedOpBuilder("open", b -> router.forLedger(b.ledgerId()),
                 BookKeeper::newOpenLedgerOp));
     }
 
     static DeleteBuilder delete(LedgerRouter router) {
-        return proxy(DeleteBuilder.class, new RecordedOpBuilder(b -> router.forLedger(b.ledgerId()),
+        return proxy(DeleteBuilder.class, new RecordedOpBuilder("delete", b -> router.forLedger(b.ledgerId()),
                 BookKeeper::newDeleteLedgerOp));
     }
 
@@ -78,7 +82,14 @@ final class RecordedOpBuilder implements InvocationHandler {
             };
         }
         if (method.getName().equals("execute") && method.getParameterCount() == 0) {
-            return route.apply(this).thenCompose(target -> replay(target.client()));
+            return route.apply(this).thenCompose(target -> replay(target.client()).whenComplete((r, e) -> {
+                if (e != null) {
+                    // name the cluster and ledger: BookKeeper's own errors say neither
+                    log.warn("bookie-cluster={} ledger={} {} failed: {}", target.cluster(),
+                            ledgerId() >= 0 ? ledgerId() : "(new)", op,
+                            e.toString());
+                }
+            }));
         }
         calls.add(new Call(method, args));
         Class<?> ret = method.getReturnType();

@@ -229,7 +229,8 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.openComplete(rc(e), null, ctx);
             } else {
-                t.client().asyncOpenLedger(lId, digestType, passwd, cb, ctx, keepUpdateMetadata);
+                t.client().asyncOpenLedger(lId, digestType, passwd, namingFailures(t, lId, "open", cb), ctx,
+                        keepUpdateMetadata);
             }
         });
     }
@@ -241,7 +242,8 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.openComplete(rc(e), null, ctx);
             } else {
-                t.client().asyncOpenLedgerNoRecovery(lId, digestType, passwd, cb, ctx);
+                t.client().asyncOpenLedgerNoRecovery(lId, digestType, passwd,
+                        namingFailures(t, lId, "open (no recovery)", cb), ctx);
             }
         });
     }
@@ -398,6 +400,20 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             log.warn("Routing failed: no bookie-cluster client within {}s", SYNC_ROUTE_TIMEOUT_SECONDS);
             throw BKException.create(BKException.Code.TimeoutException);
         }
+    }
+
+    /**
+     * BookKeeper's open errors name neither the ledger's cluster nor, often, the ledger: when a cluster is
+     * down, operators need both to know what is unreadable and why, so failed opens are logged here.
+     */
+    private static OpenCallback namingFailures(Target t, long ledgerId, String op, OpenCallback cb) {
+        return (rc, lh, ctx) -> {
+            if (rc != BKException.Code.OK) {
+                log.warn("bookie-cluster={} ledger={} {} failed: {}", t.cluster(), ledgerId, op,
+                        BKException.getMessage(rc));
+            }
+            cb.openComplete(rc, lh, ctx);
+        };
     }
 
     private static int rc(Throwable e) {
