@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
-import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -35,10 +34,7 @@ class CompactionRoutingTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .brokers(1)
+        cluster = twoBookieClusters()
                 .start();
     }
 
@@ -64,9 +60,7 @@ class CompactionRoutingTest extends ClusterTestBase {
         assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().contains(first), "first compacted ledger on A");
         assertEquals(expected, readCompacted(client, topic));
 
-        assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri()).status());
-        assertEquals(200, rest.switchTo("cluster-b").status());
-        await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+        rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
         // the compacted view does not change because of the switch
         assertEquals(expected, readCompacted(client, topic));
 

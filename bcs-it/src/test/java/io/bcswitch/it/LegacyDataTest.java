@@ -1,6 +1,5 @@
 package io.bcswitch.it;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,8 +10,6 @@ import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Sequences;
 import io.bcswitch.it.support.Traffic;
-import io.bcswitch.testkit.TestCluster;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pulsar.client.admin.PulsarAdmin;
@@ -36,10 +33,7 @@ class LegacyDataTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .brokers(1)
+        cluster = twoBookieClusters()
                 .plugin(false)
                 .start();
     }
@@ -86,10 +80,7 @@ class LegacyDataTest extends ClusterTestBase {
             for (String t : topics) {
                 Sequences.assertSequence(Traffic.readAll(client, t, 100), 100, t + " after enabling the plugin");
             }
-            assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri())
-                    .status());
-            assertEquals(200, rest.switchTo("cluster-b").status());
-            await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+            rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
             for (String t : topics) {
                 try (Producer<String> p = client.newProducer(Schema.STRING).topic(t).producerName("p")
                         .enableBatching(false).create()) {

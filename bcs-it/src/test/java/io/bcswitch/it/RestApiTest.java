@@ -150,7 +150,7 @@ class RestApiTest extends ClusterTestBase {
         assertEquals(200, sw.status(), sw.raw());
         assertEquals(1, sw.json().get("directive").get("epoch").asLong());
         assertEquals("cluster-a", sw.json().get("directive").get("origin").asText());
-        await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+        rest.awaitCutoverComplete();
         JsonNode after = rest.status();
         assertEquals("cluster-b", after.get("activeCluster").asText());
         assertEquals(1, after.get("epoch").asLong());

@@ -1,6 +1,5 @@
 package io.bcswitch.it;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
-import io.bcswitch.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -34,10 +31,7 @@ class RoutingClientTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .brokers(1)
+        cluster = twoBookieClusters()
                 .start();
     }
 
@@ -76,9 +70,7 @@ class RoutingClientTest extends ClusterTestBase {
 
         // switch to B
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
-        assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri()).status());
-        assertEquals(200, rest.switchTo("cluster-b").status());
-        await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+        rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
 
         // creates now on B, with ids above A's
         LedgerHandle syncB = bk.createLedger(2, 2, DigestType.CRC32C, PWD);

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
-import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,10 +64,7 @@ class SchemaRoutingTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .brokers(1)
+        cluster = twoBookieClusters()
                 .start();
     }
 
@@ -101,9 +97,7 @@ class SchemaRoutingTest extends ClusterTestBase {
         long v1Ledger = afterV1.get(0);
         assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().contains(v1Ledger));
 
-        assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri()).status());
-        assertEquals(200, rest.switchTo("cluster-b").status());
-        await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+        rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
 
         Consumer<V2> c2 = client.newConsumer(Schema.AVRO(V2.class)).topic(topic).subscriptionName("v2-reader")
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();

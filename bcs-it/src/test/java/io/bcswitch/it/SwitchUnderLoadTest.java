@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Traffic;
-import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,10 +25,7 @@ class SwitchUnderLoadTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .brokers(1)
+        cluster = twoBookieClusters()
                 .start();
     }
 

@@ -1,6 +1,5 @@
 package io.bcswitch.it;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,8 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
-import io.bcswitch.testkit.TestCluster;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,10 +35,7 @@ class TransactionRoutingTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .brokers(1)
+        cluster = twoBookieClusters()
                 .brokerConfig(p -> {
                     p.setProperty("transactionCoordinatorEnabled", "true");
                     p.setProperty("transactionPendingAckStoreProviderClassName",
@@ -80,10 +74,7 @@ class TransactionRoutingTest extends ClusterTestBase {
             // the first message is acknowledged inside the transaction that will abort: it must come back
             consumer.acknowledgeAsync(first.getMessageId(), aborted).get();
 
-            assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri())
-                    .status());
-            assertEquals(200, rest.switchTo("cluster-b").status());
-            await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("cutoverComplete").asBoolean());
+            rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
 
             producer.newMessage(committed).value("commit-after").send();
             producer.newMessage(aborted).value("abort-after").send();

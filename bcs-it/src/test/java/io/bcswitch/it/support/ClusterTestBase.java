@@ -7,6 +7,14 @@ import org.junit.jupiter.api.AfterAll;
 public abstract class ClusterTestBase {
     protected static TestCluster cluster;
 
+    /** The usual test bed: cluster-a (the broker's) and cluster-b, two bookies each, one broker. */
+    protected static TestCluster.Builder twoBookieClusters() {
+        return TestCluster.builder()
+                .bookieCluster("cluster-a", 2)
+                .bookieCluster("cluster-b", 2)
+                .brokers(1);
+    }
+
     @AfterAll
     static void closeCluster() {
         if (cluster != null) {

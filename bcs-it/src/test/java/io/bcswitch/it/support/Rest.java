@@ -53,6 +53,25 @@ public final class Rest {
         return post("/switch", "{\"target\":\"" + target + "\"}");
     }
 
+    /**
+     * Registers {@code name} (must succeed), switches to it (must succeed) and waits until every broker
+     * has finished its cutover. Returns the switch response.
+     */
+    public Response registerAndSwitch(String name, String uri) {
+        Response reg = register(name, uri);
+        org.junit.jupiter.api.Assertions.assertEquals(200, reg.status(), reg.raw());
+        Response sw = switchTo(name);
+        org.junit.jupiter.api.Assertions.assertEquals(200, sw.status(), sw.raw());
+        awaitCutoverComplete();
+        return sw;
+    }
+
+    /** Waits (60 s at most) until status reports the latest switch applied by every broker. */
+    public void awaitCutoverComplete() {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> status().get("cutoverComplete").asBoolean());
+    }
+
     public JsonNode status() {
         Response r = get("/status");
         if (r.status() != 200) {
