@@ -77,6 +77,15 @@ class SwitchUnderLoadTest extends ClusterTestBase {
             assertEquals(0, c.outOfOrder.get(), c.topic + ": out of order");
         }
 
+        // the subscriptions' position ledgers were rolled over too: each now writes to a ledger on B
+        for (String topic : topics) {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                long cursorLedger = admin.topics().getInternalStats(topic).cursors.get("sub").cursorLedger;
+                assertTrue(cursorLedger >= firstIdOfB, topic + ": cursor ledger " + cursorLedger + " not in B's range");
+                assertTrue(cluster.bookieCluster("cluster-b").ledgerIds().contains(cursorLedger));
+            });
+        }
+
         Set<Long> onA = cluster.bookieCluster("cluster-a").ledgerIds();
         Set<Long> onB = cluster.bookieCluster("cluster-b").ledgerIds();
         for (String topic : topics) {

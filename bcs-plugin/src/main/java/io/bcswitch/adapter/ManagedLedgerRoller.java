@@ -7,9 +7,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.bookkeeper.mledger.impl.ManagedCursorImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
@@ -83,6 +85,47 @@ final class ManagedLedgerRoller implements TopicRoller {
             return CompletableFuture.completedFuture(RollMethod.ROLLOVER);
         }
         return unload(name);
+    }
+
+    /**
+     * Cursor metadata ledgers, with public calls only: {@code periodicRollover()} starts a new ledger when
+     * the current one has at least {@code metadataMaxEntriesPerLedger} entries; for the length of the
+     * call that limit is 0 in the managed ledger's own config (only cursors read it). Runs on the managed
+     * ledger's executor, where Pulsar itself runs periodic rollovers.
+     */
+    @Override
+    public int rollCursors(String name, java.util.function.LongPredicate onOldCluster) {
+        ManagedLedgerFactory f = factory.get();
+        ManagedLedger ml = f == null ? null : f.getManagedLedgers().get(name);
+        if (!(ml instanceof ManagedLedgerImpl impl)) {
+            return 0;
+        }
+        List<ManagedCursorImpl> toRoll = new ArrayList<>();
+        for (ManagedCursor c : impl.getCursors()) {
+            if (c instanceof ManagedCursorImpl ci && ci.getCursorLedger() >= 0 && onOldCluster.test(ci.getCursorLedger())) {
+                toRoll.add(ci);
+            }
+        }
+        if (toRoll.isEmpty()) {
+            return 0;
+        }
+        impl.getExecutor().execute(() -> {
+            ManagedLedgerConfig cfg = impl.getConfig();
+            int limit = cfg.getMetadataMaxEntriesPerLedger();
+            cfg.setMetadataMaxEntriesPerLedger(0);
+            try {
+                for (ManagedCursorImpl c : toRoll) {
+                    try {
+                        c.periodicRollover();
+                    } catch (RuntimeException e) {
+                        log.warn("ledger-name={} cursor={} rollover failed: {}", name, c.getName(), e.toString());
+                    }
+                }
+            } finally {
+                cfg.setMetadataMaxEntriesPerLedger(limit);
+            }
+        });
+        return toRoll.size();
     }
 
     @SuppressWarnings("deprecation")

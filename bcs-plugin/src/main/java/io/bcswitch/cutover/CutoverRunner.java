@@ -139,6 +139,11 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             java.util.concurrent.CompletableFuture<TopicRoller.RollMethod> f;
             try {
                 f = roller.roll(name);
+                int cursors = roller.rollCursors(name, this::needsMove);
+                if (cursors > 0) {
+                    log.info("bookie-cluster={} epoch={} ledger-name={} rolled {} cursor ledger(s) over",
+                            ownership.activeCluster(), ownership.activeEpoch(), name, cursors);
+                }
             } catch (RuntimeException e) {
                 f = java.util.concurrent.CompletableFuture.failedFuture(e);
             }

@@ -23,6 +23,17 @@ public interface TopicRoller {
      */
     CompletableFuture<RollMethod> roll(String name);
 
+    /**
+     * Makes every cursor of {@code name} whose metadata ledger satisfies {@code onOldCluster} start a new
+     * metadata ledger (created on the active cluster). Cursors without a ledger (never persisted since
+     * load) are left alone: their first ledger is created on the active cluster anyway.
+     *
+     * @return how many cursors were asked to roll over
+     */
+    default int rollCursors(String name, java.util.function.LongPredicate onOldCluster) {
+        return 0;
+    }
+
     /** How a ledger was rolled over. */
     enum RollMethod { ROLLOVER, UNLOAD, SKIPPED }
 }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * configuration store); bookie cluster {@code <name>} under {@code /bk/<name>/ledgers} with
  * metadata service URI {@code zk+hierarchical://127.0.0.1:<port>/bk/<name>/ledgers}; Pulsar
  * cluster name {@code test} with tenant {@code public} and namespace {@code public/default}.
+ * A bookie cluster added with {@link Builder#bookieClusterWithOwnZooKeeper} keeps the same ledgers
+ * root in a ZooKeeper server of its own ({@code zk+hierarchical://127.0.0.1:<its port>/bk/<name>/ledgers}),
+ * whose failure {@link TestBookieCluster#stopMetadataService()} simulates.
  *
  * <p>Everything lives in one temp directory that {@link #close()} deletes. The fixture holds no
  * static state; several can run in one JVM. Not thread-safe: drive it from the test thread.
@@ -204,6 +208,9 @@ public final class TestCluster implements AutoCloseable {
         for (TestBookieCluster cluster : clusters) {
             closeQuietly("bookie cluster " + cluster.name(), cluster::stopBookies);
         }
+        for (TestBookieCluster cluster : clusters) {
+            closeQuietly("metadata service of bookie cluster " + cluster.name(), cluster::closeMetadataService);
+        }
         if (zkClient != null) {
             closeQuietly("ZooKeeper client", zkClient);
         }
@@ -226,6 +233,7 @@ public final class TestCluster implements AutoCloseable {
     public static final class Builder {
 
         private final Map<String, Integer> bookieClusters = new LinkedHashMap<>();
+        private final Set<String> ownZooKeeper = new HashSet<>();
         private int brokers = 1;
         private boolean plugin = true;
         private String brokerBookieCluster;
@@ -249,6 +257,18 @@ public final class TestCluster implements AutoCloseable {
             if (bookieClusters.putIfAbsent(name, bookies) != null) {
                 throw new IllegalArgumentException("Duplicate bookie cluster " + name);
             }
+            return this;
+        }
+
+        /**
+         * Like {@link #bookieCluster}, but the cluster's metadata (ledgers root {@code /bk/<name>/ledgers},
+         * bookie registrations, id generator) lives in a ZooKeeper server of its own, which
+         * {@link TestBookieCluster#stopMetadataService()} can stop and
+         * {@link TestBookieCluster#startMetadataService()} restart on the same port.
+         */
+        public Builder bookieClusterWithOwnZooKeeper(String name, int bookies) {
+            bookieCluster(name, bookies);
+            ownZooKeeper.add(name);
             return this;
         }
 
@@ -297,9 +317,12 @@ public final class TestCluster implements AutoCloseable {
                 cluster.zooKeeper = TestZooKeeper.start(cluster.workDir.resolve("zookeeper"));
                 cluster.zkClient = cluster.zooKeeper.connect(ZK_CONNECT_TIMEOUT);
                 for (Map.Entry<String, Integer> e : bookieClusters.entrySet()) {
-                    TestBookieCluster bk = TestBookieCluster.create(e.getKey(), e.getValue(),
-                            cluster.zooKeeper.connectString(), cluster.zkClient,
-                            cluster.workDir.resolve("bookies").resolve(e.getKey()));
+                    Path dataDir = cluster.workDir.resolve("bookies").resolve(e.getKey());
+                    TestBookieCluster bk = ownZooKeeper.contains(e.getKey())
+                            ? TestBookieCluster.createWithOwnZooKeeper(e.getKey(), e.getValue(), dataDir,
+                                    ZK_CONNECT_TIMEOUT)
+                            : TestBookieCluster.create(e.getKey(), e.getValue(),
+                                    cluster.zooKeeper.connectString(), cluster.zkClient, dataDir);
                     cluster.bookieClusters.put(e.getKey(), bk);
                 }
                 long bookiesReady = System.nanoTime();

@@ -43,13 +43,22 @@ final class TestZooKeeper implements AutoCloseable {
 
     /** Starts a server keeping snapshots and transaction logs under {@code dataDir}. */
     static TestZooKeeper start(Path dataDir) throws IOException, InterruptedException {
+        return start(dataDir, 0);
+    }
+
+    /**
+     * Starts a server keeping snapshots and transaction logs under {@code dataDir}, listening on
+     * {@code port} (0: a free port chosen by the kernel). Starting again on the port and data
+     * directory of a stopped server brings back its data and sessions.
+     */
+    static TestZooKeeper start(Path dataDir, int port) throws IOException, InterruptedException {
         Path snapshots = Files.createDirectories(dataDir.resolve("snapshots"));
         Path txnLogs = Files.createDirectories(dataDir.resolve("txnlogs"));
         ZooKeeperServer server = new ZooKeeperServer(snapshots.toFile(), txnLogs.toFile(), TICK_TIME_MS);
         // Port 0: the kernel picks a free port, no race with other fixtures. 0 max connections
         // per client address means unlimited (every client here comes from 127.0.0.1).
         ServerCnxnFactory factory = ServerCnxnFactory.createFactory(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         try {
             factory.startup(server);
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -102,8 +111,15 @@ final class TestZooKeeper implements AutoCloseable {
         }
     }
 
+    private boolean closed;
+
+    /** Stops the server (its data stays on disk). Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         connectionFactory.shutdown();
         server.shutdown();
         LOG.info("ZooKeeper on port {} stopped", port);
