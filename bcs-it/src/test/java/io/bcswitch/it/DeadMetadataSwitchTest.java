@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.it.support.ByteLoad;
+import io.bcswitch.it.support.ByteLoad.Ack;
+import io.bcswitch.it.support.ByteLoad.Load;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
@@ -76,7 +79,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         try {
             run();
         } finally {
-            log.info("DEADMETA total test time (without cluster start-up): {} ms", ms(System.nanoTime() - testStart));
+            log.info("DEADMETA total test time (without cluster start-up): {} ms", ByteLoad.ms(System.nanoTime() - testStart));
         }
     }
 
@@ -99,7 +102,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         // 1. load on cluster-a
         List<Load> loads = new ArrayList<>();
         for (int i = 0; i < TOPICS; i++) {
-            loads.add(new Load(client, "persistent://" + ns + "/t" + i));
+            loads.add(new Load(client, "persistent://" + ns + "/t" + i, RATE));
         }
         loads.forEach(Load::startSending);
         await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.acked.size() >= 30));
@@ -119,16 +122,16 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         a.stopMetadataService();
         assertFalse(a.isMetadataServiceRunning());
         log.info("DEADMETA cluster-a bookies and ZooKeeper stopped in {} ms; {} sends acknowledged so far",
-                ms(System.nanoTime() - stopped), loads.stream().mapToLong(l -> l.acked.size()).sum());
+                ByteLoad.ms(System.nanoTime() - stopped), loads.stream().mapToLong(l -> l.acked.size()).sum());
         await().atMost(Duration.ofSeconds(20)).until(() -> loads.stream().allMatch(l -> l.pending() >= RATE));
         log.info("DEADMETA A down for {} ms: pending sends per topic {}, failed {}",
-                ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
+                ByteLoad.ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
                 loads.stream().map(l -> l.failed.size()).toList());
 
         // 4. precheck: bounded by the probe timeout, target ok, source unreachable
         long t0 = System.nanoTime();
         Rest.Response pre = rest.get("/precheck/cluster-b");
-        long precheckMs = ms(System.nanoTime() - t0);
+        long precheckMs = ByteLoad.ms(System.nanoTime() - t0);
         log.info("DEADMETA precheck with A's metadata down answered in {} ms (probe timeout {} s): {}", precheckMs,
                 PROBE_TIMEOUT_SECONDS, pre.raw());
         assertEquals(200, pre.status(), pre.raw());
@@ -142,7 +145,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         Rest.Response sw = rest.switchTo("cluster-b");
         long switched = System.nanoTime();
         log.info("DEADMETA switch with A fully down answered in {} ms ({} ms after A stopped): {}",
-                ms(switched - t0), ms(switched - stopped), sw.raw());
+                ByteLoad.ms(switched - t0), ByteLoad.ms(switched - stopped), sw.raw());
         assertEquals(200, sw.status(), sw.raw());
         long firstIdOfB = sw.json().get("directive").get("firstLedgerId").asLong();
 
@@ -152,12 +155,12 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         long maxResume = 0;
         for (Load l : loads) {
             Ack first = l.firstAckAfter(switched);
-            long resumeMs = ms(first.nanos - switched);
+            long resumeMs = ByteLoad.ms(first.nanos() - switched);
             maxResume = Math.max(maxResume, resumeMs);
             log.info("DEADMETA {}: first publish acknowledged {} ms after the switch returned (seq {}, ledger {})",
-                    l.topic, resumeMs, first.seq, first.ledgerId);
-            assertTrue(first.ledgerId >= firstIdOfB, l.topic + ": first ack after the switch in ledger "
-                    + first.ledgerId + ", not in B's range from " + firstIdOfB);
+                    l.topic, resumeMs, first.seq(), first.ledgerId());
+            assertTrue(first.ledgerId() >= firstIdOfB, l.topic + ": first ack after the switch in ledger "
+                    + first.ledgerId() + ", not in B's range from " + firstIdOfB);
         }
         log.info("DEADMETA switch -> first publish on B: max {} ms over {} topics", maxResume, TOPICS);
         Map<Load, Integer> ackedAfterResume = new LinkedHashMap<>();
@@ -173,18 +176,18 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
              Producer<byte[]> p = client.newProducer(Schema.BYTES).topic(fresh).enableBatching(false)
                      .sendTimeout(30, TimeUnit.SECONDS).create()) {
             for (int s = 0; s < 20; s++) {
-                p.send(bytes("fresh:" + s));
+                p.send(ByteLoad.bytes("fresh:" + s));
             }
             for (int s = 0; s < 20; s++) {
                 Message<byte[]> m = c.receive(10, TimeUnit.SECONDS);
-                assertTrue(m != null && text(m.getValue()).equals("fresh:" + s), "new topic, message " + s);
+                assertTrue(m != null && ByteLoad.text(m.getValue()).equals("fresh:" + s), "new topic, message " + s);
                 c.acknowledge(m);
             }
         }
         List<Long> freshLedgers = Placement.ledgers(admin, fresh);
         assertFalse(freshLedgers.isEmpty());
         assertTrue(freshLedgers.stream().allMatch(id -> id >= firstIdOfB), "new topic ledgers: " + freshLedgers);
-        log.info("DEADMETA new topic works with A down ({} ms, ledgers {})", ms(System.nanoTime() - t0),
+        log.info("DEADMETA new topic works with A down ({} ms, ledgers {})", ByteLoad.ms(System.nanoTime() - t0),
                 freshLedgers);
 
         // 8. stop the load; every send completes; consumers got every ack exactly once, in order
@@ -204,7 +207,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
             log.info("DEADMETA {}: attempted={} acknowledged={} failed={} (first failures {}); received={}",
                     l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
                     l.failed.values().stream().limit(3).toList(), got.size());
-            assertStrictlyIncreasing(got, l.topic + " consumer");
+            ByteLoad.assertStrictlyIncreasing(got, l.topic + " consumer");
             assertTrue(got.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message received");
             for (long s : got) {
                 assertTrue(l.acked.containsKey(s) || l.failed.containsKey(s), l.topic + ": received unsent " + s);
@@ -218,157 +221,22 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         t0 = System.nanoTime();
         a.startMetadataService();
         a.startBookies();
-        log.info("DEADMETA cluster-a ZooKeeper and bookies back in {} ms", ms(System.nanoTime() - t0));
+        log.info("DEADMETA cluster-a ZooKeeper and bookies back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
         t0 = System.nanoTime();
         for (Load l : loads) {
             List<Long> expected = contents.get(l.topic);
-            List<Long> all = readAll(client, l.topic, expected.size());
+            List<Long> all = ByteLoad.readAll(client, l.topic, expected.size());
             assertEquals(expected, all, l.topic + ": read from earliest after A is back");
             assertTrue(all.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message readable");
             List<Long> ids = Placement.ledgers(admin, l.topic);
             log.info("DEADMETA {}: {} messages read back; ledgers {} (B's range from {})", l.topic, all.size(), ids,
                     firstIdOfB);
         }
-        log.info("DEADMETA everything read from earliest after A came back in {} ms", ms(System.nanoTime() - t0));
+        log.info("DEADMETA everything read from earliest after A came back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
         log.info("DEADMETA SUMMARY: precheck {} ms, switch -> first publish on B max {} ms, {} send failures, {} "
                         + "messages acknowledged and received exactly once", precheckMs, maxResume, failedTotal,
                 loads.stream().mapToLong(l -> l.acked.size()).sum());
         loads.forEach(Load::close);
     }
 
-    private static List<Long> readAll(PulsarClient client, String topic, int expected) throws Exception {
-        List<Long> out = new ArrayList<>();
-        try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
-                .startMessageId(MessageId.earliest).create()) {
-            while (out.size() < expected) {
-                Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
-                if (m == null) {
-                    break;
-                }
-                out.add(seq(text(m.getValue())));
-            }
-            Message<byte[]> extra = reader.readNext(200, TimeUnit.MILLISECONDS);
-            if (extra != null) {
-                out.add(seq(text(extra.getValue())));
-            }
-        }
-        return out;
-    }
-
-    private static void assertStrictlyIncreasing(List<Long> seqs, String what) {
-        for (int i = 1; i < seqs.size(); i++) {
-            assertTrue(seqs.get(i) > seqs.get(i - 1), what + ": " + seqs.get(i) + " after " + seqs.get(i - 1)
-                    + " (duplicate or out of order) at index " + i);
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static String text(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
-    }
-
-    private static long seq(String value) {
-        return Long.parseLong(value.substring(value.lastIndexOf(':') + 1));
-    }
-
-    private static long ms(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(nanos);
-    }
-
-    private record Ack(long seq, long nanos, long ledgerId) {
-    }
-
-    /** One schema-less producer sending "{topic}:{seq}" at {@link #RATE}/s, and one consumer recording. */
-    private static final class Load implements AutoCloseable {
-        final String topic;
-        final Producer<byte[]> producer;
-        final Consumer<byte[]> consumer;
-        final AtomicLong attempted = new AtomicLong();
-        final ConcurrentSkipListMap<Long, Ack> acked = new ConcurrentSkipListMap<>();
-        final ConcurrentSkipListMap<Long, String> failed = new ConcurrentSkipListMap<>();
-        final List<Long> received = Collections.synchronizedList(new ArrayList<>());
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private Thread sender;
-
-        Load(PulsarClient client, String topic) throws Exception {
-            this.topic = topic;
-            consumer = client.newConsumer(Schema.BYTES).topic(topic).subscriptionName("sub")
-                    .subscriptionType(SubscriptionType.Exclusive)
-                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
-                    .messageListener((c, m) -> {
-                        received.add(seq(text(m.getValue())));
-                        c.acknowledgeAsync(m);
-                    })
-                    .subscribe();
-            producer = client.newProducer(Schema.BYTES).topic(topic).producerName("p")
-                    .enableBatching(false).sendTimeout(60, TimeUnit.SECONDS).blockIfQueueFull(true).create();
-        }
-
-        void startSending() {
-            sender = new Thread(() -> {
-                long seq = 0;
-                while (running.get()) {
-                    long s = seq++;
-                    attempted.incrementAndGet();
-                    producer.sendAsync(bytes(topic + ":" + s)).whenComplete((id, e) -> {
-                        if (e != null) {
-                            failed.put(s, e.toString());
-                        } else {
-                            acked.put(s, new Ack(s, System.nanoTime(), ((MessageIdAdv) id).getLedgerId()));
-                        }
-                    });
-                    try {
-                        TimeUnit.MILLISECONDS.sleep(1000 / RATE);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "deadmeta-" + topic);
-            sender.setDaemon(true);
-            sender.start();
-        }
-
-        long pending() {
-            return attempted.get() - acked.size() - failed.size();
-        }
-
-        Ack firstAckAfter(long nanos) {
-            Ack first = null;
-            for (Ack a : acked.values()) {
-                if (a.nanos >= nanos && (first == null || a.nanos < first.nanos)) {
-                    first = a;
-                }
-            }
-            return first;
-        }
-
-        List<Long> receivedSnapshot() {
-            synchronized (received) {
-                return new ArrayList<>(received);
-            }
-        }
-
-        boolean receivedAllAcked() {
-            return receivedSnapshot().containsAll(acked.keySet());
-        }
-
-        void stopSending() {
-            running.set(false);
-            try {
-                sender.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public void close() {
-            running.set(false);
-            producer.closeAsync();
-            consumer.closeAsync();
-        }
-    }
 }

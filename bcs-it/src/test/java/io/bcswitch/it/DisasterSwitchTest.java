@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.it.support.ByteLoad;
+import io.bcswitch.it.support.ByteLoad.Ack;
+import io.bcswitch.it.support.ByteLoad.Load;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
@@ -79,7 +82,7 @@ class DisasterSwitchTest extends ClusterTestBase {
             run(brokerLog);
         } finally {
             brokerLog.remove();
-            log.info("DISASTER total test time (without cluster start-up): {} ms", ms(System.nanoTime() - testStart));
+            log.info("DISASTER total test time (without cluster start-up): {} ms", ByteLoad.ms(System.nanoTime() - testStart));
         }
     }
 
@@ -94,7 +97,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         // 1. producers and consumers on cluster-a
         List<Load> loads = new ArrayList<>();
         for (int i = 0; i < TOPICS; i++) {
-            loads.add(new Load(client, "persistent://" + ns + "/t" + i));
+            loads.add(new Load(client, "persistent://" + ns + "/t" + i, RATE));
         }
         loads.forEach(Load::startSending);
         // a topic with a schema (STRING): its schema ledger is written to A, like its data
@@ -120,20 +123,20 @@ class DisasterSwitchTest extends ClusterTestBase {
         cluster.bookieCluster("cluster-a").stopBookies();
         long ackedAtStop = loads.stream().mapToLong(l -> l.acked.size()).sum();
         log.info("DISASTER all bookies of cluster-a stopped in {} ms; {} sends acknowledged so far",
-                ms(System.nanoTime() - stopped), ackedAtStop);
+                ByteLoad.ms(System.nanoTime() - stopped), ackedAtStop);
         // sends stall: wait until each producer has at least a second's worth of unacknowledged sends
         await().atMost(Duration.ofSeconds(20)).until(() -> loads.stream().allMatch(l -> l.pending() >= RATE));
         long lastAckBeforeSwitch = loads.stream().mapToLong(l -> l.lastAckNanos.get()).max().orElse(0);
         log.info("DISASTER A down for {} ms: pending sends per topic {}, failed {}, last ack {} ms after stop began",
-                ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
-                loads.stream().map(l -> l.failed.size()).toList(), ms(lastAckBeforeSwitch - stopped));
+                ByteLoad.ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
+                loads.stream().map(l -> l.failed.size()).toList(), ByteLoad.ms(lastAckBeforeSwitch - stopped));
 
         // cluster-b is registered now, with A down: registration needs only B's metadata
         Rest.Response reg = rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
         assertEquals(200, reg.status(), reg.raw());
         long t0 = System.nanoTime();
         Rest.Response pre = rest.get("/precheck/cluster-b");
-        long precheckMs = ms(System.nanoTime() - t0);
+        long precheckMs = ByteLoad.ms(System.nanoTime() - t0);
         assertEquals(200, pre.status(), pre.raw());
         assertTrue(pre.json().get("ok").asBoolean(), pre.raw());
         assertEquals("cluster-a", pre.json().get("source").asText(), pre.raw());
@@ -148,7 +151,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         assertEquals(200, sw.status(), sw.raw());
         long firstIdOfB = sw.json().get("directive").get("firstLedgerId").asLong();
         log.info("DISASTER switch with A down answered in {} ms ({} ms after the bookies stopped): {}",
-                ms(switched - t0), ms(switched - stopped), sw.raw());
+                ByteLoad.ms(switched - t0), ByteLoad.ms(switched - stopped), sw.raw());
 
         // 3. publishing resumes on B, without restarting a broker or a client
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
@@ -156,16 +159,16 @@ class DisasterSwitchTest extends ClusterTestBase {
         long maxResume = 0;
         for (Load l : loads) {
             Ack first = l.firstAckAfter(switched);
-            long resumeMs = ms(first.nanos - switched);
+            long resumeMs = ByteLoad.ms(first.nanos() - switched);
             maxResume = Math.max(maxResume, resumeMs);
             log.info("DISASTER {}: first publish acknowledged {} ms after the switch returned (seq {}, ledger {})",
-                    l.topic, resumeMs, first.seq, first.ledgerId);
-            assertTrue(first.ledgerId >= firstIdOfB, l.topic + ": first publish after the switch went to ledger "
-                    + first.ledgerId + ", not in B's range starting at " + firstIdOfB);
+                    l.topic, resumeMs, first.seq(), first.ledgerId());
+            assertTrue(first.ledgerId() >= firstIdOfB, l.topic + ": first publish after the switch went to ledger "
+                    + first.ledgerId() + ", not in B's range starting at " + firstIdOfB);
         }
-        long outage = loads.stream().mapToLong(l -> l.firstAckAfter(switched).nanos - stopped).max().orElse(0);
+        long outage = loads.stream().mapToLong(l -> l.firstAckAfter(switched).nanos() - stopped).max().orElse(0);
         log.info("DISASTER switch -> first publish on B: max {} ms over {} topics; bookies stopped -> first publish "
-                + "on B: max {} ms (operator's register + precheck + switch included)", maxResume, TOPICS, ms(outage));
+                + "on B: max {} ms (operator's register + precheck + switch included)", maxResume, TOPICS, ByteLoad.ms(outage));
         // the load keeps running on B for a while
         Map<Load, Integer> ackedAfterResume = new LinkedHashMap<>();
         loads.forEach(l -> ackedAfterResume.put(l, l.acked.size()));
@@ -200,7 +203,7 @@ class DisasterSwitchTest extends ClusterTestBase {
             for (int i = 0; i < 10; i++) {
                 Message<byte[]> m = late.receive(10, TimeUnit.SECONDS);
                 assertTrue(m != null, "new subscription at latest on " + first.topic + ": message " + i);
-                long seq = seq(text(m.getValue()));
+                long seq = ByteLoad.seq(ByteLoad.text(m.getValue()));
                 assertTrue(seq > previous, "new subscription: in order");
                 assertTrue(seq >= acked - 2 * RATE, "new subscription starts near the end, got " + seq);
                 previous = seq;
@@ -239,7 +242,7 @@ class DisasterSwitchTest extends ClusterTestBase {
             log.info("DISASTER {}: sends attempted={} acknowledged={} failed={} (first failures: {}); received={}",
                     l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
                     l.failed.values().stream().limit(3).toList(), got.size());
-            assertStrictlyIncreasing(got, l.topic + " consumer");
+            ByteLoad.assertStrictlyIncreasing(got, l.topic + " consumer");
             assertTrue(got.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message is received");
             for (long s : got) {
                 assertTrue(l.acked.containsKey(s) || l.failed.containsKey(s), l.topic + ": received " + s
@@ -284,7 +287,7 @@ class DisasterSwitchTest extends ClusterTestBase {
                 error = e.getCause().toString();
             }
             assertNull(m, loads.get(i).topic + ": read from earliest returned "
-                    + (m == null ? null : text(m.getValue())) + " although A's bookies are down");
+                    + (m == null ? null : ByteLoad.text(m.getValue())) + " although A's bookies are down");
             log.info("DISASTER {}: reader from earliest with A down: {}", loads.get(i).topic, error);
         }
         // the broker's read errors name the position (ledger:entry) of A's first ledger of each topic; the
@@ -304,15 +307,15 @@ class DisasterSwitchTest extends ClusterTestBase {
         // A comes back: everything is readable from earliest, nothing lost
         t0 = System.nanoTime();
         cluster.bookieCluster("cluster-a").startBookies();
-        log.info("DISASTER cluster-a bookies back in {} ms", ms(System.nanoTime() - t0));
+        log.info("DISASTER cluster-a bookies back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
         t0 = System.nanoTime();
         for (Load l : loads) {
             List<Long> expected = contents.get(l.topic);
-            List<Long> all = readAll(client, l.topic, expected.size());
+            List<Long> all = ByteLoad.readAll(client, l.topic, expected.size());
             assertEquals(expected, all, l.topic + ": read from earliest after A is back");
             assertTrue(all.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message is readable");
         }
-        log.info("DISASTER everything read from earliest after A came back in {} ms", ms(System.nanoTime() - t0));
+        log.info("DISASTER everything read from earliest after A came back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
         try (Producer<String> p = client.newProducer(Schema.STRING).topic(typed).create()) {
             p.send("typed:after");
         }
@@ -320,143 +323,6 @@ class DisasterSwitchTest extends ClusterTestBase {
                 + "acknowledged and received exactly once", maxResume, failedTotal,
                 loads.stream().mapToLong(l -> l.acked.size()).sum());
         loads.forEach(Load::close);
-    }
-
-    private static List<Long> readAll(PulsarClient client, String topic, int expected) throws Exception {
-        List<Long> out = new ArrayList<>();
-        try (Reader<byte[]> reader = client.newReader(Schema.BYTES).topic(topic)
-                .startMessageId(MessageId.earliest).create()) {
-            while (out.size() < expected) {
-                Message<byte[]> m = reader.readNext(30, TimeUnit.SECONDS);
-                if (m == null) {
-                    break;
-                }
-                out.add(seq(text(m.getValue())));
-            }
-        }
-        return out;
-    }
-
-    private static void assertStrictlyIncreasing(List<Long> seqs, String what) {
-        for (int i = 1; i < seqs.size(); i++) {
-            assertTrue(seqs.get(i) > seqs.get(i - 1), what + ": " + seqs.get(i) + " after " + seqs.get(i - 1)
-                    + " (duplicate or out of order) at index " + i);
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static String text(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
-    }
-
-    private static long seq(String value) {
-        return Long.parseLong(value.substring(value.lastIndexOf(':') + 1));
-    }
-
-    private static long ms(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(nanos);
-    }
-
-    /** A publish the broker acknowledged: sequence number, when, and into which ledger. */
-    private record Ack(long seq, long nanos, long ledgerId) {
-    }
-
-    /** One producer sending "{topic}:{seq}" at {@link #RATE}/s with sendAsync, and one consumer recording. */
-    private static final class Load implements AutoCloseable {
-        final String topic;
-        final Producer<byte[]> producer;
-        final Consumer<byte[]> consumer;
-        final AtomicLong attempted = new AtomicLong();
-        final ConcurrentSkipListMap<Long, Ack> acked = new ConcurrentSkipListMap<>();
-        final ConcurrentSkipListMap<Long, String> failed = new ConcurrentSkipListMap<>();
-        final AtomicLong lastAckNanos = new AtomicLong();
-        final List<Long> received = Collections.synchronizedList(new ArrayList<>());
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private Thread sender;
-
-        Load(PulsarClient client, String topic) throws Exception {
-            this.topic = topic;
-            consumer = client.newConsumer(Schema.BYTES).topic(topic).subscriptionName("sub")
-                    .subscriptionType(SubscriptionType.Exclusive)
-                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
-                    .messageListener((c, m) -> {
-                        received.add(seq(text(m.getValue())));
-                        c.acknowledgeAsync(m);
-                    })
-                    .subscribe();
-            // a generous send timeout: sends stalled by the dead cluster complete after the switch
-            producer = client.newProducer(Schema.BYTES).topic(topic).producerName("p")
-                    .enableBatching(false).sendTimeout(60, TimeUnit.SECONDS).blockIfQueueFull(true).create();
-        }
-
-        void startSending() {
-            sender = new Thread(() -> {
-                long seq = 0;
-                while (running.get()) {
-                    long s = seq++;
-                    attempted.incrementAndGet();
-                    producer.sendAsync(bytes(topic + ":" + s)).whenComplete((id, e) -> {
-                        if (e != null) {
-                            failed.put(s, e.toString());
-                        } else {
-                            long now = System.nanoTime();
-                            lastAckNanos.accumulateAndGet(now, Math::max);
-                            acked.put(s, new Ack(s, now, ((MessageIdAdv) id).getLedgerId()));
-                        }
-                    });
-                    try {
-                        TimeUnit.MILLISECONDS.sleep(1000 / RATE);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "disaster-" + topic);
-            sender.setDaemon(true);
-            sender.start();
-        }
-
-        long pending() {
-            return attempted.get() - acked.size() - failed.size();
-        }
-
-        Ack firstAckAfter(long nanos) {
-            Ack first = null;
-            for (Ack a : acked.values()) {
-                if (a.nanos >= nanos && (first == null || a.nanos < first.nanos)) {
-                    first = a;
-                }
-            }
-            return first;
-        }
-
-        List<Long> receivedSnapshot() {
-            synchronized (received) {
-                return new ArrayList<>(received);
-            }
-        }
-
-        boolean receivedAllAcked() {
-            return receivedSnapshot().containsAll(acked.keySet());
-        }
-
-        void stopSending() {
-            running.set(false);
-            try {
-                sender.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public void close() {
-            running.set(false);
-            producer.closeAsync();
-            consumer.closeAsync();
-        }
     }
 
     /** WARN and ERROR lines of every logger in this JVM (the broker runs in-process), kept in memory. */
