@@ -15,28 +15,18 @@ import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.testkit.TestBookieCluster;
 import io.bcswitch.testkit.TestCluster;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
-import org.apache.pulsar.client.api.MessageId;
-import org.apache.pulsar.client.api.MessageIdAdv;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
-import org.apache.pulsar.client.api.SubscriptionType;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,11 +90,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
 
         // 1. load on cluster-a
-        List<Load> loads = new ArrayList<>();
-        for (int i = 0; i < TOPICS; i++) {
-            loads.add(new Load(client, "persistent://" + ns + "/t" + i, RATE));
-        }
-        loads.forEach(Load::startSending);
+        List<Load> loads = ByteLoad.start(client, ns, TOPICS, RATE);
         await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.acked.size() >= 30));
         await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.received.size() >= 20));
         for (Load l : loads) {
@@ -191,28 +177,9 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
                 freshLedgers);
 
         // 8. stop the load; every send completes; consumers got every ack exactly once, in order
-        loads.forEach(Load::stopSending);
-        for (Load l : loads) {
-            l.producer.flushAsync().get(70, TimeUnit.SECONDS);
-        }
-        await().atMost(Duration.ofSeconds(70)).until(() -> loads.stream().allMatch(l -> l.pending() == 0));
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> loads.stream().allMatch(Load::receivedAllAcked));
-        long failedTotal = 0;
-        Map<String, List<Long>> contents = new LinkedHashMap<>();
-        for (Load l : loads) {
-            List<Long> got = l.receivedSnapshot();
-            contents.put(l.topic, got);
-            failedTotal += l.failed.size();
-            log.info("DEADMETA {}: attempted={} acknowledged={} failed={} (first failures {}); received={}",
-                    l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
-                    l.failed.values().stream().limit(3).toList(), got.size());
-            ByteLoad.assertStrictlyIncreasing(got, l.topic + " consumer");
-            assertTrue(got.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message received");
-            for (long s : got) {
-                assertTrue(l.acked.containsKey(s) || l.failed.containsKey(s), l.topic + ": received unsent " + s);
-            }
-        }
+        ByteLoad.Outcome outcome = ByteLoad.stopAndVerify(loads, log, "DEADMETA");
+        long failedTotal = outcome.failedSends();
+        Map<String, List<Long>> contents = outcome.received();
         JsonNode status = rest.status();
         log.info("DEADMETA status: {}", status);
         assertEquals("cluster-b", status.get("activeCluster").asText());

@@ -13,19 +13,15 @@ import io.bcswitch.it.support.ByteLoad.Load;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
@@ -37,7 +33,6 @@ import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
-import org.apache.pulsar.client.api.MessageIdAdv;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Reader;
@@ -95,11 +90,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
 
         // 1. producers and consumers on cluster-a
-        List<Load> loads = new ArrayList<>();
-        for (int i = 0; i < TOPICS; i++) {
-            loads.add(new Load(client, "persistent://" + ns + "/t" + i, RATE));
-        }
-        loads.forEach(Load::startSending);
+        List<Load> loads = ByteLoad.start(client, ns, TOPICS, RATE);
         // a topic with a schema (STRING): its schema ledger is written to A, like its data
         String typed = "persistent://" + ns + "/typed";
         try (Producer<String> p = client.newProducer(Schema.STRING).topic(typed).enableBatching(false).create()) {
@@ -226,30 +217,9 @@ class DisasterSwitchTest extends ClusterTestBase {
         log.info("DISASTER producer with a schema on a pre-disaster topic while A is down: {}", typedWhileDown);
 
         // stop the load, wait for every send to complete, and check what the consumers got
-        loads.forEach(Load::stopSending);
-        for (Load l : loads) {
-            l.producer.flushAsync().get(70, TimeUnit.SECONDS);
-        }
-        await().atMost(Duration.ofSeconds(70)).until(() -> loads.stream().allMatch(l -> l.pending() == 0));
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> loads.stream().allMatch(l -> l.receivedAllAcked()));
-        long failedTotal = 0;
-        Map<String, List<Long>> contents = new LinkedHashMap<>();
-        for (Load l : loads) {
-            List<Long> got = l.receivedSnapshot();
-            contents.put(l.topic, got);
-            failedTotal += l.failed.size();
-            log.info("DISASTER {}: sends attempted={} acknowledged={} failed={} (first failures: {}); received={}",
-                    l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
-                    l.failed.values().stream().limit(3).toList(), got.size());
-            ByteLoad.assertStrictlyIncreasing(got, l.topic + " consumer");
-            assertTrue(got.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message is received");
-            for (long s : got) {
-                assertTrue(l.acked.containsKey(s) || l.failed.containsKey(s), l.topic + ": received " + s
-                        + ", which was never sent");
-            }
-        }
-        log.info("DISASTER send failures over all topics: {}", failedTotal);
+        ByteLoad.Outcome outcome = ByteLoad.stopAndVerify(loads, log, "DISASTER");
+        long failedTotal = outcome.failedSends();
+        Map<String, List<Long>> contents = outcome.received();
 
         // 4. new data ledgers are on B; A's data cannot be read while A is down
         JsonNode status = rest.status();

@@ -1,6 +1,5 @@
 package io.bcswitch.it.support;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,9 +7,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,7 +17,6 @@ import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Property;
-import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
@@ -32,7 +27,6 @@ import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
-import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import static org.awaitility.Awaitility.await;
@@ -45,6 +39,57 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class ByteLoad {
     private ByteLoad() {
     }
+
+    /** Starts one {@link Load} on each of {@code count} topics {@code <namespace>/t<i>}. */
+    public static List<Load> start(PulsarClient client, String namespace, int count, int rate) throws Exception {
+        List<Load> loads = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            loads.add(new Load(client, "persistent://" + namespace + "/t" + i, rate));
+        }
+        loads.forEach(Load::startSending);
+        return loads;
+    }
+
+    /** What {@link #stopAndVerify} saw: each topic's received sequence numbers and the failed sends. */
+    public record Outcome(Map<String, List<Long>> received, long failedSends) {
+    }
+
+    /**
+     * Stops sending, waits until every send has completed and every acknowledged message is received,
+     * and asserts that each consumer got every acknowledged message exactly once, in order, and nothing
+     * that was never sent.
+     */
+    public static Outcome stopAndVerify(List<Load> loads, org.slf4j.Logger log, String tag) throws Exception {
+        loads.forEach(Load::stopSending);
+        for (Load l : loads) {
+            l.producer.flushAsync().get(70, TimeUnit.SECONDS);
+        }
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(70))
+                .until(() -> loads.stream().allMatch(l -> l.pending() == 0));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .pollInterval(java.time.Duration.ofMillis(100))
+                .until(() -> loads.stream().allMatch(Load::receivedAllAcked));
+        long failedTotal = 0;
+        Map<String, List<Long>> contents = new java.util.LinkedHashMap<>();
+        for (Load l : loads) {
+            List<Long> got = l.receivedSnapshot();
+            contents.put(l.topic, got);
+            failedTotal += l.failed.size();
+            log.info("{} {}: sends attempted={} acknowledged={} failed={} (first failures: {}); received={}", tag,
+                    l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
+                    l.failed.values().stream().limit(3).toList(), got.size());
+            assertStrictlyIncreasing(got, l.topic + " consumer");
+            org.junit.jupiter.api.Assertions.assertTrue(got.containsAll(l.acked.keySet()),
+                    l.topic + ": every acknowledged message is received");
+            for (long s : got) {
+                org.junit.jupiter.api.Assertions.assertTrue(l.acked.containsKey(s) || l.failed.containsKey(s),
+                        l.topic + ": received " + s + ", which was never sent");
+            }
+        }
+        log.info("{} send failures over all topics: {}", tag, failedTotal);
+        return new Outcome(contents, failedTotal);
+    }
+
 
     public static List<Long> readAll(PulsarClient client, String topic, int expected) throws Exception {
         List<Long> out = new ArrayList<>();
