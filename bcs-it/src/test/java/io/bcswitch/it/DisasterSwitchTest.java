@@ -52,11 +52,10 @@ import org.slf4j.LoggerFactory;
  * topics and subscriptions must work, reads of data that lives only on A must fail (not return wrong
  * data) while A is down and return everything once A's bookies are back.
  *
- * <p>The load topics carry no schema (bytes). A client that carries a schema reads the topic's stored
- * schema from its schema ledger each time it connects (Pulsar keeps no copy), and producers reconnect
- * after the first failed write; for a topic whose schema ledger is on A that read fails until A is back,
- * so such producers stay disconnected whatever cluster is active. The test logs that case (topic
- * {@code typed}) without asserting it; a brand-new topic with a schema works, its schema goes to B.
+ * <p>A topic with a schema whose schema ledger is on A: Pulsar reads the stored schema from its ledger
+ * each time a client with a schema connects, and producers reconnect after a failed write. The broker
+ * that served that schema before keeps its payload, so a producer with that schema must reconnect and
+ * publish while A is down.
  */
 class DisasterSwitchTest extends ClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(DisasterSwitchTest.class);
@@ -202,19 +201,19 @@ class DisasterSwitchTest extends ClusterTestBase {
             }
         }
         log.info("DISASTER new topic and new subscription work with A down (new topic ledgers {})", freshLedgers);
-        // Observed, not asserted: a producer with a schema on a topic whose schema ledger is on A. Pulsar's
-        // schema storage reads the stored schema from its ledger on every producer connect (no cache), so
-        // this needs A's bookies whichever cluster is active.
-        String typedWhileDown;
+        // a producer with a schema on a topic whose schema ledger is on A: the broker read that schema before
+        // A died and answers from its copy
+        brokerLog.clear();
         try (PulsarClient shortTimeout = PulsarClient.builder().serviceUrl(cluster.broker(0).brokerServiceUrl())
-                .operationTimeout(3, TimeUnit.SECONDS).build();
-             Producer<String> p = shortTimeout.newProducer(Schema.STRING).topic(typed).create()) {
-            p.send("typed:while-down");
-            typedWhileDown = "producer connected and sent";
-        } catch (Exception e) {
-            typedWhileDown = "failed: " + e;
+                .operationTimeout(10, TimeUnit.SECONDS).build();
+             Producer<String> p = shortTimeout.newProducer(Schema.STRING).topic(typed).enableBatching(false)
+                     .sendTimeout(30, TimeUnit.SECONDS).create()) {
+            MessageId id = p.send("typed:while-down");
+            log.info("DISASTER producer with a schema on a pre-disaster topic connected and sent with A down: {}", id);
         }
-        log.info("DISASTER producer with a schema on a pre-disaster topic while A is down: {}", typedWhileDown);
+        List<String> fromCopy = brokerLog.matching(List.of("answered from this broker's copy"));
+        log.info("DISASTER schema reads answered from the broker's copy: {}", fromCopy);
+        assertFalse(fromCopy.isEmpty(), "the typed producer's schema came from the broker's copy");
 
         // stop the load, wait for every send to complete, and check what the consumers got
         ByteLoad.Outcome outcome = ByteLoad.stopAndVerify(loads, log, "DISASTER");
@@ -269,6 +268,10 @@ class DisasterSwitchTest extends ClusterTestBase {
             assertFalse(lines.isEmpty(), l.topic + ": no broker read error names ledger " + oldest);
             log.info("DISASTER {}: broker read error for ledger {} (range-table owner cluster-a): {}", l.topic,
                     oldest, lines.get(0));
+            // and the plugin's own line names the cluster as well as the ledger
+            List<String> named = brokerLog.matching(List.of("bookie-cluster=cluster-a ledger=" + oldest + " read"));
+            assertFalse(named.isEmpty(), l.topic + ": no read error names cluster-a and ledger " + oldest);
+            log.info("DISASTER {}: {}", l.topic, named.get(0));
         }
         for (Reader<byte[]> r : readers) {
             r.closeAsync();

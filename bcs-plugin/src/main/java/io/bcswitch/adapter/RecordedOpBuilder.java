@@ -14,6 +14,7 @@ import org.apache.bookkeeper.client.api.CreateBuilder;
 import org.apache.bookkeeper.client.api.DeleteBuilder;
 import org.apache.bookkeeper.client.api.OpBuilder;
 import org.apache.bookkeeper.client.api.OpenBuilder;
+import org.apache.bookkeeper.client.api.ReadHandle;
 
 /**
  * Builder-API support for the routing client. Callers set the ledger id after {@code newXxxOp()}, so the
@@ -89,7 +90,9 @@ final class RecordedOpBuilder implements InvocationHandler {
                             ledgerId() >= 0 ? ledgerId() : "(new)", op,
                             e.toString());
                 }
-            }));
+            }).thenApply(handle -> handle instanceof ReadHandle read && op.equals("open")
+                    // later read failures on the handle are named too
+                    ? ClusterNamedReadHandle.wrap(read, target.cluster()) : handle));
         }
         calls.add(new Call(method, args));
         Class<?> ret = method.getReturnType();

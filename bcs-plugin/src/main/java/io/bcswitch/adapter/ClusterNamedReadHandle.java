@@ -1,0 +1,96 @@
+package io.bcswitch.adapter;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.bookkeeper.client.api.ReadHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A read handle (what managed ledgers open data ledgers with) that logs failed reads with the bookie
+ * cluster and the ledger. When a cluster is down, BookKeeper's own read errors ("Bookie handle is not
+ * available") and the managed ledger's ("Error reading entries at 7:0") name neither the cluster nor,
+ * in the managed-ledger case, why; an operator needs both to know what is unreadable and which cluster
+ * to bring back. Everything else is passed through unchanged, including the result or error itself.
+ *
+ * <p>A dynamic proxy over the {@link ReadHandle} interface, so read methods added to the interface in
+ * later BookKeeper releases are passed through as well. Repeated failures of one handle are logged at
+ * most once per {@link #LOG_INTERVAL_NANOS}, with a count of the ones left out, because a dispatcher
+ * retries a failing read many times a second.
+ */
+final class ClusterNamedReadHandle implements InvocationHandler {
+    private static final Logger log = LoggerFactory.getLogger(ClusterNamedReadHandle.class);
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final ReadHandle delegate;
+    private final String cluster;
+    private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+    private final AtomicLong suppressed = new AtomicLong();
+
+    private ClusterNamedReadHandle(ReadHandle delegate, String cluster) {
+        this.delegate = delegate;
+        this.cluster = cluster;
+    }
+
+    static ReadHandle wrap(ReadHandle handle, String cluster) {
+        if (handle == null || Proxy.isProxyClass(handle.getClass())) {
+            return handle;
+        }
+        return (ReadHandle) Proxy.newProxyInstance(ClusterNamedReadHandle.class.getClassLoader(),
+                new Class<?>[] {ReadHandle.class}, new ClusterNamedReadHandle(handle, cluster));
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        if (method.getDeclaringClass() == Object.class) {
+            return switch (method.getName()) {
+                case "equals" -> proxy == args[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                default -> "ReadHandle[bookie-cluster=" + cluster + " ledger=" + delegate.getId() + "]";
+            };
+        }
+        Object result;
+        try {
+            result = method.invoke(delegate, args);
+        } catch (InvocationTargetException e) {
+            if (method.getName().startsWith("read") || method.getName().startsWith("batchRead")) {
+                failed(method, args, e.getCause());
+            }
+            throw e.getCause();
+        }
+        if (result instanceof CompletableFuture<?> future && isRead(method)) {
+            future.whenComplete((r, e) -> {
+                if (e != null) {
+                    failed(method, args, e);
+                }
+            });
+        }
+        return result;
+    }
+
+    private static boolean isRead(Method method) {
+        String name = method.getName();
+        return name.startsWith("read") || name.startsWith("batchRead") || name.startsWith("tryRead");
+    }
+
+    private void failed(Method method, Object[] args, Throwable error) {
+        long now = System.nanoTime();
+        long last = lastLogged.get();
+        if (now - last < LOG_INTERVAL_NANOS || !lastLogged.compareAndSet(last, now)) {
+            suppressed.incrementAndGet();
+            return;
+        }
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        long more = suppressed.getAndSet(0);
+        log.warn("bookie-cluster={} ledger={} {}{} failed: {}{}", cluster, delegate.getId(), method.getName(),
+                args == null ? "" : Arrays.toString(args), cause.toString(),
+                more > 0 ? " (" + more + " more failed reads of this ledger not logged)" : "");
+    }
+}
