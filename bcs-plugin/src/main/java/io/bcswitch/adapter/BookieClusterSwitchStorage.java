@@ -58,7 +58,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
-        service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock);
+        service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
+                new MetadataLedgerInventory(metadataStore, this::factoryOrNull));
         api = new BookieClustersApi(service);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));

@@ -48,6 +48,11 @@ public class RegistryStore {
         return store.put(path, Json.write(value), Optional.of(expectedVersion)).thenApply(s -> s.getVersion());
     }
 
+    /** Deletes the node if it still has {@code expectedVersion}. */
+    public CompletableFuture<Void> delete(String path, long expectedVersion) {
+        return store.delete(path, Optional.of(expectedVersion));
+    }
+
     public CompletableFuture<Void> writeEphemeral(String path, Object value) {
         return store.put(path, Json.write(value), Optional.empty(), EnumSet.of(CreateOption.Ephemeral))
                 .thenApply(s -> null);

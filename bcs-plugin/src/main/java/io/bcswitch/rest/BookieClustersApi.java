@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * POST /switch           {"target": name}
  * GET  /{name}           one cluster
  * POST /{name}           register {name} as STANDBY: {"metadataServiceUri": "..."}
+ * DELETE /{name}         unregister {name} (409 while it is active or owns ledgers the brokers reference)
  * GET  /topics/{tenant}/{namespace}/{topic}
  *                        each ledger of a persistent topic: id, owning cluster, size, entries, and its
  *                        _pulsar.bookieClusterName ledger property
@@ -103,8 +104,11 @@ public class BookieClustersApi {
             if (method.equals("GET")) {
                 return service.get(first).thenApply(RestResponse::ok);
             }
+            if (method.equals("DELETE")) {
+                return service.unregister(first).thenApply(RestResponse::ok);
+            }
             return done(RestResponse.error(405, "method " + method + " is not allowed on /" + first
-                    + " (allowed: GET, POST)"));
+                    + " (allowed: GET, POST, DELETE)"));
         }
         return done(RestResponse.error(404, "no such endpoint: /" + p));
     }

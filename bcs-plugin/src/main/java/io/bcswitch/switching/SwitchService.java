@@ -1,5 +1,8 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.precheck.ClusterFacts;
 import io.bcswitch.precheck.ClusterLocation;
@@ -15,14 +18,16 @@ import io.bcswitch.registry.Versioned;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator's actions: list, register, precheck, switch, status. Any broker can serve them; they
+ * The operator's actions: list, register, unregister, precheck, switch, status. Any broker can serve them; they
  * act only on the registry (and, for a switch, the target's id generator), never on this broker's
  * clients: brokers apply a switch when they see its directive.
  */
@@ -33,12 +38,85 @@ public class SwitchService {
     private final ClusterMetadataAccess metadata;
     private final int requiredBookies;
     private final Clock clock;
+    private final LedgerInventory inventory;
 
-    public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock) {
+    public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock,
+                         LedgerInventory inventory) {
         this.registry = registry;
         this.metadata = metadata;
         this.requiredBookies = requiredBookies;
         this.clock = clock;
+        this.inventory = inventory;
+    }
+
+    /**
+     * Unregisters {@code name}. Refused (409) for the active cluster (or the target of the latest
+     * switch) and for a cluster that owns, by the range table, a ledger the broker cluster still
+     * references: unregistering it would leave those ledgers unroutable. The record is deleted with a
+     * version check, so a concurrent change to it makes this call fail instead of losing that change.
+     */
+    public CompletableFuture<BookieClusterRecord> unregister(String name) {
+        String problem = ClusterNames.problem(name);
+        if (problem != null) {
+            return CompletableFuture.failedFuture(RegistryException.invalid(problem));
+        }
+        String path = registry.paths().cluster(name);
+        return registry.read(path, BookieClusterRecord.class).thenCompose(rec -> {
+            if (!rec.present()) {
+                throw RegistryException.notFound("bookie cluster '" + name + "' is not registered");
+            }
+            return registry.readDirective().thenCompose(d -> registry.readBootstrap().thenCompose(b -> {
+                String active = d.present() ? d.value().target() : b.map(x -> x.cluster()).orElse(null);
+                if (name.equals(active) || rec.value().status() == ClusterStatus.ACTIVE) {
+                    throw RegistryException.conflict("bookie cluster '" + name + "' is the active cluster; switch "
+                            + "to another cluster first");
+                }
+                return registry.readRanges();
+            })).thenCompose(ranges -> {
+                RangeTable table = ranges.orElse(null);
+                boolean ownsRange = table != null && table.ranges().stream().anyMatch(r -> r.cluster().equals(name));
+                if (!ownsRange) {
+                    return CompletableFuture.completedFuture(table);
+                }
+                return inventory.references().thenApply(refs -> {
+                    String pinned = pinnedBy(refs, table, name);
+                    if (pinned != null) {
+                        throw RegistryException.conflict("bookie cluster '" + name + "' still holds ledgers the "
+                                + "brokers reference: " + pinned + "; they must be migrated or expire first");
+                    }
+                    return table;
+                });
+            }).thenCompose(t -> registry.delete(path, rec.version()).exceptionally(e -> {
+                if (RegistryStore.isVersionConflict(e)) {
+                    throw RegistryException.conflict("bookie cluster '" + name + "' changed concurrently; retry");
+                }
+                throw new CompletionException(RegistryStore.unwrap(e));
+            })).thenApply(v -> {
+                log.info("bookie-cluster={} unregistered", name);
+                return rec.value();
+            });
+        });
+    }
+
+    /** Summary of the references owned by {@code cluster} ("3 data, 1 cursor (e.g. ledger 7 of t1)"), or null. */
+    static String pinnedBy(List<LedgerReference> refs, RangeTable table, String cluster) {
+        Map<LedgerKind, Integer> counts = new TreeMap<>();
+        LedgerReference example = null;
+        for (LedgerReference r : refs) {
+            if (table.owner(r.ledgerId()).map(cluster::equals).orElse(false)) {
+                counts.merge(r.kind(), 1, Integer::sum);
+                if (example == null) {
+                    example = r;
+                }
+            }
+        }
+        if (example == null) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder();
+        counts.forEach((k, n) -> sb.append(sb.length() == 0 ? "" : ", ").append(n).append(' ')
+                .append(k.name().toLowerCase(java.util.Locale.ROOT)));
+        return sb + " (e.g. ledger " + example.ledgerId() + " of " + example.referencedBy() + ")";
     }
 
     public CompletableFuture<List<BookieClusterRecord>> list() {

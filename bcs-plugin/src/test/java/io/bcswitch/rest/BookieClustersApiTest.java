@@ -73,7 +73,8 @@ class BookieClustersApiTest {
 
         access = new ClusterMetadataAccess(store, 2000);
         SwitchService service = new SwitchService(registry, access, 3,
-                Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+                Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC),
+                () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
         service.setImplicitBrokerUri(EAST_URI);
         api = new BookieClustersApi(service);
     }

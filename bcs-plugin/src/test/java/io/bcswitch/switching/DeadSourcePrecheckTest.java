@@ -49,7 +49,8 @@ class DeadSourcePrecheckTest {
         registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "west", 1L), -1).join();
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("west", 1L), -1).join();
         access = new ClusterMetadataAccess(store, 1500);
-        service = new SwitchService(registry, access, 2, Clock.systemUTC());
+        service = new SwitchService(registry, access, 2, Clock.systemUTC(),
+                () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
         service.setImplicitBrokerUri(EAST_URI);
     }
 

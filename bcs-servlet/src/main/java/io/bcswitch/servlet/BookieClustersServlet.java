@@ -1,6 +1,7 @@
 package io.bcswitch.servlet;
 
 import io.bcswitch.adapter.BookieClusterSwitchStorage;
+import io.bcswitch.adapter.BrokerAuthorization;
 import io.bcswitch.rest.BookieClustersApi;
 import io.bcswitch.rest.RestResponse;
 import java.io.IOException;
@@ -26,6 +27,7 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
     private static final long REQUEST_TIMEOUT_SECONDS = 60;
 
     private volatile BookieClustersApi api;
+    private volatile BrokerAuthorization authorization;
     private volatile String unavailableReason = "broker is starting";
 
     @Override
@@ -38,6 +40,7 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
         Object storage = pulsarService.getManagedLedgerStorage();
         if (storage instanceof BookieClusterSwitchStorage s) {
             s.bindBroker(pulsarService);
+            authorization = new BrokerAuthorization(pulsarService);
             api = s.restApi();
         } else {
             unavailableReason = "managedLedgerStorageClassName is not " + BookieClusterSwitchStorage.class.getName()
@@ -66,10 +69,17 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
         if (a == null) {
             out = RestResponse.error(503, "bookie-clusters API unavailable: " + unavailableReason);
         } else {
-            byte[] body = readBody(req.getInputStream(), BookieClustersApi.MAX_BODY_BYTES + 1);
             try {
-                out = a.handle(req.getMethod(), req.getPathInfo(), req.getContentType(), body)
+                BrokerAuthorization.Decision decision = authorization.check(req::getAttribute, req::getHeader)
                         .get(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                if (!decision.allowed()) {
+                    out = RestResponse.error(decision.status(), decision.reason());
+                } else {
+                    // read the body only once the caller is known to be allowed
+                    byte[] body = readBody(req.getInputStream(), BookieClustersApi.MAX_BODY_BYTES + 1);
+                    out = a.handle(req.getMethod(), req.getPathInfo(), req.getContentType(), body)
+                            .get(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 out = RestResponse.error(503, "interrupted");

@@ -1,0 +1,279 @@
+package io.bcswitch.client;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * Client for a broker's {@code /admin/v2/bookie-clusters} REST API. Any broker of the cluster serves
+ * every call. Each method has an asynchronous form returning a future and a blocking form that throws
+ * {@link BookieClustersAdminException} with the HTTP status and the API's reason.
+ *
+ * <pre>{@code
+ * try (BookieClustersAdmin admin = BookieClustersAdmin.builder()
+ *         .serviceUrl("http://broker-1:8080").authToken(token).build()) {
+ *     admin.register("cluster-b", "zk+hierarchical://zk-b:2181/ledgers");
+ *     Precheck p = admin.precheck("cluster-b");
+ *     if (p.ok()) {
+ *         admin.switchTo("cluster-b");
+ *     }
+ * }
+ * }</pre>
+ */
+public final class BookieClustersAdmin implements AutoCloseable {
+    public static final String BASE_PATH = "/admin/v2/bookie-clusters";
+
+    private static final ObjectMapper MAPPER = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private final URI base;
+    private final HttpClient http;
+    private final Duration requestTimeout;
+    private final Supplier<Map<String, String>> headers;
+
+    private BookieClustersAdmin(Builder b) {
+        String url = b.serviceUrl.endsWith("/") ? b.serviceUrl.substring(0, b.serviceUrl.length() - 1) : b.serviceUrl;
+        this.base = URI.create(url + BASE_PATH);
+        this.http = HttpClient.newBuilder().connectTimeout(b.connectTimeout).build();
+        this.requestTimeout = b.requestTimeout;
+        this.headers = b.headers;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---- asynchronous API ----
+
+    public CompletableFuture<List<BookieCluster>> listAsync() {
+        return call("GET", "", null, new TypeReference<List<BookieCluster>>() { });
+    }
+
+    public CompletableFuture<BookieCluster> getAsync(String name) {
+        return call("GET", "/" + segment(name), null, new TypeReference<BookieCluster>() { });
+    }
+
+    public CompletableFuture<BookieCluster> registerAsync(String name, String metadataServiceUri) {
+        return call("POST", "/" + segment(name), Map.of("metadataServiceUri", metadataServiceUri),
+                new TypeReference<BookieCluster>() { });
+    }
+
+    public CompletableFuture<BookieCluster> unregisterAsync(String name) {
+        return call("DELETE", "/" + segment(name), null, new TypeReference<BookieCluster>() { });
+    }
+
+    public CompletableFuture<Precheck> precheckAsync(String name) {
+        return call("GET", "/precheck/" + segment(name), null, new TypeReference<Precheck>() { });
+    }
+
+    public CompletableFuture<SwitchOutcome> switchToAsync(String target) {
+        return call("POST", "/switch", Map.of("target", target), new TypeReference<SwitchOutcome>() { });
+    }
+
+    public CompletableFuture<Status> statusAsync() {
+        return call("GET", "/status", null, new TypeReference<Status>() { });
+    }
+
+    /** Each ledger of a persistent topic ({@code tenant/namespace/topic}) with its owning cluster, as JSON. */
+    public CompletableFuture<JsonNode> topicLedgersAsync(String tenant, String namespace, String topic) {
+        return call("GET", "/topics/" + segment(tenant) + "/" + segment(namespace) + "/" + segment(topic), null,
+                new TypeReference<JsonNode>() { });
+    }
+
+    // ---- blocking API ----
+
+    public List<BookieCluster> list() throws BookieClustersAdminException {
+        return sync(listAsync());
+    }
+
+    public BookieCluster get(String name) throws BookieClustersAdminException {
+        return sync(getAsync(name));
+    }
+
+    public BookieCluster register(String name, String metadataServiceUri) throws BookieClustersAdminException {
+        return sync(registerAsync(name, metadataServiceUri));
+    }
+
+    public BookieCluster unregister(String name) throws BookieClustersAdminException {
+        return sync(unregisterAsync(name));
+    }
+
+    public Precheck precheck(String name) throws BookieClustersAdminException {
+        return sync(precheckAsync(name));
+    }
+
+    public SwitchOutcome switchTo(String target) throws BookieClustersAdminException {
+        return sync(switchToAsync(target));
+    }
+
+    public Status status() throws BookieClustersAdminException {
+        return sync(statusAsync());
+    }
+
+    public JsonNode topicLedgers(String tenant, String namespace, String topic) throws BookieClustersAdminException {
+        return sync(topicLedgersAsync(tenant, namespace, topic));
+    }
+
+    /** Plain JSON view of any value this client returns (what {@code --output json} prints). */
+    public static String toJson(Object value) {
+        try {
+            return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(value);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        // the JDK HTTP client has no close before Java 21; its threads are daemons and idle out
+    }
+
+    // ---- plumbing ----
+
+    private static String segment(String s) {
+        Objects.requireNonNull(s, "name");
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private <T> CompletableFuture<T> call(String method, String path, Map<String, String> body, TypeReference<T> type) {
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(requestTimeout)
+                .header("Accept", "application/json");
+        try {
+            headers.get().forEach(req::header);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new BookieClustersAdminException(0,
+                    "cannot build authentication headers: " + e.getMessage(), e));
+        }
+        if (body != null) {
+            byte[] json;
+            try {
+                json = MAPPER.writeValueAsBytes(body);
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            req.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofByteArray(json));
+        } else {
+            req.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        JavaType javaType = MAPPER.getTypeFactory().constructType(type);
+        return http.sendAsync(req.build(), HttpResponse.BodyHandlers.ofByteArray())
+                .handle((resp, e) -> {
+                    if (e != null) {
+                        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                        throw new CompletionException(new BookieClustersAdminException(0, "cannot reach " + base
+                                + ": " + (c.getMessage() != null ? c.getMessage() : c.toString()), c));
+                    }
+                    return decode(resp, javaType);
+                });
+    }
+
+    private static <T> T decode(HttpResponse<byte[]> resp, JavaType type) {
+        int status = resp.statusCode();
+        if (status / 100 != 2) {
+            throw new CompletionException(new BookieClustersAdminException(status, reason(status, resp.body()), null));
+        }
+        try {
+            return MAPPER.readValue(resp.body(), type);
+        } catch (IOException e) {
+            throw new CompletionException(new BookieClustersAdminException(status,
+                    "unexpected response body: " + e.getMessage(), e));
+        }
+    }
+
+    /** The API's {@code {"error": "..."}}, or for non-JSON answers (e.g. the broker's own 401) the status. */
+    private static String reason(int status, byte[] body) {
+        try {
+            JsonNode n = MAPPER.readTree(body);
+            if (n != null && n.hasNonNull("error")) {
+                return n.get("error").asText();
+            }
+        } catch (IOException e) {
+            // not JSON
+        }
+        return switch (status) {
+            case 401 -> "authentication required (HTTP 401): configure a token or other credentials";
+            case 403 -> "not authorized (HTTP 403): the bookie-clusters API requires a super-user role";
+            case 404 -> "not found (HTTP 404): is the bookie-clusters servlet installed on this broker?";
+            default -> "HTTP " + status;
+        };
+    }
+
+    private static <T> T sync(CompletableFuture<T> f) throws BookieClustersAdminException {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BookieClustersAdminException(0, "interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof CompletionException && c.getCause() != null) {
+                c = c.getCause();
+            }
+            if (c instanceof BookieClustersAdminException a) {
+                throw a;
+            }
+            throw new BookieClustersAdminException(0, String.valueOf(c), c);
+        }
+    }
+
+    /** Builder; {@link #serviceUrl} is required. */
+    public static final class Builder {
+        private String serviceUrl;
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration requestTimeout = Duration.ofSeconds(90);
+        private Supplier<Map<String, String>> headers = Map::of;
+
+        /** The broker's web service URL, e.g. {@code http://broker-1:8080}. */
+        public Builder serviceUrl(String url) {
+            this.serviceUrl = url;
+            return this;
+        }
+
+        /** Sends {@code Authorization: Bearer <token>} (Pulsar token authentication). */
+        public Builder authToken(String token) {
+            return headers(() -> Map.of("Authorization", "Bearer " + token));
+        }
+
+        /** Headers added to every request, computed per request (e.g. refreshed credentials). */
+        public Builder headers(Supplier<Map<String, String>> headers) {
+            this.headers = () -> new LinkedHashMap<>(headers.get());
+            return this;
+        }
+
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = d;
+            return this;
+        }
+
+        /** Per-request timeout; the broker answers within 60 s, a switch usually within a second. */
+        public Builder requestTimeout(Duration d) {
+            this.requestTimeout = d;
+            return this;
+        }
+
+        public BookieClustersAdmin build() {
+            if (serviceUrl == null || serviceUrl.isBlank()) {
+                throw new IllegalArgumentException("serviceUrl is required (the broker's web service URL)");
+            }
+            return new BookieClustersAdmin(this);
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package io.bcswitch.client;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
+
+/**
+ * State of the broker cluster's bookie-cluster switch.
+ *
+ * @param activeCluster   cluster new ledgers are created on
+ * @param epoch           epoch of the latest switch, 0 before the first
+ * @param directive       the latest switch, or null
+ * @param ranges          the ledger-id range table
+ * @param clusters        registered clusters
+ * @param brokers         per-broker cutover progress (live brokers)
+ * @param cutoverComplete every live broker has applied {@code epoch} and finished its cutover
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
+                     List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete) {
+}

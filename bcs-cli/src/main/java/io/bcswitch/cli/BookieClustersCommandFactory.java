@@ -1,0 +1,195 @@
+package io.bcswitch.cli;
+
+import io.bcswitch.client.BookieClustersAdmin;
+import io.bcswitch.client.BookieClustersAdminException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.pulsar.admin.cli.extensions.CommandExecutionContext;
+import org.apache.pulsar.admin.cli.extensions.CustomCommand;
+import org.apache.pulsar.admin.cli.extensions.CustomCommandFactory;
+import org.apache.pulsar.admin.cli.extensions.CustomCommandGroup;
+import org.apache.pulsar.admin.cli.extensions.ParameterDescriptor;
+import org.apache.pulsar.admin.cli.extensions.ParameterType;
+import org.apache.pulsar.client.admin.PulsarAdminException;
+
+/**
+ * {@code pulsar-admin bookie-clusters ...}: the pulsar-admin extension (client.conf:
+ * {@code customCommandFactories=bookie-clusters}, NAR in {@code cliExtensionsDirectory}).
+ *
+ * <p>Failures are thrown as {@link PulsarAdminException}, which pulsar-admin turns into exit status 1
+ * and prints (the extension API ignores a command's return value, so throwing is the only way to fail).
+ */
+public class BookieClustersCommandFactory implements CustomCommandFactory {
+    static final String OUTPUT = "--output";
+    static final String CLUSTER = "cluster";
+
+    @Override
+    public List<CustomCommandGroup> commandGroups(CommandExecutionContext context) {
+        return List.of(new CustomCommandGroup() {
+            @Override
+            public String name() {
+                return "bookie-clusters";
+            }
+
+            @Override
+            public String description() {
+                return "Register bookie clusters and switch this Pulsar cluster's storage between them";
+            }
+
+            @Override
+            public List<CustomCommand> commands(CommandExecutionContext ctx) {
+                return BookieClustersCommandFactory.commands(System.out, System.in);
+            }
+        });
+    }
+
+    /** The body of a command: calls the API and prints the result in the chosen format. */
+    interface Action {
+        void run(Map<String, Object> params, BookieClustersAdmin admin, Output out) throws Exception;
+    }
+
+    /** Where a command prints: JSON or the human form. */
+    record Output(PrintStream stream, boolean json) {
+        void print(Object value, String human) {
+            stream.print(json ? BookieClustersAdmin.toJson(value) + "\n" : human);
+            stream.flush();
+        }
+    }
+
+    static List<CustomCommand> commands(PrintStream out, java.io.InputStream in) {
+        List<CustomCommand> list = new ArrayList<>();
+        list.add(command("list", "List registered bookie clusters with their status and metadata service URI",
+                List.of(), (p, a, o) -> {
+                    var clusters = a.list();
+                    o.print(clusters, Render.clusters(clusters));
+                }, out));
+        list.add(command("get", "Show one registered bookie cluster", List.of(clusterParam()), (p, a, o) -> {
+            var c = a.get(cluster(p));
+            o.print(c, Render.cluster(c));
+        }, out));
+        list.add(command("register", "Register a bookie cluster as STANDBY. Its metadata service must answer; "
+                        + "nothing is written to it. Example: register cluster-b "
+                        + "--metadata-service-uri zk+hierarchical://zk-b:2181/ledgers",
+                List.of(clusterParam(), ParameterDescriptor.builder()
+                        .names(List.of("--metadata-service-uri", "-u"))
+                        .description("BookKeeper metadata service URI of the cluster, "
+                                + "e.g. zk+hierarchical://zk1:2181,zk2:2181/ledgers")
+                        .type(ParameterType.STRING).required(true).build()),
+                (p, a, o) -> {
+                    var c = a.register(cluster(p), (String) p.get("--metadata-service-uri"));
+                    o.print(c, "Registered bookie cluster '" + c.name() + "' as " + c.status() + ".\n");
+                }, out));
+        list.add(command("unregister", "Unregister a bookie cluster. Refused while it is the active cluster or "
+                        + "still holds ledgers that topics, cursors or schemas reference",
+                List.of(clusterParam()), (p, a, o) -> {
+                    var c = a.unregister(cluster(p));
+                    o.print(c, "Unregistered bookie cluster '" + c.name() + "'.\n");
+                }, out));
+        list.add(command("precheck", "Check whether a registered cluster can become active: its metadata "
+                        + "answers, it can issue 63-bit ledger ids, it has enough writable bookies. Changes nothing",
+                List.of(clusterParam()), (p, a, o) -> {
+                    var pre = a.precheck(cluster(p));
+                    o.print(pre, Render.precheck(pre));
+                    if (!pre.ok()) {
+                        throw failure(409, "precheck failed: " + String.join("; ", pre.problems()));
+                    }
+                }, out));
+        list.add(command("switch", "Make a registered cluster the active one: new ledgers are created on it from "
+                        + "now on, existing ledgers stay readable where they are. Runs precheck first. Asks for "
+                        + "confirmation unless --yes is given",
+                List.of(clusterParam(), ParameterDescriptor.builder().names(List.of("--yes", "-y"))
+                        .description("do not ask for confirmation").type(ParameterType.BOOLEAN_FLAG).build()),
+                (p, a, o) -> {
+                    String target = cluster(p);
+                    if (!Boolean.TRUE.equals(p.get("--yes")) && !confirm(out, in, target)) {
+                        throw failure(0, "switch to '" + target + "' not confirmed; nothing changed "
+                                + "(use --yes to skip the question)");
+                    }
+                    var s = a.switchTo(target);
+                    o.print(s, Render.switched(s));
+                }, out));
+        list.add(command("status", "Show the active cluster, the switch epoch, the ledger-id range table and "
+                        + "each live broker's cutover progress",
+                List.of(), (p, a, o) -> {
+                    var s = a.status();
+                    o.print(s, Render.status(s));
+                }, out));
+        return list;
+    }
+
+    private static ParameterDescriptor clusterParam() {
+        return ParameterDescriptor.builder().names(List.of(CLUSTER)).mainParameter(true).required(true)
+                .description("bookie cluster name").type(ParameterType.STRING).build();
+    }
+
+    private static String cluster(Map<String, Object> p) {
+        Object v = p.get(CLUSTER);
+        if (v instanceof List<?> l) {
+            v = l.isEmpty() ? null : l.get(0);
+        }
+        if (v == null || v.toString().isBlank()) {
+            throw new IllegalArgumentException("a bookie cluster name is required");
+        }
+        return v.toString();
+    }
+
+    private static boolean confirm(PrintStream out, java.io.InputStream in, String target) throws IOException {
+        out.print("Switch new ledgers of this Pulsar cluster to bookie cluster '" + target + "'? [y/N] ");
+        out.flush();
+        String answer = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
+        return answer != null && (answer.trim().equalsIgnoreCase("y") || answer.trim().equalsIgnoreCase("yes"));
+    }
+
+    static PulsarAdminException failure(int status, String reason) {
+        // pulsar-admin prints the second argument first, then "Reason: <message>", and exits with 1
+        return new PulsarAdminException(status > 0 ? "HTTP " + status : "command failed", null,
+                "error: " + reason, status);
+    }
+
+    private static CustomCommand command(String name, String description, List<ParameterDescriptor> params,
+                                         Action action, PrintStream out) {
+        List<ParameterDescriptor> all = new ArrayList<>(params);
+        all.add(ParameterDescriptor.builder().names(List.of(OUTPUT, "-o"))
+                .description("output format: text (default) or json").type(ParameterType.STRING).build());
+        return new CustomCommand() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String description() {
+                return description;
+            }
+
+            @Override
+            public List<ParameterDescriptor> parameters() {
+                return all;
+            }
+
+            @Override
+            public boolean execute(Map<String, Object> parameters, CommandExecutionContext context) throws Exception {
+                Object fmt = parameters.get(OUTPUT);
+                String format = fmt == null ? "text" : fmt.toString().toLowerCase(Locale.ROOT);
+                if (!format.equals("text") && !format.equals("json")) {
+                    throw failure(0, "--output must be text or json, not '" + fmt + "'");
+                }
+                try {
+                    action.run(parameters, AdminConnection.open(context), new Output(out, format.equals("json")));
+                } catch (BookieClustersAdminException e) {
+                    throw failure(e.status(), e.getMessage());
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    throw failure(0, e.getMessage());
+                }
+                return true;
+            }
+        };
+    }
+}

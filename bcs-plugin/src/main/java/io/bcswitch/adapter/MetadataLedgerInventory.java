@@ -1,0 +1,163 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
+import org.apache.pulsar.broker.service.schema.IndexEntry;
+import org.apache.pulsar.broker.service.schema.SchemaLocator;
+import org.apache.pulsar.compaction.Compactor;
+import org.apache.pulsar.metadata.api.GetResult;
+import org.apache.pulsar.metadata.api.MetadataStore;
+
+/**
+ * {@link LedgerInventory} over the broker metadata store: managed ledgers under {@code /managed-ledgers}
+ * (their metadata read through the managed-ledger factory, which decodes every stored format) and
+ * schema locators under {@code /schemas}. A node that holds data is a managed ledger (or a schema
+ * locator); its children are cursors, which the managed-ledger metadata already lists.
+ */
+final class MetadataLedgerInventory implements LedgerInventory {
+    private static final String MANAGED_LEDGERS = "/managed-ledgers";
+    private static final String SCHEMAS = "/schemas";
+
+    private final MetadataStore store;
+    private final Supplier<ManagedLedgerFactory> factory;
+
+    MetadataLedgerInventory(MetadataStore store, Supplier<ManagedLedgerFactory> factory) {
+        this.store = store;
+        this.factory = factory;
+    }
+
+    @Override
+    public CompletableFuture<List<LedgerReference>> references() {
+        CompletableFuture<List<LedgerReference>> managed = dataNodes(MANAGED_LEDGERS).thenCompose(nodes -> {
+            List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>();
+            for (String path : nodes) {
+                each.add(managedLedger(path.substring(MANAGED_LEDGERS.length() + 1)));
+            }
+            return flatten(each);
+        });
+        CompletableFuture<List<LedgerReference>> schemas = dataNodes(SCHEMAS).thenCompose(nodes -> {
+            List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>();
+            for (String path : nodes) {
+                each.add(store.get(path).thenApply(r -> schema(path.substring(SCHEMAS.length() + 1), r)));
+            }
+            return flatten(each);
+        });
+        return managed.thenCombine(schemas, (a, b) -> {
+            List<LedgerReference> all = new ArrayList<>(a);
+            all.addAll(b);
+            return all;
+        });
+    }
+
+    private CompletableFuture<List<LedgerReference>> managedLedger(String name) {
+        ManagedLedgerFactory f = factory.get();
+        if (f == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("managed-ledger factory not started"));
+        }
+        CompletableFuture<ManagedLedgerInfo> info = new CompletableFuture<>();
+        f.asyncGetManagedLedgerInfo(name, new ManagedLedgerInfoCallback() {
+            @Override
+            public void getInfoComplete(ManagedLedgerInfo i, Object ctx) {
+                info.complete(i);
+            }
+
+            @Override
+            public void getInfoFailed(ManagedLedgerException e, Object ctx) {
+                info.completeExceptionally(e);
+            }
+        }, null);
+        return info.exceptionally(e -> {
+            Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                    ? e.getCause() : e;
+            if (t instanceof ManagedLedgerException.MetadataNotFoundException
+                    || t instanceof ManagedLedgerException.ManagedLedgerNotFoundException) {
+                return null; // deleted while we walked the tree: references nothing
+            }
+            throw new java.util.concurrent.CompletionException(t);
+        }).thenApply(i -> {
+            if (i == null) {
+                return List.<LedgerReference>of();
+            }
+            List<LedgerReference> refs = new ArrayList<>();
+            if (i.ledgers != null) {
+                for (ManagedLedgerInfo.LedgerInfo l : i.ledgers) {
+                    refs.add(new LedgerReference(l.ledgerId, LedgerKind.DATA, name));
+                }
+            }
+            if (i.cursors != null) {
+                for (Map.Entry<String, ManagedLedgerInfo.CursorInfo> c : i.cursors.entrySet()) {
+                    if (c.getValue().cursorsLedgerId >= 0) {
+                        refs.add(new LedgerReference(c.getValue().cursorsLedgerId, LedgerKind.CURSOR,
+                                name + "/" + c.getKey()));
+                    }
+                    Map<String, Long> props = c.getValue().properties;
+                    Long compacted = props == null ? null : props.get(Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY);
+                    if (compacted != null && compacted >= 0) {
+                        refs.add(new LedgerReference(compacted, LedgerKind.COMPACTION, name));
+                    }
+                }
+            }
+            return refs;
+        });
+    }
+
+    private static List<LedgerReference> schema(String schemaId, Optional<GetResult> node) {
+        List<LedgerReference> refs = new ArrayList<>();
+        if (node.isEmpty() || node.get().getValue().length == 0) {
+            return refs;
+        }
+        byte[] data = node.get().getValue();
+        SchemaLocator locator = new SchemaLocator();
+        locator.parseFrom(Unpooled.wrappedBuffer(data), data.length);
+        java.util.Set<Long> ids = new java.util.TreeSet<>();
+        if (locator.hasInfo()) {
+            ids.add(locator.getInfo().getPosition().getLedgerId());
+        }
+        for (int i = 0; i < locator.getIndexsCount(); i++) {
+            IndexEntry e = locator.getIndexAt(i);
+            ids.add(e.getPosition().getLedgerId());
+        }
+        for (long id : ids) {
+            refs.add(new LedgerReference(id, LedgerKind.SCHEMA, schemaId));
+        }
+        return refs;
+    }
+
+    /** Paths below {@code root} whose node holds data, not descending below them. */
+    private CompletableFuture<List<String>> dataNodes(String root) {
+        return store.exists(root).thenCompose(exists -> exists ? children(root) : CompletableFuture.completedFuture(
+                List.<String>of()));
+    }
+
+    private CompletableFuture<List<String>> children(String path) {
+        return store.getChildren(path).thenCompose(names -> {
+            List<CompletableFuture<List<String>>> each = new ArrayList<>();
+            for (String n : names) {
+                String child = path + "/" + n;
+                each.add(store.get(child).thenCompose(r -> r.isPresent() && r.get().getValue().length > 0
+                        ? CompletableFuture.completedFuture(List.of(child)) : children(child)));
+            }
+            return flatten(each);
+        });
+    }
+
+    private static <T> CompletableFuture<List<T>> flatten(List<CompletableFuture<List<T>>> parts) {
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<T> out = new ArrayList<>();
+            parts.forEach(p -> out.addAll(p.join()));
+            return out;
+        });
+    }
+}
