@@ -64,7 +64,7 @@ public final class BookieClustersAdmin implements AutoCloseable {
     // ---- asynchronous API ----
 
     public CompletableFuture<List<BookieCluster>> listAsync() {
-        return call("GET", "", null, new TypeReference<List<BookieCluster>>() { });
+        return call("GET", "/", null, new TypeReference<List<BookieCluster>>() { });
     }
 
     public CompletableFuture<BookieCluster> getAsync(String name) {

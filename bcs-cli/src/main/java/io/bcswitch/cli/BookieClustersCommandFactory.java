@@ -98,7 +98,7 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                     var pre = a.precheck(cluster(p));
                     o.print(pre, Render.precheck(pre));
                     if (!pre.ok()) {
-                        throw failure(409, "precheck failed: " + String.join("; ", pre.problems()));
+                        throw failure(0, "precheck failed: " + String.join("; ", pre.problems()));
                     }
                 }, out));
         list.add(command("switch", "Make a registered cluster the active one: new ledgers are created on it from "
@@ -149,7 +149,7 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
 
     static PulsarAdminException failure(int status, String reason) {
         // pulsar-admin prints the second argument first, then "Reason: <message>", and exits with 1
-        return new PulsarAdminException(status > 0 ? "HTTP " + status : "command failed", null,
+        return new PulsarAdminException(status > 0 ? "HTTP " + status : "bookie-clusters command failed", null,
                 "error: " + reason, status);
     }
 

@@ -61,6 +61,8 @@ public final class TestCluster implements AutoCloseable {
     private TestZooKeeper zooKeeper;
     private ZooKeeper zkClient;
     private PulsarAdmin internalAdmin;
+    private String clientAuthPlugin;
+    private String clientAuthParams;
     private boolean closed;
 
     private TestCluster(Path workDir) {
@@ -116,18 +118,21 @@ public final class TestCluster implements AutoCloseable {
 
     /** A client against broker 0; closed by {@link #close()} if the caller has not done so. */
     public PulsarClient newClient() throws PulsarClientException {
-        PulsarClient client = PulsarClient.builder()
+        var builder = PulsarClient.builder()
                 .serviceUrl(broker(0).brokerServiceUrl())
                 .ioThreads(1)
-                .listenerThreads(1)
-                .build();
+                .listenerThreads(1);
+        if (clientAuthPlugin != null) {
+            builder.authentication(clientAuthPlugin, clientAuthParams);
+        }
+        PulsarClient client = builder.build();
         createdClients.add(client);
         return client;
     }
 
     /** An admin client against broker 0; closed by {@link #close()} if the caller has not done so. */
     public PulsarAdmin newAdmin() throws PulsarClientException {
-        PulsarAdmin admin = PulsarAdmin.builder().serviceHttpUrl(broker(0).webServiceUrl()).build();
+        PulsarAdmin admin = adminBuilder().build();
         createdClients.add(admin);
         return admin;
     }
@@ -149,9 +154,17 @@ public final class TestCluster implements AutoCloseable {
 
     private PulsarAdmin admin() throws PulsarClientException {
         if (internalAdmin == null) {
-            internalAdmin = PulsarAdmin.builder().serviceHttpUrl(broker(0).webServiceUrl()).build();
+            internalAdmin = adminBuilder().build();
         }
         return internalAdmin;
+    }
+
+    private org.apache.pulsar.client.admin.PulsarAdminBuilder adminBuilder() throws PulsarClientException {
+        var builder = PulsarAdmin.builder().serviceHttpUrl(broker(0).webServiceUrl());
+        if (clientAuthPlugin != null) {
+            builder.authentication(clientAuthPlugin, clientAuthParams);
+        }
+        return builder;
     }
 
     /** Cluster {@code test}, tenant {@code public}, namespace {@code public/default}, unless present. */
@@ -238,8 +251,20 @@ public final class TestCluster implements AutoCloseable {
         private boolean plugin = true;
         private String brokerBookieCluster;
         private Consumer<Properties> brokerConfig = p -> { };
+        private String clientAuthPlugin;
+        private String clientAuthParams;
 
         private Builder() {
+        }
+
+        /**
+         * Authentication the fixture's own clients use ({@link #newClient}, {@link #newAdmin}, cluster
+         * set-up), for clusters started with authentication enabled through {@link #brokerConfig}.
+         */
+        public Builder clientAuthentication(String pluginClassName, String params) {
+            this.clientAuthPlugin = Objects.requireNonNull(pluginClassName, "pluginClassName");
+            this.clientAuthParams = params;
+            return this;
         }
 
         /**
@@ -313,6 +338,8 @@ public final class TestCluster implements AutoCloseable {
 
             long startNanos = System.nanoTime();
             TestCluster cluster = new TestCluster(Files.createTempDirectory("bcs-testcluster-"));
+            cluster.clientAuthPlugin = clientAuthPlugin;
+            cluster.clientAuthParams = clientAuthParams;
             try {
                 cluster.zooKeeper = TestZooKeeper.start(cluster.workDir.resolve("zookeeper"));
                 cluster.zkClient = cluster.zooKeeper.connect(ZK_CONNECT_TIMEOUT);

@@ -14,6 +14,7 @@ public final class Rest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final String base;
+    private final String token;
 
     /** A response: status and parsed JSON body. */
     public record Response(int status, JsonNode json, String raw) {
@@ -23,7 +24,13 @@ public final class Rest {
     }
 
     public Rest(String webServiceUrl) {
+        this(webServiceUrl, null);
+    }
+
+    /** Calls sending {@code Authorization: Bearer <token>} (null: no credentials). */
+    public Rest(String webServiceUrl, String token) {
         this.base = webServiceUrl.replaceAll("/$", "") + "/admin/v2/bookie-clusters";
+        this.token = token;
     }
 
     public Response get(String path) {
@@ -82,6 +89,9 @@ public final class Rest {
 
     private Response send(HttpRequest.Builder b) {
         try {
+            if (token != null) {
+                b.header("Authorization", "Bearer " + token);
+            }
             HttpResponse<String> resp = http.send(b.timeout(Duration.ofSeconds(90)).build(),
                     HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;

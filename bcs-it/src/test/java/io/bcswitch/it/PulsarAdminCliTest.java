@@ -1,0 +1,141 @@
+package io.bcswitch.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.PulsarAdminCli;
+import io.bcswitch.it.support.PulsarAdminCli.Result;
+import io.bcswitch.it.support.Registry;
+import io.bcswitch.it.support.Tokens;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code pulsar-admin bookie-clusters ...} run as an operator runs it: the real pulsar-admin entry point
+ * in its own process, the extension NAR in its extensions directory, token authentication on. Checks
+ * what each command prints and its exit status.
+ */
+class PulsarAdminCliTest extends ClusterTestBase {
+    private static final Tokens TOKENS = new Tokens();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = twoBookieClusters()
+                .bookieCluster("cluster-c", 1)
+                .brokerConfig(TOKENS::brokerConfig)
+                .clientAuthentication(Tokens.TOKEN_AUTH_PLUGIN, "token:" + TOKENS.admin)
+                .start();
+    }
+
+    private static Map<String, String> snapshot() throws Exception {
+        return Registry.snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
+    }
+
+    private static void failsWith(Result r, String text) {
+        assertEquals(1, r.exit(), r.all());
+        assertTrue(r.all().contains(text), "expected '" + text + "' in: " + r.all());
+    }
+
+    @Test
+    void everyCommandPrintsWhatAnOperatorNeedsAndFailsWithAReason() throws Exception {
+        String web = cluster.broker(0).webServiceUrl();
+        String uriB = cluster.bookieCluster("cluster-b").metadataServiceUri();
+        String uriC = cluster.bookieCluster("cluster-c").metadataServiceUri();
+        try (PulsarAdminCli cli = new PulsarAdminCli(web, "token:" + TOKENS.admin);
+             PulsarAdminCli app = new PulsarAdminCli(web, "token:" + TOKENS.app);
+             PulsarAdminCli anonymous = new PulsarAdminCli(web, null)) {
+            Result help = cli.run("bookie-clusters", "--help");
+            assertEquals(0, help.exit(), help.all());
+            for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status")) {
+                assertTrue(help.stdout().contains("  " + c + " "), c + " in help: " + help.stdout());
+            }
+            Result switchHelp = cli.run("bookie-clusters", "switch", "--help");
+            assertTrue(switchHelp.stdout().contains("--yes") && switchHelp.stdout().contains("confirmation"));
+
+            Result list = cli.run("bookie-clusters", "list");
+            assertEquals(0, list.exit(), list.all());
+            assertTrue(list.stdout().startsWith("NAME "), list.stdout());
+            assertTrue(list.stdout().lines().anyMatch(l -> l.startsWith("cluster-a") && l.contains("ACTIVE")));
+            JsonNode listJson = JSON.readTree(cli.run("bookie-clusters", "list", "--output", "json").stdout());
+            assertEquals("cluster-a", listJson.get(0).get("name").asText());
+
+            Result reg = cli.run("bookie-clusters", "register", "cluster-b", "--metadata-service-uri", uriB);
+            assertEquals(0, reg.exit(), reg.all());
+            assertTrue(reg.stdout().contains("Registered bookie cluster 'cluster-b' as STANDBY"), reg.stdout());
+            Map<String, String> before = snapshot();
+            failsWith(cli.run("bookie-clusters", "register", "cluster-b", "-u", uriC), "already registered");
+            failsWith(cli.run("bookie-clusters", "register", "bad name", "-u", uriC), "must match");
+            failsWith(cli.run("bookie-clusters", "get", "cluster-x"), "not registered");
+            failsWith(cli.run("bookie-clusters", "list", "-o", "yaml"), "--output must be text or json");
+            Result usage = cli.run("bookie-clusters", "get");
+            assertNotEquals(0, usage.exit(), usage.all());
+            assertTrue(usage.all().contains("Missing required parameter"), usage.all());
+            failsWith(app.run("bookie-clusters", "list"), "super-user");
+            failsWith(anonymous.run("bookie-clusters", "list"), "401");
+            assertEquals(before, snapshot(), "refused commands change nothing");
+
+            Result get = cli.run("bookie-clusters", "get", "cluster-b");
+            assertEquals(0, get.exit(), get.all());
+            assertTrue(get.stdout().contains("STANDBY") && get.stdout().contains(uriB), get.stdout());
+
+            Result pre = cli.run("bookie-clusters", "precheck", "cluster-b");
+            assertEquals(0, pre.exit(), pre.all());
+            assertTrue(pre.stdout().contains("Precheck for switching to 'cluster-b': OK"), pre.stdout());
+            assertTrue(pre.stdout().contains("source  cluster-a"), pre.stdout());
+            // cluster-c has one bookie, fewer than the ensemble size: precheck prints why and fails
+            assertEquals(0, cli.run("bookie-clusters", "register", "cluster-c", "-u", uriC).exit());
+            Result preC = cli.run("bookie-clusters", "precheck", "cluster-c");
+            failsWith(preC, "writable bookies");
+            assertTrue(preC.stdout().contains("NOT OK"), preC.stdout());
+
+            // switch asks first; anything but yes changes nothing
+            before = snapshot();
+            Result no = cli.runWithInput("n\n", "bookie-clusters", "switch", "cluster-b");
+            failsWith(no, "not confirmed");
+            assertTrue(no.stdout().contains("[y/N]"), no.stdout());
+            failsWith(cli.run("bookie-clusters", "switch", "cluster-b"), "not confirmed");
+            failsWith(cli.run("bookie-clusters", "switch", "cluster-c", "--yes"), "precheck failed");
+            assertEquals(before, snapshot(), "an unconfirmed or refused switch changes nothing");
+
+            Result sw = cli.runWithInput("y\n", "bookie-clusters", "switch", "cluster-b");
+            assertEquals(0, sw.exit(), sw.all());
+            assertTrue(sw.stdout().contains("Switched: new ledgers are created on 'cluster-b' (epoch 1"), sw.stdout());
+            failsWith(cli.run("bookie-clusters", "switch", "cluster-b", "--yes"), "already active");
+
+            Result status = awaitCutover(cli);
+            assertTrue(status.stdout().contains("Active bookie cluster: cluster-b"), status.stdout());
+            assertTrue(status.stdout().contains("Cutover:               complete"), status.stdout());
+            assertTrue(status.stdout().lines().anyMatch(l -> l.trim().startsWith("1") && l.contains("cluster-b")
+                    && l.contains("4294967296")), "range table row of epoch 1: " + status.stdout());
+            assertTrue(status.stdout().contains("[####################] done"), status.stdout());
+            JsonNode statusJson = JSON.readTree(cli.run("bookie-clusters", "status", "-o", "json").stdout());
+            assertEquals("cluster-b", statusJson.get("activeCluster").asText());
+            assertEquals(2, statusJson.get("ranges").size());
+
+            failsWith(cli.run("bookie-clusters", "unregister", "cluster-b"), "active cluster");
+            Result unreg = cli.run("bookie-clusters", "unregister", "cluster-c");
+            assertEquals(0, unreg.exit(), unreg.all());
+            assertTrue(unreg.stdout().contains("Unregistered bookie cluster 'cluster-c'"), unreg.stdout());
+            assertEquals(2, JSON.readTree(cli.run("bookie-clusters", "list", "-o", "json").stdout()).size());
+        }
+    }
+
+    private static Result awaitCutover(PulsarAdminCli cli) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            Result r = cli.run("bookie-clusters", "status");
+            assertEquals(0, r.exit(), r.all());
+            if (r.stdout().contains("Cutover:               complete") || System.nanoTime() > deadline) {
+                return r;
+            }
+            Thread.sleep(200);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.bcswitch.it.support;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the real {@code pulsar-admin} (Pulsar client tools, gathered by the {@code bcs-it-pulsar-admin}
+ * module) as a separate process with the {@code bookie-clusters} extension NAR, the way an operator's
+ * {@code bin/pulsar-admin} does: a client.conf naming the extension and its directory, and the JVM
+ * options the script passes.
+ */
+public final class PulsarAdminCli implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PulsarAdminCli.class);
+    private static final String MAIN = "org.apache.pulsar.admin.cli.PulsarAdminTool";
+
+    /** Exit status and what the process printed. */
+    public record Result(int exit, String stdout, String stderr) {
+        public String all() {
+            return stdout + stderr;
+        }
+    }
+
+    private final Path dir;
+    private final Path conf;
+    private final Path libDir;
+
+    /**
+     * @param webServiceUrl broker web service URL
+     * @param authParams    {@code token:<jwt>} for token authentication, or null for none
+     */
+    public PulsarAdminCli(String webServiceUrl, String authParams) throws IOException {
+        this.libDir = moduleTarget("bcs-it-pulsar-admin").resolve("lib");
+        Path narDir = moduleTarget("bcs-cli");
+        if (!Files.isDirectory(libDir)) {
+            throw new IllegalStateException("pulsar-admin runtime not built: " + libDir
+                    + " (run mvn install or package from the project root)");
+        }
+        this.dir = Files.createTempDirectory("bcs-pulsar-admin-");
+        Path ext = Files.createDirectories(dir.resolve("cliextensions"));
+        try (Stream<Path> nars = Files.list(narDir)) {
+            for (Path nar : nars.filter(p -> p.toString().endsWith(".nar")).toList()) {
+                Files.copy(nar, ext.resolve(nar.getFileName()));
+            }
+        }
+        StringBuilder c = new StringBuilder();
+        c.append("webServiceUrl=").append(webServiceUrl).append('\n');
+        c.append("customCommandFactories=bookie-clusters\n");
+        c.append("cliExtensionsDirectory=").append(ext).append('\n');
+        if (authParams != null) {
+            c.append("authPlugin=").append(Tokens.TOKEN_AUTH_PLUGIN).append('\n');
+            c.append("authParams=").append(authParams).append('\n');
+        }
+        this.conf = dir.resolve("client.conf");
+        Files.writeString(conf, c.toString());
+    }
+
+    /** {@code pulsar-admin <args>} with empty standard input. */
+    public Result run(String... args) throws Exception {
+        return runWithInput("", args);
+    }
+
+    /** {@code pulsar-admin <args>}, {@code input} on standard input. */
+    public Result runWithInput(String input, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + dir,
+                // what bin/pulsar-admin passes: javassist (custom commands) defines classes reflectively
+                "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+                "-cp", libDir + "/*", MAIN, conf.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectOutput(dir.resolve("out.txt").toFile())
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
+        p.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        if (!p.waitFor(90, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("pulsar-admin " + String.join(" ", args) + " did not finish in 90 s");
+        }
+        String out = Files.readString(dir.resolve("out.txt"));
+        // drop the tool's own logging-backend notice; keep everything else it printed
+        String err = Files.readString(dir.resolve("err.txt")).lines().filter(l -> !l.startsWith("SLF4J"))
+                .reduce("", (a, b) -> a + b + "\n");
+        Result r = new Result(p.exitValue(), out, err);
+        log.info("$ pulsar-admin {}\n{}{}[exit {}]", String.join(" ", args), out, err, r.exit());
+        return r;
+    }
+
+    /** {@code <checkout>/<module>/target}, found by walking up from the working directory. */
+    static Path moduleTarget(String module) {
+        Path start = Paths.get(System.getProperty("user.dir")).toAbsolutePath().normalize();
+        for (Path d = start; d != null; d = d.getParent()) {
+            if (Files.isDirectory(d.resolve(module))) {
+                return d.resolve(module).resolve("target");
+            }
+        }
+        return start.resolve("../" + module + "/target").normalize();
+    }
+
+    @Override
+    public void close() throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.bcswitch.it.support;
+
+import io.jsonwebtoken.SignatureAlgorithm;
+import java.util.Base64;
+import java.util.Optional;
+import java.util.Properties;
+import javax.crypto.SecretKey;
+import org.apache.pulsar.broker.authentication.utils.AuthTokenUtils;
+
+/**
+ * Token authentication and authorization for a test cluster, configured as an operator would in
+ * broker.conf: a secret key, super-user role {@code admin} (also used by the brokers themselves) and
+ * tokens for {@code admin} and for an ordinary role {@code app}.
+ */
+public final class Tokens {
+    public static final String TOKEN_AUTH_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken";
+
+    private final SecretKey key = AuthTokenUtils.createSecretKey(SignatureAlgorithm.HS256);
+    public final String admin = token("admin");
+    public final String app = token("app");
+
+    public String token(String role) {
+        return AuthTokenUtils.createToken(key, role, Optional.empty());
+    }
+
+    /** Broker properties enabling token authentication and authorization. */
+    public void brokerConfig(Properties p) {
+        p.setProperty("authenticationEnabled", "true");
+        p.setProperty("authorizationEnabled", "true");
+        p.setProperty("authenticationProviders", "org.apache.pulsar.broker.authentication.AuthenticationProviderToken");
+        p.setProperty("tokenSecretKey", "data:;base64," + Base64.getEncoder().encodeToString(key.getEncoded()));
+        p.setProperty("superUserRoles", "admin");
+        p.setProperty("brokerClientAuthenticationPlugin", TOKEN_AUTH_PLUGIN);
+        p.setProperty("brokerClientAuthenticationParameters", "token:" + admin);
+    }
+}
