@@ -122,7 +122,9 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("metadataServiceUri server '" + s + "' has an invalid port");
             }
-            if (!s.substring(0, colon).matches("[A-Za-z0-9.\\-\\[\\]:_]+")) {
+            // a host name or IPv4 address, or an IPv6 address in brackets
+            String host = s.substring(0, colon);
+            if (!host.matches("[A-Za-z0-9.\\-_]+") && !host.matches("\\[[0-9A-Fa-f:.]+\\]")) {
                 throw new IllegalArgumentException("metadataServiceUri server '" + s + "' has an invalid host");
             }
         }

@@ -138,6 +138,14 @@ class ClusterLocationTest {
     }
 
     @Test
+    void ipv6HostsMustBeBracketedWhole() {
+        assertEquals("zk:[::1]:2181", ClusterLocation.parse("zk+hierarchical://[::1]:2181/ledgers").storeUrl());
+        assertRejected("zk+hierarchical://[::1/ledgers", "invalid host");
+        assertRejected("zk+hierarchical://::1]:2181/ledgers", "invalid host");
+        assertRejected("zk+hierarchical://h[x]:2181/ledgers", "invalid host");
+    }
+
+    @Test
     void lengthLimitIsInclusive() {
         String prefix = "zk://zk1:2181/";
         String uri = prefix + "a".repeat(1024 - prefix.length());

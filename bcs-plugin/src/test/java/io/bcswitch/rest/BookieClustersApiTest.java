@@ -97,6 +97,36 @@ class BookieClustersApiTest {
         return api.handle(method, path, contentType, body).get(10, TimeUnit.SECONDS);
     }
 
+    @Test
+    void unregisterIsRefusedWhileTheClusterOwnsReferencedLedgers() throws Exception {
+        RegistryStore registry = new RegistryStore(store, paths);
+        // west was active once (epoch 1), so it owns ids from 2^32 up
+        registry.write(paths.ranges(), RangeTable.bootstrap("old", NOW - 5000)
+                .with(new io.bcswitch.registry.IdRange("west", 1L << 32, 1, NOW - 3000)), 0).get();
+        List<io.bcswitch.inventory.LedgerReference> refs = new ArrayList<>();
+        SwitchService service = new SwitchService(registry, access, 3, Clock.systemUTC(),
+                () -> java.util.concurrent.CompletableFuture.completedFuture(List.copyOf(refs)));
+        BookieClustersApi withRefs = new BookieClustersApi(service);
+        refs.add(new io.bcswitch.inventory.LedgerReference(3, io.bcswitch.inventory.LedgerKind.DATA, "t/ns/persistent/x"));
+        refs.add(new io.bcswitch.inventory.LedgerReference((1L << 32) + 5, io.bcswitch.inventory.LedgerKind.CURSOR,
+                "t/ns/persistent/x/sub"));
+        refs.add(new io.bcswitch.inventory.LedgerReference((1L << 32) + 7, io.bcswitch.inventory.LedgerKind.SCHEMA,
+                "t/ns/x"));
+        Map<String, String> before = snapshot();
+        RestResponse refused = withRefs.handle("DELETE", "/west", null, null).get(10, TimeUnit.SECONDS);
+        assertEquals(409, refused.status(), String.valueOf(refused.body()));
+        String error = String.valueOf(refused.body());
+        assertTrue(error.contains("1 cursor, 1 schema") && error.contains("ledger " + ((1L << 32) + 5)), error);
+        assertEquals(before, snapshot());
+        // once nothing west owns is referenced (only old's ledger 3 is), it can go
+        refs.removeIf(r -> r.ledgerId() > 3);
+        RestResponse ok = withRefs.handle("DELETE", "/west", null, null).get(10, TimeUnit.SECONDS);
+        assertEquals(200, ok.status(), String.valueOf(ok.body()));
+        assertEquals(404, withRefs.handle("GET", "/west", null, null).get(10, TimeUnit.SECONDS).status());
+        // a cluster that never owned a range needs no inventory at all
+        assertEquals(200, api.handle("DELETE", "/east", null, null).get(10, TimeUnit.SECONDS).status());
+    }
+
     /** Every node of the store (path -> version and data), to prove a refused call changed nothing. */
     private Map<String, String> snapshot() throws Exception {
         Map<String, String> out = new TreeMap<>();
@@ -146,7 +176,8 @@ class BookieClustersApiTest {
         String target = "{\"target\":\"east\"}";
         String uri = "{\"metadataServiceUri\":\"zk+hierarchical://zk-new:2181/ledgers\"}";
         // 405
-        r.add(Req.of("DELETE", "/east", null, null, 405, "DELETE"));
+        r.add(Req.of("DELETE", "/old", null, null, 404, "not registered"));
+        r.add(Req.of("DELETE", "/bad%name", null, null, 400, "must match"));
         r.add(Req.of("PUT", "/east", JSON, uri, 405, "allowed: GET, POST"));
         r.add(Req.of("PUT", "/switch", JSON, target, 405, "allowed: POST"));
         r.add(Req.of("GET", "/switch", null, null, 405, "allowed: POST"));
