@@ -99,6 +99,7 @@ class BookieClustersApiTest {
 
     @Test
     void unregisterIsRefusedWhileTheClusterOwnsReferencedLedgers() throws Exception {
+        RegistryPaths paths = new RegistryPaths(ROOT);
         RegistryStore registry = new RegistryStore(store, paths);
         // west was active once (epoch 1), so it owns ids from 2^32 up
         registry.write(paths.ranges(), RangeTable.bootstrap("old", NOW - 5000)

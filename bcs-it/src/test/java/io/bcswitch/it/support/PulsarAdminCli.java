@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the real {@code pulsar-admin} (Pulsar client tools, gathered by the {@code bcs-it-pulsar-admin}
- * module) as a separate process with the {@code bookie-clusters} extension NAR, the way an operator's
- * {@code bin/pulsar-admin} does: a client.conf naming the extension and its directory, and the JVM
- * options the script passes.
+ * module) as a separate process with the {@code bookie-clusters} extension, installed the way the
+ * operator docs say: the NAR from the distribution archive's {@code cliextensions/} in a directory, and
+ * the archive's {@code conf/client.conf.snippet} appended to client.conf with that directory filled in;
+ * the JVM options are the ones {@code bin/pulsar-admin} passes.
  */
 public final class PulsarAdminCli implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PulsarAdminCli.class);
@@ -40,22 +41,23 @@ public final class PulsarAdminCli implements AutoCloseable {
      */
     public PulsarAdminCli(String webServiceUrl, String authParams) throws IOException {
         this.libDir = moduleTarget("bcs-it-pulsar-admin").resolve("lib");
-        Path narDir = moduleTarget("bcs-cli");
         if (!Files.isDirectory(libDir)) {
             throw new IllegalStateException("pulsar-admin runtime not built: " + libDir
                     + " (run mvn install or package from the project root)");
         }
         this.dir = Files.createTempDirectory("bcs-pulsar-admin-");
+        Path dist = Distribution.unpack(dir.resolve("dist"));
         Path ext = Files.createDirectories(dir.resolve("cliextensions"));
-        try (Stream<Path> nars = Files.list(narDir)) {
+        try (Stream<Path> nars = Files.list(dist.resolve("cliextensions"))) {
             for (Path nar : nars.filter(p -> p.toString().endsWith(".nar")).toList()) {
                 Files.copy(nar, ext.resolve(nar.getFileName()));
             }
         }
         StringBuilder c = new StringBuilder();
         c.append("webServiceUrl=").append(webServiceUrl).append('\n');
-        c.append("customCommandFactories=bookie-clusters\n");
-        c.append("cliExtensionsDirectory=").append(ext).append('\n');
+        for (String line : Files.readAllLines(dist.resolve("conf/client.conf.snippet"))) {
+            c.append(line.startsWith("cliExtensionsDirectory=") ? "cliExtensionsDirectory=" + ext : line).append('\n');
+        }
         if (authParams != null) {
             c.append("authPlugin=").append(Tokens.TOKEN_AUTH_PLUGIN).append('\n');
             c.append("authParams=").append(authParams).append('\n');
