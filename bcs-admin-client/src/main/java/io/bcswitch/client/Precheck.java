@@ -9,6 +9,7 @@ import java.util.List;
  * @param target                  the cluster checked
  * @param ok                      true when {@code problems} is empty
  * @param problems                reasons a switch would be refused
+ * @param warnings                things worth knowing that do not block a switch
  * @param source                  the active cluster
  * @param sourceReachable         whether the active cluster's metadata answered (not required)
  * @param sourceError             why it did not, or null
@@ -18,7 +19,8 @@ import java.util.List;
  * @param proposedFirstLedgerId   first ledger id the target would issue
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record Precheck(String target, boolean ok, List<String> problems, String source, boolean sourceReachable,
+public record Precheck(String target, boolean ok, List<String> problems, List<String> warnings, String source,
+                       boolean sourceReachable,
                        String sourceError, ClusterFacts sourceFacts, ClusterFacts targetFacts,
                        int requiredWritableBookies, long proposedFirstLedgerId) {
 }

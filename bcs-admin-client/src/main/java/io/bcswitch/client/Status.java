@@ -13,8 +13,10 @@ import java.util.List;
  * @param clusters        registered clusters
  * @param brokers         per-broker cutover progress (live brokers)
  * @param cutoverComplete every live broker has applied {@code epoch} and finished its cutover
+ * @param pendingBrokers  live brokers not yet done with {@code epoch}
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
-                     List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete) {
+                     List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
+                     List<String> pendingBrokers) {
 }

@@ -49,6 +49,11 @@ final class Render {
         for (String problem : p.problems()) {
             sb.append("  problem: ").append(problem).append('\n');
         }
+        if (p.warnings() != null) {
+            for (String warning : p.warnings()) {
+                sb.append("  warning: ").append(warning).append('\n');
+            }
+        }
         Table t = new Table("", "CLUSTER", "REACHABLE", "WRITABLE BOOKIES", "READ-ONLY BOOKIES", "63-BIT IDS");
         t.row("source", p.source(), p.sourceReachable() ? "yes" : "no (" + p.sourceError() + ")",
                 writable(p.sourceFacts()), readOnly(p.sourceFacts()), ids(p.sourceFacts()));
@@ -88,7 +93,11 @@ final class Render {
                     .append(time(s.directive().ts())).append(')');
         }
         sb.append('\n');
-        sb.append("Cutover:               ").append(s.cutoverComplete() ? "complete" : "in progress").append("\n\n");
+        sb.append("Cutover:               ").append(s.cutoverComplete() ? "complete" : "in progress");
+        if (!s.cutoverComplete() && s.pendingBrokers() != null && !s.pendingBrokers().isEmpty()) {
+            sb.append(" (waiting for ").append(String.join(", ", s.pendingBrokers())).append(')');
+        }
+        sb.append("\n\n");
         sb.append("Ledger-id ranges:\n");
         Table ranges = new Table("EPOCH", "CLUSTER", "FIRST LEDGER ID", "SINCE");
         for (IdRange r : s.ranges()) {

@@ -119,6 +119,8 @@ class RestApiTest extends ClusterTestBase {
         assertTrue(pre.json().get("sourceReachable").asBoolean());
         assertTrue(pre.json().get("proposedFirstLedgerId").asLong() >= (1L << 32));
         assertEquals(2, pre.json().get("targetFacts").get("writableBookies").asInt());
+        // two writable bookies for an ensemble of two: allowed, but the operator is warned
+        assertTrue(pre.json().get("warnings").toString().contains("exactly 2 writable bookies"), pre.raw());
         refused(404, "not registered", () -> rest.get("/precheck/cluster-x"));
         // cluster-c has one bookie, fewer than the ensemble size (2): precheck says why
         Rest.Response preC = rest.get("/precheck/cluster-c");
@@ -158,6 +160,7 @@ class RestApiTest extends ClusterTestBase {
         assertEquals("cluster-b", after.get("ranges").get(1).get("cluster").asText());
         assertEquals(1, after.get("brokers").size());
         assertEquals(1, after.get("brokers").get(0).get("appliedEpoch").asLong());
+        assertEquals(0, after.get("pendingBrokers").size(), after.toString());
         assertEquals("ACTIVE", rest.get("/cluster-b").json().get("status").asText());
         assertEquals("STANDBY", rest.get("/cluster-a").json().get("status").asText());
         refused(409, "already active", () -> rest.switchTo("cluster-b"));

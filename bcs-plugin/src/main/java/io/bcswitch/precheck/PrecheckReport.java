@@ -8,6 +8,7 @@ import java.util.List;
  * @param target                target cluster
  * @param ok                    true when nothing below is a problem
  * @param problems              reasons the switch would be refused, empty when ok
+ * @param warnings              things worth knowing that do not block the switch
  * @param source                currently active cluster
  * @param sourceReachable       whether the source's metadata service answered (a dead source does not block a switch)
  * @param sourceError           why the source could not be read, or null
@@ -17,7 +18,7 @@ import java.util.List;
  * @param proposedHighOrderBits   high-order bits the target's id range would start at
  * @param proposedFirstLedgerId   first ledger id of that range
  */
-public record PrecheckReport(String target, boolean ok, List<String> problems, String source,
+public record PrecheckReport(String target, boolean ok, List<String> problems, List<String> warnings, String source,
                              boolean sourceReachable, String sourceError, ClusterFacts sourceFacts,
                              ClusterFacts targetFacts, int requiredWritableBookies, long proposedHighOrderBits,
                              long proposedFirstLedgerId) {

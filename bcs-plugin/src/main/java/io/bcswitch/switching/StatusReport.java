@@ -18,8 +18,9 @@ import java.util.List;
  * @param clusters      registered clusters
  * @param brokers       per-broker cutover progress (live brokers only)
  * @param cutoverComplete true when every live broker has applied {@code epoch} and finished its cutover
+ * @param pendingBrokers  live brokers that have not yet applied {@code epoch} or are still cutting over
  */
 public record StatusReport(String activeCluster, long epoch, SwitchDirective directive, BootstrapRecord bootstrap,
                            List<IdRange> ranges, List<BookieClusterRecord> clusters,
-                           List<BrokerCutoverRecord> brokers, boolean cutoverComplete) {
+                           List<BrokerCutoverRecord> brokers, boolean cutoverComplete, List<String> pendingBrokers) {
 }

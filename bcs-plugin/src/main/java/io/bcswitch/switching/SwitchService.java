@@ -232,11 +232,35 @@ public class SwitchService {
                             }
                         }
                         long hob = proposedHighOrderBits(ranges.orElse(null), d, sf, tf);
-                        return new PrecheckReport(target.name(), problems.isEmpty(), List.copyOf(problems), source,
-                                sf != null, sf != null ? null : String.valueOf(s), sf, tf, requiredBookies, hob,
-                                hob << 32);
+                        List<String> warnings = warnings(target.name(), source, sf, sf != null ? null : s, tf);
+                        return new PrecheckReport(target.name(), problems.isEmpty(), List.copyOf(problems),
+                                warnings, source, sf != null, sf != null ? null : String.valueOf(s), sf, tf,
+                                requiredBookies, hob, hob << 32);
                     });
                 })));
+    }
+
+    /** Things an operator should know before switching that do not block the switch. */
+    private List<String> warnings(String target, String source, ClusterFacts sf, Object sourceError, ClusterFacts tf) {
+        List<String> w = new ArrayList<>();
+        if (source != null && sf == null) {
+            w.add("source '" + source + "' cannot be read (" + sourceError + "): the switch does not need it, "
+                    + "but ledgers on it stay unreadable until it is back");
+        }
+        if (tf != null) {
+            if (tf.writableBookies() == requiredBookies) {
+                w.add("'" + target + "' has exactly " + requiredBookies + " writable bookies, the ensemble size: "
+                        + "one bookie failure will stop new ledgers from being created");
+            }
+            if (tf.readOnlyBookies() > 0) {
+                w.add("'" + target + "' has " + tf.readOnlyBookies() + " read-only bookie(s)");
+            }
+            if (tf.maxLedgerId() >= 0) {
+                w.add("'" + target + "' already holds ledgers (largest id " + tf.maxLedgerId()
+                        + "); the new range starts above them");
+            }
+        }
+        return List.copyOf(w);
     }
 
     /** First high-order value above every id the broker cluster has used on any cluster. */
@@ -341,9 +365,11 @@ public class SwitchService {
                 table = table.with(d.value().range());
             }
             var bs = brokers.join();
-            boolean complete = !bs.isEmpty() && bs.stream().allMatch(b -> b.appliedEpoch() == epoch && b.done());
+            List<String> pending = bs.stream().filter(b -> b.appliedEpoch() != epoch || !b.done())
+                    .map(b -> b.broker()).toList();
+            boolean complete = !bs.isEmpty() && pending.isEmpty();
             return new StatusReport(active, epoch, d.value(), bootstrap.join().orElse(null),
-                    table == null ? List.of() : table.ranges(), clusters.join(), bs, complete);
+                    table == null ? List.of() : table.ranges(), clusters.join(), bs, complete, pending);
         });
     }
 
