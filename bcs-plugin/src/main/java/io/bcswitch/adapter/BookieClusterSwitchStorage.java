@@ -49,6 +49,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private RoutingClientFactory routingFactory;
     private SwitchService service;
     private BookieClustersApi api;
+    private io.bcswitch.migration.MigrationOrchestrator orchestrator;
+    private ScheduledExecutorService migrationScheduler;
+    private java.util.concurrent.ExecutorService migrationIo;
+    private io.bcswitch.routing.ClusterClientPool migrationPool;
+    private OpenTelemetryMigrationMetrics metrics;
 
     @Override
     public void initialize(ServiceConfiguration conf, MetadataStoreExtended metadataStore,
@@ -58,8 +63,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
+        MetadataLedgerInventory inventory = new MetadataLedgerInventory(metadataStore, this::factoryOrNull);
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
-                new MetadataLedgerInventory(metadataStore, this::factoryOrNull));
+                inventory);
         api = new BookieClustersApi(service);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
@@ -80,7 +86,51 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.configPath(), o.activeCluster(), o.activeEpoch());
         super.initialize(conf, metadataStore, routingFactory, eventLoopGroup, openTelemetry);
         routingFactory.warmUp(o.activeCluster()).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        startMigration(config, inventory, openTelemetry);
         announceWhenStarted();
+    }
+
+    /** The migration after each switch, cleanup, drain reports, rollback: wired here, run by their own threads. */
+    private void startMigration(SwitchConfig config, MetadataLedgerInventory inventory, OpenTelemetry openTelemetry) {
+        migrationScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bcs-migration");
+            t.setDaemon(true);
+            return t;
+        });
+        migrationIo = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "bcs-migration-io");
+            t.setDaemon(true);
+            return t;
+        });
+        migrationPool = routingFactory.migrationPool();
+        BookKeeperLedgerCopier copier = new BookKeeperLedgerCopier(migrationPool::get, migrationIo);
+        metrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
+            Ownership o = agent.ownership();
+            return o == null ? null : o.activeCluster();
+        });
+        orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, inventory, copier, config.migration(),
+                this::brokerId, migrationScheduler, clock, metrics);
+        var cleanup = new io.bcswitch.migration.CleanupService(registry, inventory, copier, orchestrator,
+                config.migration(), metrics, clock);
+        var drain = new io.bcswitch.migration.DrainReports(registry, inventory, copier,
+                new NamespaceRetentionLookup(() -> pulsar));
+        api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
+                config.migration(), clock));
+        service.onSwitchCommitted(orchestrator::switchAccepted);
+        agent.onDeprecated(cluster -> {
+            routingFactory.closeClients(cluster);
+            migrationPool.closeClient(cluster);
+        });
+    }
+
+    private void publishRelocationApplied(long epoch) {
+        registry.writeEphemeral(registry.paths().relocationApplied(brokerId()),
+                new io.bcswitch.registry.RelocationEpoch(io.bcswitch.registry.RelocationEpoch.FORMAT_VERSION, epoch,
+                        clock.millis())).exceptionally(e -> {
+                            log.warn("Cannot publish applied relocation epoch {} of broker {}: {}", epoch, brokerId(),
+                                    e.toString());
+                            return null;
+                        });
     }
 
     /**
@@ -97,6 +147,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 if (cutover.lastProgress().isEmpty()) {
                     cutover.start(agent.ownership());
                 }
+                agent.onRelocationsApplied(this::publishRelocationApplied);
+                orchestrator.start(2_000);
                 task[0].cancel(false);
             }
         }, 1, 1, TimeUnit.SECONDS);
@@ -175,6 +227,21 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         }
         if (cutoverScheduler != null) {
             cutoverScheduler.shutdownNow();
+        }
+        if (orchestrator != null) {
+            orchestrator.close();
+        }
+        if (migrationScheduler != null) {
+            migrationScheduler.shutdownNow();
+        }
+        if (migrationIo != null) {
+            migrationIo.shutdownNow();
+        }
+        if (migrationPool != null) {
+            migrationPool.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         try {
             super.close();

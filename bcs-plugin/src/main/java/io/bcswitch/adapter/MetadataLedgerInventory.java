@@ -93,7 +93,9 @@ final class MetadataLedgerInventory implements LedgerInventory {
             List<LedgerReference> refs = new ArrayList<>();
             if (i.ledgers != null) {
                 for (ManagedLedgerInfo.LedgerInfo l : i.ledgers) {
-                    refs.add(new LedgerReference(l.ledgerId, LedgerKind.DATA, name));
+                    // the current ledger has no size or close time yet
+                    Long closedAt = l.timestamp != null && l.timestamp > 0 ? l.timestamp : null;
+                    refs.add(new LedgerReference(l.ledgerId, LedgerKind.DATA, name, l.size, closedAt));
                 }
             }
             if (i.cursors != null) {
@@ -103,9 +105,18 @@ final class MetadataLedgerInventory implements LedgerInventory {
                                 name + "/" + c.getKey()));
                     }
                     Map<String, Long> props = c.getValue().properties;
-                    Long compacted = props == null ? null : props.get(Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY);
-                    if (compacted != null && compacted >= 0) {
-                        refs.add(new LedgerReference(compacted, LedgerKind.COMPACTION, name));
+                    if (props != null) {
+                        for (Map.Entry<String, Long> p : props.entrySet()) {
+                            if (p.getValue() == null || p.getValue() < 0) {
+                                continue;
+                            }
+                            // other properties may name ledgers (delayed-delivery bucket snapshots): treated
+                            // as references so that cleanup never deletes them
+                            LedgerKind kind = p.getKey().equals(Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY)
+                                    ? LedgerKind.COMPACTION : LedgerKind.OTHER;
+                            refs.add(new LedgerReference(p.getValue(), kind, name + "/" + c.getKey() + "#"
+                                    + p.getKey()));
+                        }
                     }
                 }
             }

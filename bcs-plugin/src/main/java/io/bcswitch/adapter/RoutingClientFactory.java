@@ -58,16 +58,10 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                                                 Optional<Class<? extends EnsemblePlacementPolicy>> policyClass,
                                                 Map<String, Object> properties, StatsLogger statsLogger) {
         String poolName = policyClass.map(Class::getSimpleName).orElse("default");
-        ClusterClientPool pool = new ClusterClientPool(poolName, cluster ->
-                registry.getCluster(cluster).thenCompose(rec -> {
-                    if (rec.isEmpty()) {
-                        throw RegistryException.notFound("bookie cluster '" + cluster + "' is not registered");
-                    }
-                    String uri = rec.get().metadataServiceUri();
-                    ServiceConfiguration c = BrokerConfigs.isBrokerImplicitCluster(conf, uri)
-                            ? conf : BrokerConfigs.withMetadataServiceUri(conf, uri);
-                    return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties, statsLogger);
-                }));
+        ClusterClientPool pool = newPool(poolName, conf, store, eventLoopGroup, policyClass, properties, statsLogger);
+        if (migrationPoolArgs == null) {
+            migrationPoolArgs = new Object[] {conf, store, eventLoopGroup};
+        }
         pools.add(pool);
         OrderedExecutor worker = OrderedExecutor.newBuilder()
                 .name("bcs-bookkeeper-worker-" + poolName)
@@ -78,6 +72,45 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
             pools.remove(pool);
             pool.close();
         }, createListener));
+    }
+
+    private volatile Object[] migrationPoolArgs;
+
+    private ClusterClientPool newPool(String poolName, ServiceConfiguration conf, MetadataStoreExtended store,
+                                      EventLoopGroup eventLoopGroup,
+                                      Optional<Class<? extends EnsemblePlacementPolicy>> policyClass,
+                                      Map<String, Object> properties, StatsLogger statsLogger) {
+        return new ClusterClientPool(poolName, cluster ->
+                registry.getCluster(cluster).thenCompose(rec -> {
+                    if (rec.isEmpty()) {
+                        throw RegistryException.notFound("bookie cluster '" + cluster + "' is not registered");
+                    }
+                    String uri = rec.get().metadataServiceUri();
+                    ServiceConfiguration c = BrokerConfigs.isBrokerImplicitCluster(conf, uri)
+                            ? conf : BrokerConfigs.withMetadataServiceUri(conf, uri);
+                    return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties, statsLogger);
+                }));
+    }
+
+    /**
+     * Per-cluster clients of their own for the migration (copies never compete with topic traffic for a
+     * client's threads), built like the broker's default ones. Available once the broker asked for its
+     * first client; closed by the caller.
+     */
+    ClusterClientPool migrationPool() {
+        Object[] a = migrationPoolArgs;
+        if (a == null) {
+            throw new IllegalStateException("the managed-ledger storage has not created its client yet");
+        }
+        ClusterClientPool pool = newPool("migration", (ServiceConfiguration) a[0], (MetadataStoreExtended) a[1],
+                (EventLoopGroup) a[2], Optional.empty(), null, NullStatsLogger.INSTANCE);
+        return pool;
+    }
+
+    /** Closes {@code cluster}'s clients in every pool (it was retired). */
+    CompletableFuture<Void> closeClients(String cluster) {
+        return CompletableFuture.allOf(pools.stream().map(p -> p.closeClient(cluster))
+                .toArray(CompletableFuture[]::new));
     }
 
     /** Listener given to every client built from now on: set it before the managed-ledger factory starts. */

@@ -12,9 +12,26 @@ import java.util.Properties;
  * @param cutoverTopicsPerSecond throttle of the post-switch rollover, per broker
  * @param cutoverEnabled         whether open ledgers are rolled over right after a switch
  * @param probeTimeoutSeconds    bounded wait for a bookie cluster's metadata service
+ * @param migration              how the post-switch migration is paced and guarded
  */
 public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
-                           boolean cutoverEnabled, int probeTimeoutSeconds) {
+                           boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration) {
+
+    /**
+     * @param concurrency       ledgers copied at the same time
+     * @param bytesPerSecond    copy rate bound, 0 for none
+     * @param promoteBatchSize  promotions per relocation-epoch bump
+     * @param rollbackWindowHours how long a switch may be rolled back
+     */
+    public record Migration(int concurrency, long bytesPerSecond, int promoteBatchSize, int rollbackWindowHours) {
+        public static final Migration DEFAULTS = new Migration(16, 33_554_432L, 100, 24);
+    }
+
+    public SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
+                        boolean cutoverEnabled, int probeTimeoutSeconds) {
+        this(configPath, currentClusterName, cutoverTopicsPerSecond, cutoverEnabled, probeTimeoutSeconds,
+                Migration.DEFAULTS);
+    }
 
     public static final String PREFIX = "bookieClusterSwitch.";
 
@@ -46,7 +63,27 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                     + " must be a whole number of seconds between 1 and 3600");
         }
         int probe = (int) probeValue;
-        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe);
+        Migration migration = new Migration(
+                (int) wholeNumber(props, ConfigKey.MIGRATION_CONCURRENCY, 1, 1024),
+                wholeNumber(props, ConfigKey.MIGRATION_BYTES_PER_SECOND, 0, Long.MAX_VALUE / 2),
+                (int) wholeNumber(props, ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE, 1, 100_000),
+                (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS, 0, 8760));
+        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration);
+    }
+
+    private static long wholeNumber(Properties props, ConfigKey key, long min, long max) {
+        String v = get(props, key).trim();
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.fullName() + " is not a whole number: '" + v + "'");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(key.fullName() + " must be between " + min + " and " + max
+                    + ", not " + n);
+        }
+        return n;
     }
 
     public RegistryPaths paths() {

@@ -9,5 +9,10 @@ public enum LedgerKind {
     /** One schema version. */
     SCHEMA,
     /** A compacted topic's compacted view. */
-    COMPACTION
+    COMPACTION,
+    /**
+     * A ledger id named in a cursor's properties other than the compacted ledger (for example
+     * delayed-delivery bucket snapshots). Never copied; never deleted by cleanup while named.
+     */
+    OTHER
 }

@@ -41,4 +41,41 @@ public record RegistryPaths(String root) {
     public String broker(String brokerId) {
         return brokers() + "/" + brokerId;
     }
+
+    /** One node per relocated ledger: {@code <root>/relocations/<ledgerId>}. */
+    public String relocations() {
+        return root + "/relocations";
+    }
+
+    public String relocation(long ledgerId) {
+        return relocations() + "/" + ledgerId;
+    }
+
+    /** Bumped after every change of the relocation table; brokers watch it. */
+    public String relocationEpoch() {
+        return root + "/relocation-epoch";
+    }
+
+    /** Ephemeral, per live broker: the relocation epoch it routes with. */
+    public String relocationApplied() {
+        return root + "/relocation-applied";
+    }
+
+    public String relocationApplied(String brokerId) {
+        return relocationApplied() + "/" + brokerId;
+    }
+
+    /** Progress of the migration that followed switch {@code epoch}. */
+    public String orchestrator(long epoch) {
+        return root + "/orchestrator/" + epoch;
+    }
+
+    public String orchestrators() {
+        return root + "/orchestrator";
+    }
+
+    /** Ephemeral: held by the one broker running the orchestrator. */
+    public String orchestratorLock() {
+        return root + "/orchestrator-lock";
+    }
 }

@@ -162,4 +162,60 @@ public class RegistryStore {
             });
         });
     }
+
+    /** Every relocation, by ledger id. */
+    public CompletableFuture<java.util.Map<Long, Relocation>> listRelocations() {
+        return store.exists(paths.relocations()).thenCompose(exists -> !exists
+                ? CompletableFuture.completedFuture(java.util.Map.<Long, Relocation>of())
+                : store.getChildren(paths.relocations()).thenCompose(ids -> {
+                    List<CompletableFuture<Versioned<Relocation>>> reads = new ArrayList<>();
+                    for (String id : ids) {
+                        reads.add(read(paths.relocations() + "/" + id, Relocation.class));
+                    }
+                    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                        java.util.Map<Long, Relocation> out = new java.util.TreeMap<>();
+                        for (var r : reads) {
+                            if (r.join().present()) {
+                                out.put(r.join().value().ledgerId(), r.join().value());
+                            }
+                        }
+                        return out;
+                    });
+                }));
+    }
+
+    /** The relocation epoch (0 when nothing was ever relocated). */
+    public CompletableFuture<Long> readRelocationEpoch() {
+        return read(paths.relocationEpoch(), RelocationEpoch.class)
+                .thenApply(v -> v.present() ? v.value().epoch() : 0L);
+    }
+
+    /** Increments the relocation epoch (version-checked loop); completes with the new value. */
+    public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis) {
+        return update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
+                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis)))
+                .thenApply(RelocationEpoch::epoch);
+    }
+
+    /** Relocation epoch applied by each live broker, by broker id. */
+    public CompletableFuture<java.util.Map<String, Long>> listRelocationApplied() {
+        return store.exists(paths.relocationApplied()).thenCompose(exists -> !exists
+                ? CompletableFuture.completedFuture(java.util.Map.<String, Long>of())
+                : store.getChildren(paths.relocationApplied()).thenCompose(ids -> {
+                    java.util.Map<String, CompletableFuture<Versioned<RelocationEpoch>>> reads =
+                            new java.util.TreeMap<>();
+                    for (String id : ids) {
+                        reads.put(id, read(paths.relocationApplied(id), RelocationEpoch.class));
+                    }
+                    return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+                        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+                        reads.forEach((id, f) -> {
+                            if (f.join().present()) {
+                                out.put(id, f.join().value().epoch());
+                            }
+                        });
+                        return out;
+                    });
+                }));
+    }
 }

@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * GET  /{name}           one cluster
  * POST /{name}           register {name} as STANDBY: {"metadataServiceUri": "..."}
  * DELETE /{name}         unregister {name} (409 while it is active or owns ledgers the brokers reference)
+ * POST /rollback          undo the latest switch inside the rollback window
+ * GET  /drain/{name}      what still pins {name}, and when retention will have removed its data ledgers
+ * GET  /cleanup-targets[/{name}]  ledgers cleanup may delete now
+ * POST /cleanup           {"srcCluster": name, "dryRun": true, "maxDeletions": 0, "force": false}
+ * POST /close-client/{name}  mark a drained cluster DEPRECATED; brokers close its clients
  * GET  /topics/{tenant}/{namespace}/{topic}
  *                        each ledger of a persistent topic: id, owning cluster, size, entries, and its
  *                        _pulsar.bookieClusterName ledger property
@@ -41,9 +46,15 @@ public class BookieClustersApi {
 
     private final SwitchService service;
     private volatile TopicLedgerReports topics;
+    private volatile io.bcswitch.migration.MigrationService migration;
 
     public BookieClustersApi(SwitchService service) {
         this.service = service;
+    }
+
+    /** Enables the migration endpoints (rollback, drain, cleanup, close-client); without it they answer 503. */
+    public void setMigration(io.bcswitch.migration.MigrationService migration) {
+        this.migration = migration;
     }
 
     /** Enables {@code GET /topics/...}; without it that endpoint answers 503. */
@@ -81,6 +92,9 @@ public class BookieClustersApi {
         if (first.equals("topics")) {
             return allow(method, "GET").orElse(() -> topic(seg));
         }
+        if (MIGRATION_ENDPOINTS.contains(first)) {
+            return migrationRoute(method, first, seg, contentType, body);
+        }
         if (seg.size() == 1 && method.equals("POST") && !first.equals("switch")) {
             // register; a reserved word (e.g. "status") is refused as a name, not as a method
             JsonNode json = jsonBody(contentType, body, Set.of("metadataServiceUri"));
@@ -111,6 +125,82 @@ public class BookieClustersApi {
                     + " (allowed: GET, POST, DELETE)"));
         }
         return done(RestResponse.error(404, "no such endpoint: /" + p));
+    }
+
+    private static final Set<String> MIGRATION_ENDPOINTS = Set.of("rollback", "drain", "cleanup-targets", "cleanup",
+            "close-client");
+
+    private CompletableFuture<RestResponse> migrationRoute(String method, String first, List<String> seg,
+                                                           String contentType, byte[] body) {
+        io.bcswitch.migration.MigrationService m = migration;
+        if (m == null) {
+            return done(RestResponse.error(503, "migration endpoints are not available on this broker"));
+        }
+        switch (first) {
+            case "rollback":
+                if (seg.size() != 1) {
+                    break;
+                }
+                return allow(method, "POST").orElse(() -> {
+                    if (body != null && body.length > 0) {
+                        jsonBody(contentType, body, Set.of());
+                    }
+                    return m.rollback().thenApply(RestResponse::ok);
+                });
+            case "drain":
+                if (seg.size() != 2) {
+                    break;
+                }
+                return allow(method, "GET").orElse(() -> m.drainReport(seg.get(1)).thenApply(RestResponse::ok));
+            case "cleanup-targets":
+                if (seg.size() > 2) {
+                    break;
+                }
+                return allow(method, "GET").orElse(() -> m.cleanupTargets(seg.size() == 2 ? seg.get(1) : null)
+                        .thenApply(RestResponse::ok));
+            case "cleanup":
+                if (seg.size() != 1) {
+                    break;
+                }
+                return allow(method, "POST").orElse(() -> {
+                    JsonNode json = jsonBody(contentType, body, Set.of("srcCluster", "dryRun", "maxDeletions", "force"));
+                    String src = requiredString(json, "srcCluster");
+                    boolean dryRun = optionalBoolean(json, "dryRun", true);
+                    boolean force = optionalBoolean(json, "force", false);
+                    int max = optionalInt(json, "maxDeletions", 0);
+                    return m.cleanup(src, dryRun, max, force).thenApply(RestResponse::ok);
+                });
+            case "close-client":
+                if (seg.size() != 2) {
+                    break;
+                }
+                return allow(method, "POST").orElse(() -> m.closeClient(seg.get(1)).thenApply(RestResponse::ok));
+            default:
+                break;
+        }
+        return done(RestResponse.error(404, "no such endpoint: /" + String.join("/", seg)));
+    }
+
+    private static boolean optionalBoolean(JsonNode json, String field, boolean dflt) {
+        JsonNode v = json.get(field);
+        if (v == null || v.isNull()) {
+            return dflt;
+        }
+        if (!v.isBoolean()) {
+            throw new ApiError(400, "field '" + field + "' must be true or false");
+        }
+        return v.asBoolean();
+    }
+
+    private static int optionalInt(JsonNode json, String field, int dflt) {
+        JsonNode v = json.get(field);
+        if (v == null || v.isNull()) {
+            return dflt;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < 0) {
+            throw new ApiError(400, "field '" + field + "' must be a whole number >= 0");
+        }
+        return v.asInt();
     }
 
     /**

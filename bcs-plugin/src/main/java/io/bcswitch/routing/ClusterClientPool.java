@@ -73,6 +73,24 @@ public final class ClusterClientPool implements AutoCloseable {
         });
     }
 
+    /**
+     * Closes {@code cluster}'s client (for a cluster that holds nothing any more); a later {@link #get}
+     * would build a new one. Completes when it is closed.
+     */
+    public CompletableFuture<Void> closeClient(String cluster) {
+        CompletableFuture<BookKeeper> f = clients.remove(cluster);
+        if (f == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return f.handle((c, e) -> {
+            if (c != null) {
+                closeQuietly(c);
+                log.info("[{}] bookie-cluster={} BookKeeper client closed", name, cluster);
+            }
+            return null;
+        });
+    }
+
     /** Clusters that have a client (built or being built). */
     public List<String> clusters() {
         return List.copyOf(clients.keySet());

@@ -2,24 +2,50 @@ package io.bcswitch.routing;
 
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * This broker's view of who owns which ledger ids and which cluster is active. Immutable; the
- * switch agent replaces it as directives arrive.
+ * switch agent replaces it as directives and relocations arrive.
  *
- * @param ranges        known ranges (range table plus the latest directive's range)
- * @param activeCluster cluster creates go to
- * @param activeEpoch   switch epoch that made it active on this broker (0: bootstrap)
+ * @param ranges          known ranges (range table plus the latest directive's range)
+ * @param activeCluster   cluster creates go to
+ * @param activeEpoch     switch epoch that made it active on this broker (0: bootstrap)
+ * @param relocations     ledgers whose verified copy on another cluster is their home, by id
+ * @param relocationEpoch relocation epoch {@code relocations} was read at
  */
-public record Ownership(RangeTable ranges, String activeCluster, long activeEpoch) {
+public record Ownership(RangeTable ranges, String activeCluster, long activeEpoch, Map<Long, String> relocations,
+                        long relocationEpoch) {
 
+    public Ownership {
+        relocations = Map.copyOf(relocations);
+    }
+
+    public Ownership(RangeTable ranges, String activeCluster, long activeEpoch) {
+        this(ranges, activeCluster, activeEpoch, Map.of(), 0L);
+    }
+
+    /** The cluster holding the ledger: its relocation home if it was relocated, else the cluster that issued it. */
     public Optional<String> owner(long ledgerId) {
-        return ranges.owner(ledgerId);
+        String home = relocations.get(ledgerId);
+        return home != null ? Optional.of(home) : ranges.owner(ledgerId);
     }
 
     /** Ids at or above the newest range's start may belong to a range this broker has not seen yet. */
     public boolean inNewestRange(long ledgerId) {
         return ranges.last().map(IdRange::firstLedgerId).map(first -> ledgerId >= first).orElse(true);
+    }
+
+    public Ownership withRanges(RangeTable table) {
+        return new Ownership(table, activeCluster, activeEpoch, relocations, relocationEpoch);
+    }
+
+    public Ownership withActive(RangeTable table, String cluster, long epoch) {
+        return new Ownership(table, cluster, epoch, relocations, relocationEpoch);
+    }
+
+    public Ownership withRelocations(Map<Long, String> homes, long epoch) {
+        return new Ownership(ranges, activeCluster, activeEpoch, homes, epoch);
     }
 }

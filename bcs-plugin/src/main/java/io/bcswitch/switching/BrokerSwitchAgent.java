@@ -11,7 +11,9 @@ import io.bcswitch.registry.SwitchDirective;
 import io.bcswitch.registry.Versioned;
 import io.bcswitch.routing.Ownership;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -70,6 +72,9 @@ public class BrokerSwitchAgent implements AutoCloseable {
             if (n.getPath().equals(registry.paths().switchTarget()) && !closed) {
                 events.execute(this::applyLatest);
             }
+            if (n.getPath().equals(registry.paths().relocationEpoch()) && !closed) {
+                events.execute(this::reloadRelocations);
+            }
         });
         return registry.readDirective().thenCompose(d -> {
             if (d.present()) {
@@ -86,6 +91,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
                 return registerActive(name, brokerUri, clusters).thenCompose(v -> bootstrap(name));
             });
         }).thenCompose(o -> activation.activate(o.activeCluster()).thenApply(v -> o))
+          .thenCompose(o -> readRelocations().thenApply(r -> o.withRelocations(r.homes(), r.epoch())))
           .thenApply(o -> {
               ownership = o;
               log.info("bookie-cluster={} active at start-up, epoch={}, ranges={}", o.activeCluster(),
@@ -158,7 +164,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
     private synchronized Ownership mergeRange(Versioned<SwitchDirective> d) {
         Ownership o = ownership;
         if (d.present() && d.value().epoch() > o.ranges().lastEpoch()) {
-            o = new Ownership(o.ranges().with(d.value().range()), o.activeCluster(), o.activeEpoch());
+            o = o.withRanges(o.ranges().with(d.value().range()));
             ownership = o;
         }
         return o;
@@ -183,7 +189,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
         log.info("bookie-cluster={} switch directive epoch={} from {}: activating", d.target(), d.epoch(), d.origin());
         return activation.activate(d.target()).thenRun(() -> {
             synchronized (this) {
-                ownership = new Ownership(ownership.ranges().with(d.range()), d.target(), d.epoch());
+                ownership = ownership.withActive(ownership.ranges().with(d.range()), d.target(), d.epoch());
             }
             log.info("bookie-cluster={} active on this broker, epoch={}, first ledger id of its range={}",
                     d.target(), d.epoch(), d.firstLedgerId());
@@ -195,6 +201,59 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         + "change or broker restart", d.target(), d.epoch(), e);
             }
         });
+    }
+
+    private record Relocations(Map<Long, String> homes, long epoch) {
+    }
+
+    /** Reads the epoch first: a table read after it is at least as new as that epoch. */
+    private CompletableFuture<Relocations> readRelocations() {
+        return registry.readRelocationEpoch().thenCompose(epoch -> registry.listRelocations().thenApply(all -> {
+            Map<Long, String> homes = new HashMap<>();
+            all.forEach((id, r) -> homes.put(id, r.home()));
+            return new Relocations(homes, epoch);
+        }));
+    }
+
+    /** Re-reads the relocation table after its epoch changed; runs on the agent thread, in order. */
+    private void reloadRelocations() {
+        applyTail = applyTail.exceptionally(e -> null).thenCompose(v -> closed || ownership == null
+                ? CompletableFuture.completedFuture(null)
+                : readRelocations().thenAccept(r -> {
+                    synchronized (this) {
+                        if (r.epoch() >= ownership.relocationEpoch()) {
+                            ownership = ownership.withRelocations(r.homes(), r.epoch());
+                        }
+                    }
+                    log.info("relocation epoch={} applied: {} relocated ledger(s)", r.epoch(), r.homes().size());
+                    relocationListener.accept(r.epoch());
+                }).thenCompose(x -> registry.listClusters()).thenAccept(clusters -> {
+                    for (BookieClusterRecord c : clusters) {
+                        if (c.status() == ClusterStatus.DEPRECATED) {
+                            deprecatedListener.accept(c.name());
+                        }
+                    }
+                }).exceptionally(e -> {
+                    log.warn("Cannot read the relocation table; routing with the previous one: {}", e.toString());
+                    return null;
+                }));
+    }
+
+    private volatile java.util.function.LongConsumer relocationListener = e -> { };
+    private volatile java.util.function.Consumer<String> deprecatedListener = c -> { };
+
+    /** Told (on the agent thread) each DEPRECATED cluster when the registry changes: its clients can close. */
+    public void onDeprecated(java.util.function.Consumer<String> listener) {
+        this.deprecatedListener = listener;
+    }
+
+    /** Told (on the agent thread) each relocation epoch this broker now routes with. */
+    public void onRelocationsApplied(java.util.function.LongConsumer listener) {
+        this.relocationListener = listener;
+        Ownership o = ownership;
+        if (o != null) {
+            listener.accept(o.relocationEpoch());
+        }
     }
 
     /** Idempotent completion of a switch's follow-up writes, in case the broker that switched died. */

@@ -19,8 +19,11 @@ import java.util.List;
  * @param brokers       per-broker cutover progress (live brokers only)
  * @param cutoverComplete true when every live broker has applied {@code epoch} and finished its cutover
  * @param pendingBrokers  live brokers that have not yet applied {@code epoch} or are still cutting over
+ * @param migration       progress of the migration that follows switch {@code epoch}, or null before it starts
+ * @param relocationEpoch current relocation epoch (0: nothing was ever relocated)
  */
 public record StatusReport(String activeCluster, long epoch, SwitchDirective directive, BootstrapRecord bootstrap,
                            List<IdRange> ranges, List<BookieClusterRecord> clusters,
-                           List<BrokerCutoverRecord> brokers, boolean cutoverComplete, List<String> pendingBrokers) {
+                           List<BrokerCutoverRecord> brokers, boolean cutoverComplete, List<String> pendingBrokers,
+                           io.bcswitch.registry.MigrationState migration, long relocationEpoch) {
 }

@@ -298,6 +298,12 @@ public class SwitchService {
     }
 
     private volatile String implicitUri;
+    private volatile java.util.function.LongConsumer switchCommitted = e -> { };
+
+    /** Told the epoch of each switch this service commits (the migration starts on this broker). */
+    public void onSwitchCommitted(java.util.function.LongConsumer listener) {
+        this.switchCommitted = listener;
+    }
 
     /** Tells the service which URI is the broker's implicit default (null when the broker sets one explicitly). */
     public void setImplicitBrokerUri(String uri) {
@@ -338,6 +344,7 @@ public class SwitchService {
                             .thenCompose(next -> {
                                 log.info("bookie-cluster={} switch committed: epoch={}, origin={}, first ledger id={}",
                                         target, next.epoch(), next.origin(), next.firstLedgerId());
+                                switchCommitted.accept(next.epoch());
                                 return RegistryFollowUp.afterSwitch(registry, next)
                                         .exceptionally(e -> {
                                             log.warn("bookie-cluster={} epoch={} registry follow-up failed; brokers "
@@ -355,7 +362,12 @@ public class SwitchService {
         var ranges = registry.readRanges();
         var clusters = registry.listClusters();
         var brokers = registry.listBrokerProgress();
-        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers).thenApply(v -> {
+        var relocationEpoch = registry.readRelocationEpoch();
+        var migration = directive.thenCompose(d -> d.present()
+                ? registry.read(registry.paths().orchestrator(d.value().epoch()), io.bcswitch.registry.MigrationState.class)
+                : CompletableFuture.completedFuture(Versioned.<io.bcswitch.registry.MigrationState>absent()));
+        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch, migration)
+                .thenApply(v -> {
             Versioned<SwitchDirective> d = directive.join();
             long epoch = d.present() ? d.value().epoch() : 0L;
             String active = d.present() ? d.value().target()
@@ -369,7 +381,8 @@ public class SwitchService {
                     .map(b -> b.broker()).toList();
             boolean complete = !bs.isEmpty() && pending.isEmpty();
             return new StatusReport(active, epoch, d.value(), bootstrap.join().orElse(null),
-                    table == null ? List.of() : table.ranges(), clusters.join(), bs, complete, pending);
+                    table == null ? List.of() : table.ranges(), clusters.join(), bs, complete, pending,
+                    migration.join().value(), relocationEpoch.join());
         });
     }
 

@@ -79,6 +79,17 @@ public final class Rest {
                 .until(() -> status().get("cutoverComplete").asBoolean());
     }
 
+    /** Waits (120 s at most) until the latest switch's migration has finished; returns its state. */
+    public JsonNode awaitMigrationFinished() {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    JsonNode m = status().get("migration");
+                    return m != null && !m.isNull() && java.util.Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED",
+                            "ROLLED_BACK").contains(m.get("phase").asText());
+                });
+        return status().get("migration");
+    }
+
     public JsonNode status() {
         Response r = get("/status");
         if (r.status() != 200) {

@@ -1,0 +1,250 @@
+package io.bcswitch.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.it.SchemaRoutingTest.V1;
+import io.bcswitch.it.SchemaRoutingTest.V2;
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.Placement;
+import io.bcswitch.it.support.Registry;
+import io.bcswitch.it.support.Rest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.LongRunningProcessStatus;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decommissioning the old bookie cluster end to end (issue acceptance 1 and 5): topics with several
+ * schema versions, a compacted topic, an active and an idle subscription, short retention. Switch
+ * A -> B; the migration copies and promotes the schema, cursor and compacted-topic ledgers; cleanup
+ * (dry run first) never deletes a referenced ledger; retention removes A's data ledgers; the drain
+ * report says A is empty; A's bookies are stopped and the broker restarted; everything still works.
+ */
+class MigrationDecommissionTest extends ClusterTestBase {
+    private static final Logger log = LoggerFactory.getLogger(MigrationDecommissionTest.class);
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = twoBookieClusters()
+                .brokerConfig(p -> p.setProperty("retentionCheckIntervalInSeconds", "1"))
+                .start();
+    }
+
+    private static Map<String, String> schemasAndCursors() throws Exception {
+        Map<String, String> all = Registry.snapshot(cluster.zkConnectString(), "/schemas", "/managed-ledgers");
+        Map<String, String> out = new TreeMap<>();
+        // schema locators, and cursor records (a child of a managed-ledger node: 6 path segments)
+        all.forEach((path, v) -> {
+            if (path.startsWith("/schemas") || path.split("/").length == 7) {
+                out.put(path, v);
+            }
+        });
+        return out;
+    }
+
+    @Test
+    void oldClusterIsEmptiedAndCanBeSwitchedOff() throws Exception {
+        String ns = cluster.createTenant("decom");
+        PulsarAdmin admin = cluster.newAdmin();
+        admin.namespaces().setRetention(ns, new RetentionPolicies(0, 0));
+        PulsarClient client = cluster.newClient();
+        Rest rest = new Rest(cluster.broker(0).webServiceUrl());
+        String typed = "persistent://" + ns + "/typed";
+        String compacted = "persistent://" + ns + "/compacted";
+        String idle = "persistent://" + ns + "/idle";
+
+        // on A: two schema versions, an active subscription
+        Consumer<V2> active = client.newConsumer(Schema.JSON(V2.class)).topic(typed).subscriptionName("active")
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+        try (Producer<V1> p1 = client.newProducer(Schema.JSON(V1.class)).topic(typed).create();
+             Producer<V2> p2 = client.newProducer(Schema.JSON(V2.class)).topic(typed).create()) {
+            for (int i = 0; i < 10; i++) {
+                p1.send(new V1(i));
+                p2.send(new V2(100 + i, "v2"));
+            }
+        }
+        for (int i = 0; i < 20; i++) {
+            active.acknowledge(active.receive(10, TimeUnit.SECONDS));
+        }
+        // a compacted topic, compacted on A
+        try (Producer<String> p = client.newProducer(Schema.STRING).topic(compacted).enableBatching(false).create()) {
+            for (int i = 0; i < 30; i++) {
+                p.newMessage().key("k" + (i % 5)).value("v" + i).send();
+            }
+        }
+        admin.topics().triggerCompaction(compacted);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                admin.topics().compactionStatus(compacted).status == LongRunningProcessStatus.Status.SUCCESS);
+        Map<String, String> compactedView = readCompacted(client, compacted);
+        assertEquals(5, compactedView.size());
+        // an idle subscription, caught up, on a topic that is then unloaded (its cursor ledger closed on A)
+        try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(idle).subscriptionName("idle")
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe();
+             Producer<String> p = client.newProducer(Schema.STRING).topic(idle).create()) {
+            for (int i = 0; i < 10; i++) {
+                p.send("idle-" + i);
+            }
+            for (int i = 0; i < 10; i++) {
+                c.acknowledge(c.receive(10, TimeUnit.SECONDS));
+            }
+        }
+        admin.topics().unload(idle);
+        Set<Long> onABefore = cluster.bookieCluster("cluster-a").ledgerIds();
+
+        // switch A -> B; the migration runs on its own
+        Rest.Response sw = rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
+        long firstIdOfB = sw.json().get("directive").get("firstLedgerId").asLong();
+        Map<String, String> recordsBefore = schemasAndCursors();
+        JsonNode migration = rest.awaitMigrationFinished();
+        log.info("MIGRATION state: {}", migration);
+        assertEquals("DONE", migration.get("phase").asText(), migration.toString());
+        assertTrue(migration.get("promoted").asInt() >= 4, "schema versions, compacted ledger, idle cursor: "
+                + migration);
+        // no cursor or schema record was rewritten by the migration
+        assertEquals(recordsBefore, schemasAndCursors(), "schema and cursor records are untouched by PROMOTE");
+        // every relocated ledger: home on B per the registry, present on both clusters
+        Map<String, String> relocations = Registry.snapshot(cluster.zkConnectString(), "/admin/bookie-clusters/relocations");
+        Set<Long> onB = cluster.bookieCluster("cluster-b").ledgerIds();
+        Set<Long> onA = cluster.bookieCluster("cluster-a").ledgerIds();
+        int relocated = 0;
+        for (String path : relocations.keySet()) {
+            String last = path.substring(path.lastIndexOf('/') + 1);
+            if (!last.matches("\\d+")) {
+                continue;
+            }
+            long id = Long.parseLong(last);
+            relocated++;
+            assertTrue(id < firstIdOfB && onB.contains(id) && onA.contains(id), "relocated ledger " + id
+                    + " is in A's range and on both clusters");
+        }
+        assertEquals(migration.get("promoted").asInt(), relocated);
+        JsonNode drain = rest.get("/drain/cluster-a").json();
+        log.info("MIGRATION drain report of cluster-a after migration: {}", drain);
+        for (JsonNode k : drain.get("byKind")) {
+            assertEquals("DATA", k.get("kind").asText(), "only data ledgers still pin A: " + drain);
+        }
+
+        // cleanup before retention: a dry run lists exactly what the real run deletes, never a referenced ledger
+        List<Long> referencedData = new ArrayList<>();
+        for (String t : List.of(typed, compacted, idle)) {
+            for (long id : Placement.ledgers(admin, t)) {
+                if (id < firstIdOfB) {
+                    referencedData.add(id);
+                }
+            }
+        }
+        Rest.Response refusedInWindow = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"dryRun\":false}");
+        assertEquals(409, refusedInWindow.status(), refusedInWindow.raw());
+        assertTrue(refusedInWindow.error().contains("rollback window"), refusedInWindow.raw());
+        JsonNode dry = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"force\":true}").json();
+        log.info("MIGRATION cleanup dry run: {}", dry);
+        assertTrue(dry.get("dryRun").asBoolean());
+        Set<Long> planned = ids(dry.get("targets"));
+        assertEquals(planned, ids(rest.get("/cleanup-targets/cluster-a").json()));
+        for (long id : referencedData) {
+            assertFalse(planned.contains(id), "referenced data ledger " + id + " is not a cleanup target");
+        }
+        assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().containsAll(planned), "a dry run deletes nothing");
+        JsonNode real = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"dryRun\":false,\"force\":true}").json();
+        log.info("MIGRATION cleanup: {}", real);
+        assertEquals(planned, ids(real.get("targets")));
+        assertEquals(planned.size(), real.get("deleted").asInt());
+        Set<Long> onAAfter = cluster.bookieCluster("cluster-a").ledgerIds();
+        for (long id : planned) {
+            assertFalse(onAAfter.contains(id), "deleted " + id);
+        }
+        for (long id : referencedData) {
+            assertTrue(onAAfter.contains(id) || !Placement.ledgers(admin, typed).contains(id),
+                    "referenced ledger " + id + " kept");
+        }
+
+        // retention removes A's data ledgers once consumed; the idle topic trims when it is loaded again
+        try (Producer<String> p = client.newProducer(Schema.STRING).topic(idle).create()) {
+            p.send("idle-after");
+        }
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            JsonNode d = rest.get("/drain/cluster-a").json();
+            assertTrue(d.get("empty").asBoolean(), "drain report of A: " + d);
+        });
+        JsonNode finalClean = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"dryRun\":false,\"force\":true}")
+                .json();
+        log.info("MIGRATION final cleanup: {}", finalClean);
+        Rest.Response close = rest.post("/close-client/cluster-a", "");
+        assertEquals(200, close.status(), close.raw());
+        assertEquals("DEPRECATED", rest.get("/cluster-a").json().get("status").asText());
+        log.info("MIGRATION cluster-a still holds {} ledgers (unreferenced, not created by Pulsar, or none): {}",
+                cluster.bookieCluster("cluster-a").ledgerIds().size(), cluster.bookieCluster("cluster-a").ledgerIds());
+
+        // switch A off, restart the broker: everything works from B
+        active.close();
+        cluster.bookieCluster("cluster-a").stopBookies();
+        cluster.broker(0).restart();
+        try (PulsarClient c2 = cluster.newClient()) {
+            try (Consumer<V2> resumed = c2.newConsumer(Schema.JSON(V2.class)).topic(typed).subscriptionName("active")
+                    .subscribe();
+                 Producer<V2> p = c2.newProducer(Schema.JSON(V2.class)).topic(typed).create()) {
+                p.send(new V2(999, "after"));
+                Message<V2> m = resumed.receive(30, TimeUnit.SECONDS);
+                assertNotNull(m, "active subscription resumes");
+                assertEquals(999, m.getValue().id, "active subscription resumes at its position");
+                resumed.acknowledge(m);
+            }
+            assertEquals(2, admin.schemas().getAllSchemas(typed).size(), "both schema versions resolve");
+            assertNotNull(admin.schemas().getSchemaInfo(typed, 0));
+            assertNotNull(admin.schemas().getSchemaInfo(typed, 1));
+            try (Producer<V1> p = c2.newProducer(Schema.JSON(V1.class)).topic(typed).create()) {
+                p.send(new V1(1000));
+            }
+            assertEquals(compactedView, readCompacted(c2, compacted), "compacted view after A is gone");
+            try (Consumer<String> c = c2.newConsumer(Schema.STRING).topic(idle).subscriptionName("idle").subscribe()) {
+                Message<String> m = c.receive(30, TimeUnit.SECONDS);
+                assertNotNull(m);
+                assertEquals("idle-after", m.getValue(), "idle subscription resumes at its position");
+            }
+        }
+    }
+
+    private static Set<Long> ids(JsonNode targets) {
+        Set<Long> out = new HashSet<>();
+        targets.forEach(t -> out.add(t.get("ledgerId").asLong()));
+        return out;
+    }
+
+    private static Map<String, String> readCompacted(PulsarClient client, String topic) throws Exception {
+        Map<String, String> out = new TreeMap<>();
+        try (Reader<String> r = client.newReader(Schema.STRING).topic(topic).readCompacted(true)
+                .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
+            while (r.hasMessageAvailable()) {
+                Message<String> m = r.readNext(10, TimeUnit.SECONDS);
+                if (m == null) {
+                    break;
+                }
+                out.put(m.getKey(), m.getValue());
+            }
+        }
+        return out;
+    }
+}

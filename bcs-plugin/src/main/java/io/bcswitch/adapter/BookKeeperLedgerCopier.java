@@ -1,0 +1,300 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.migration.LedgerCopier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.LongFunction;
+import java.util.zip.CRC32C;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.BKException;
+import org.apache.bookkeeper.client.api.LedgerEntries;
+import org.apache.bookkeeper.client.api.LedgerEntry;
+import org.apache.bookkeeper.client.api.LedgerMetadata;
+import org.apache.bookkeeper.client.api.ReadHandle;
+import org.apache.bookkeeper.client.api.WriteAdvHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link LedgerCopier} with BookKeeper clients of the named clusters (the migration's own clients, not
+ * the ones serving topics). Sources are opened without recovery and only when their metadata says
+ * closed. A copy is created with the source's id, sizes, digest, password and custom metadata
+ * ({@code createLedgerAdv} with an explicit id), written with the source's entry ids, closed, then
+ * compared entry by entry (CRC32C of each payload).
+ *
+ * <p>An unclosed ledger already on the target can only be an earlier copy whose writer died (this
+ * cluster issues no id of another cluster's range): it is recovered (which fences that writer), and if
+ * its entries are a prefix of the source's, deleted and copied again; anything else there is a
+ * collision and is left untouched.
+ */
+final class BookKeeperLedgerCopier implements LedgerCopier {
+    private static final Logger log = LoggerFactory.getLogger(BookKeeperLedgerCopier.class);
+    private static final int BATCH_ENTRIES = 64;
+
+    private final Function<String, CompletableFuture<BookKeeper>> clients;
+    private final Executor blocking;
+
+    /**
+     * @param clients  client of each cluster, by name
+     * @param blocking runs BookKeeper calls that block (listing ledgers)
+     */
+    BookKeeperLedgerCopier(Function<String, CompletableFuture<BookKeeper>> clients, Executor blocking) {
+        this.clients = clients;
+        this.blocking = blocking;
+    }
+
+    @Override
+    public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                           LongFunction<CompletableFuture<Void>> beforeRead) {
+        return clients.apply(from).thenCombine(clients.apply(to), (src, dst) -> new Pair(src, dst))
+                .thenCompose(p -> metadata(p.src(), id).thenCompose(srcMeta -> {
+                    if (srcMeta.isEmpty()) {
+                        return done(Result.SOURCE_MISSING, 0, "no ledger " + id + " on " + from);
+                    }
+                    LedgerMetadata m = srcMeta.get();
+                    if (!m.isClosed()) {
+                        return done(Result.NOT_CLOSED, 0, "ledger " + id + " on " + from + " is open");
+                    }
+                    return metadata(p.dst(), id).thenCompose(existing -> existing.isEmpty()
+                            ? copyAndVerify(p, id, m, beforeRead, from, to, "")
+                            : existingOnTarget(p, id, m, existing.get(), beforeRead, from, to));
+                }));
+    }
+
+    private record Pair(BookKeeper src, BookKeeper dst) {
+    }
+
+    private CompletableFuture<Outcome> existingOnTarget(Pair p, long id, LedgerMetadata src, LedgerMetadata dst,
+                                                        LongFunction<CompletableFuture<Void>> beforeRead, String from,
+                                                        String to) {
+        if (!sameShape(src, dst)) {
+            return done(Result.COLLISION, 0, "ledger " + id + " on " + to + " differs from the one on " + from
+                    + " (size, quorum, digest or custom metadata)");
+        }
+        if (dst.isClosed() && dst.getLastEntryId() == src.getLastEntryId() && dst.getLength() == src.getLength()) {
+            return compare(p.src(), p.dst(), id, src, src.getLastEntryId(), src.getPassword()).thenApply(same -> same
+                    ? new Outcome(Result.ALREADY_PRESENT, 0, "identical copy already on " + to)
+                    : new Outcome(Result.COLLISION, 0, "ledger " + id + " on " + to + " has different entries"));
+        }
+        // an interrupted copy: recover it (fences a stale writer), and redo it if it is a prefix of the source
+        return open(p.dst(), id, src, true).thenCompose(h -> {
+            long last = h.getLastAddConfirmed();
+            return h.closeAsync().thenCompose(v -> last > src.getLastEntryId()
+                    ? CompletableFuture.completedFuture(false)
+                    : compare(p.src(), p.dst(), id, src, last, src.getPassword()));
+        }).thenCompose(prefix -> {
+            if (!prefix) {
+                return done(Result.COLLISION, 0, "ledger " + id + " on " + to + " is not a copy of the one on " + from);
+            }
+            log.info("ledger={} bookie-cluster={}: replacing an interrupted copy", id, to);
+            return p.dst().newDeleteLedgerOp().withLedgerId(id).execute()
+                    .thenCompose(v -> copyAndVerify(p, id, src, beforeRead, from, to, " (replaced an interrupted copy)"));
+        });
+    }
+
+    private static boolean sameShape(LedgerMetadata a, LedgerMetadata b) {
+        return a.getEnsembleSize() == b.getEnsembleSize() && a.getWriteQuorumSize() == b.getWriteQuorumSize()
+                && a.getAckQuorumSize() == b.getAckQuorumSize() && a.getDigestType() == b.getDigestType()
+                && Arrays.equals(a.getPassword(), b.getPassword())
+                && customEquals(a.getCustomMetadata(), b.getCustomMetadata());
+    }
+
+    private static boolean customEquals(Map<String, byte[]> a, Map<String, byte[]> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (Map.Entry<String, byte[]> e : a.entrySet()) {
+            if (!Arrays.equals(e.getValue(), b.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private CompletableFuture<Outcome> copyAndVerify(Pair p, long id, LedgerMetadata m,
+                                                     LongFunction<CompletableFuture<Void>> beforeRead, String from,
+                                                     String to, String note) {
+        CompletableFuture<WriteAdvHandle> created = p.dst().newCreateLedgerOp()
+                .withEnsembleSize(m.getEnsembleSize())
+                .withWriteQuorumSize(m.getWriteQuorumSize())
+                .withAckQuorumSize(m.getAckQuorumSize())
+                .withDigestType(m.getDigestType())
+                .withPassword(m.getPassword())
+                .withCustomMetadata(m.getCustomMetadata())
+                .makeAdv()
+                .withLedgerId(id)
+                .execute();
+        return created.thenCompose(w -> open(p.src(), id, m, false).thenCompose(r ->
+                writeFrom(r, w, 0, m.getLastEntryId(), beforeRead, 0L)
+                        .whenComplete((bytes, e) -> r.closeAsync())
+                        .thenCompose(bytes -> w.closeAsync().thenApply(v -> bytes))
+                        .whenComplete((bytes, e) -> {
+                            if (e != null) {
+                                w.closeAsync();
+                            }
+                        })))
+                .thenCompose(bytes -> metadata(p.dst(), id).thenCompose(copy -> {
+                    if (copy.isEmpty() || !copy.get().isClosed() || copy.get().getLastEntryId() != m.getLastEntryId()
+                            || copy.get().getLength() != m.getLength()) {
+                        return done(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
+                                + " does not match (closed/last entry/length)");
+                    }
+                    return compare(p.src(), p.dst(), id, m, m.getLastEntryId(), m.getPassword()).thenApply(same -> same
+                            ? new Outcome(Result.COPIED, bytes, "copied " + (m.getLastEntryId() + 1) + " entries, "
+                                    + bytes + " bytes" + note)
+                            : new Outcome(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
+                                    + " has different entry payloads"));
+                }))
+                .exceptionally(e -> {
+                    Throwable c = unwrap(e);
+                    if (c instanceof BKException bke && bke.getCode() == BKException.Code.LedgerExistException) {
+                        return new Outcome(Result.COLLISION, 0, "ledger " + id + " appeared on " + to
+                                + " while copying");
+                    }
+                    return new Outcome(Result.FAILED, 0, "copy of ledger " + id + " from " + from + " to " + to
+                            + " failed: " + c);
+                });
+    }
+
+    private CompletableFuture<Long> writeFrom(ReadHandle r, WriteAdvHandle w, long first, long last,
+                                              LongFunction<CompletableFuture<Void>> beforeRead, long bytesSoFar) {
+        if (first > last) {
+            return CompletableFuture.completedFuture(bytesSoFar);
+        }
+        long end = Math.min(last, first + BATCH_ENTRIES - 1);
+        return r.readAsync(first, end).thenCompose(entries -> {
+            long bytes = 0;
+            List<CompletableFuture<Long>> writes = new ArrayList<>();
+            try (LedgerEntries es = entries) {
+                for (LedgerEntry e : es) {
+                    bytes += e.getLength();
+                    // the write takes its own reference; the batch releases the read's
+                    writes.add(w.writeAsync(e.getEntryId(), e.getEntryBuffer().retainedSlice()));
+                }
+            }
+            long batchBytes = bytes;
+            return beforeRead.apply(batchBytes)
+                    .thenCompose(v -> CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)))
+                    .thenCompose(v -> writeFrom(r, w, end + 1, last, beforeRead, bytesSoFar + batchBytes));
+        });
+    }
+
+    /** True when entries 0..{@code last} of both ledgers have the same payloads (CRC32C each). */
+    private CompletableFuture<Boolean> compare(BookKeeper src, BookKeeper dst, long id, LedgerMetadata m, long last,
+                                               byte[] password) {
+        if (last < 0) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return open(src, id, m, false).thenCompose(a -> open(dst, id, m, false).thenCompose(b ->
+                compareFrom(a, b, 0, last).whenComplete((same, e) -> {
+                    a.closeAsync();
+                    b.closeAsync();
+                })));
+    }
+
+    private CompletableFuture<Boolean> compareFrom(ReadHandle a, ReadHandle b, long first, long last) {
+        if (first > last) {
+            return CompletableFuture.completedFuture(true);
+        }
+        long end = Math.min(last, first + BATCH_ENTRIES - 1);
+        return a.readAsync(first, end).thenCombine(b.readAsync(first, end), (x, y) -> {
+            try (LedgerEntries ex = x; LedgerEntries ey = y) {
+                var ix = ex.iterator();
+                var iy = ey.iterator();
+                while (ix.hasNext() && iy.hasNext()) {
+                    LedgerEntry p = ix.next();
+                    LedgerEntry q = iy.next();
+                    if (p.getEntryId() != q.getEntryId() || crc(p) != crc(q)) {
+                        return false;
+                    }
+                }
+                return !ix.hasNext() && !iy.hasNext();
+            }
+        }).thenCompose(same -> same ? compareFrom(a, b, end + 1, last) : CompletableFuture.completedFuture(false));
+    }
+
+    private static long crc(LedgerEntry e) {
+        CRC32C crc = new CRC32C();
+        crc.update(e.getEntryBuffer().nioBuffer());
+        return crc.getValue();
+    }
+
+    private static CompletableFuture<ReadHandle> open(BookKeeper client, long id, LedgerMetadata m, boolean recovery) {
+        return client.newOpenLedgerOp().withLedgerId(id).withRecovery(recovery).withDigestType(m.getDigestType())
+                .withPassword(m.getPassword()).execute();
+    }
+
+    private static CompletableFuture<Optional<LedgerMetadata>> metadata(BookKeeper client, long id) {
+        return client.getLedgerMetadata(id).thenApply(Optional::of).exceptionally(e -> {
+            Throwable c = unwrap(e);
+            if (c instanceof BKException bke && (bke.getCode() == BKException.Code.NoSuchLedgerExistsException
+                    || bke.getCode() == BKException.Code.NoSuchLedgerExistsOnMetadataServerException)) {
+                return Optional.empty();
+            }
+            throw new CompletionException(c);
+        });
+    }
+
+    @Override
+    public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+        return clients.apply(cluster).thenCompose(c -> metadata(c, id))
+                .thenApply(m -> m.map(x -> new LedgerFacts(x.isClosed(), x.getLength(), x.getLastEntryId(),
+                        component(x.getCustomMetadata()))));
+    }
+
+    private static String component(Map<String, byte[]> custom) {
+        byte[] app = custom.get("application");
+        byte[] component = custom.get("component");
+        if (app == null || component == null || !"pulsar".equals(new String(app, java.nio.charset.StandardCharsets.UTF_8))) {
+            return null;
+        }
+        return new String(component, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> list(String cluster) {
+        return clients.apply(cluster).thenComposeAsync(c -> {
+            List<Long> ids = new ArrayList<>();
+            try (var result = c.newListLedgersOp().execute().get()) {
+                for (long id : result.toIterable()) {
+                    ids.add(id);
+                }
+            } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return CompletableFuture.completedFuture(ids);
+        }, blocking);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(long id, String cluster) {
+        return clients.apply(cluster).thenCompose(c -> c.newDeleteLedgerOp().withLedgerId(id).execute())
+                .exceptionally(e -> {
+                    Throwable c = unwrap(e);
+                    if (c instanceof BKException bke && (bke.getCode() == BKException.Code.NoSuchLedgerExistsException
+                            || bke.getCode() == BKException.Code.NoSuchLedgerExistsOnMetadataServerException)) {
+                        return null;
+                    }
+                    throw new CompletionException(c);
+                });
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static CompletableFuture<Outcome> done(Result r, long bytes, String detail) {
+        return CompletableFuture.completedFuture(new Outcome(r, bytes, detail));
+    }
+}

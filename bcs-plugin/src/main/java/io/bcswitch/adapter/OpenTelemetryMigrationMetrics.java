@@ -1,0 +1,92 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.migration.MigrationMetrics;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.LongCounter;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.ObservableLongGauge;
+import java.util.function.Supplier;
+
+/**
+ * The migration's counters and the active cluster as OpenTelemetry instruments on the broker's own
+ * {@link OpenTelemetry} (exported wherever the broker exports its metrics). Every instrument carries the
+ * attribute {@code pulsar.bookie_cluster.name}.
+ */
+final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoCloseable {
+    static final String PREFIX = "pulsar.broker.bookie_cluster_switch.";
+    private static final AttributeKey<String> CLUSTER = AttributeKey.stringKey("pulsar.bookie_cluster.name");
+
+    private final LongCounter ledgersCopied;
+    private final LongCounter bytesCopied;
+    private final LongCounter verificationFailures;
+    private final LongCounter collisions;
+    private final LongCounter promotions;
+    private final LongCounter rollbacks;
+    private final LongCounter deletions;
+    private final ObservableLongGauge active;
+
+    OpenTelemetryMigrationMetrics(OpenTelemetry otel, Supplier<String> activeCluster) {
+        Meter meter = otel.getMeter("io.bcswitch.bookie-cluster-switch");
+        ledgersCopied = meter.counterBuilder(PREFIX + "migration.ledger.copied")
+                .setDescription("Ledgers copied and verified onto the active cluster").setUnit("{ledger}").build();
+        bytesCopied = meter.counterBuilder(PREFIX + "migration.bytes.copied")
+                .setDescription("Bytes copied onto the active cluster").setUnit("By").build();
+        verificationFailures = meter.counterBuilder(PREFIX + "migration.verification.failed")
+                .setDescription("Copies that failed or did not verify").setUnit("{ledger}").build();
+        collisions = meter.counterBuilder(PREFIX + "migration.collision")
+                .setDescription("Ledgers whose id the target already held with different content").setUnit("{ledger}")
+                .build();
+        promotions = meter.counterBuilder(PREFIX + "migration.ledger.promoted")
+                .setDescription("Verified copies made the ledger's home").setUnit("{ledger}").build();
+        rollbacks = meter.counterBuilder(PREFIX + "rollback")
+                .setDescription("Switches rolled back").setUnit("{switch}").build();
+        deletions = meter.counterBuilder(PREFIX + "ledger.deleted")
+                .setDescription("Ledgers deleted by cleanup or after a rollback").setUnit("{ledger}").build();
+        active = meter.gaugeBuilder(PREFIX + "active").ofLongs()
+                .setDescription("1 for the bookie cluster new ledgers are created on")
+                .buildWithCallback(m -> {
+                    String a = activeCluster.get();
+                    if (a != null) {
+                        m.record(1, Attributes.of(CLUSTER, a));
+                    }
+                });
+    }
+
+    @Override
+    public void ledgerCopied(String from, String to, long bytes) {
+        ledgersCopied.add(1, Attributes.of(CLUSTER, to));
+        bytesCopied.add(bytes, Attributes.of(CLUSTER, to));
+    }
+
+    @Override
+    public void verificationFailed(String cluster) {
+        verificationFailures.add(1, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void collision(String cluster) {
+        collisions.add(1, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void promoted(String cluster, int ledgers) {
+        promotions.add(ledgers, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void rolledBack(String cluster) {
+        rollbacks.add(1, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void deleted(String cluster, int ledgers) {
+        deletions.add(ledgers, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void close() {
+        active.close();
+    }
+}

@@ -1,0 +1,47 @@
+package io.bcswitch.migration;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Paces copying to {@code bytesPerSecond} without blocking a thread: each acquisition reserves its bytes
+ * on a shared timeline and completes when the timeline reaches it. A burst of at most one second's worth
+ * is allowed after an idle period. Zero or negative means unlimited.
+ */
+public final class ByteRateLimiter {
+    private final long bytesPerSecond;
+    private final ScheduledExecutorService scheduler;
+    private final LongSupplier nanoTime;
+    private long nextFreeNanos;
+
+    public ByteRateLimiter(long bytesPerSecond, ScheduledExecutorService scheduler, LongSupplier nanoTime) {
+        this.bytesPerSecond = bytesPerSecond;
+        this.scheduler = scheduler;
+        this.nanoTime = nanoTime;
+        this.nextFreeNanos = nanoTime.getAsLong();
+    }
+
+    /** Delay (nanoseconds) the caller must wait before using {@code bytes}; reserves them. */
+    synchronized long reserve(long bytes) {
+        if (bytesPerSecond <= 0 || bytes <= 0) {
+            return 0;
+        }
+        long now = nanoTime.getAsLong();
+        // unused capacity is kept for at most one second (the allowed burst)
+        long start = Math.max(nextFreeNanos, now - TimeUnit.SECONDS.toNanos(1));
+        nextFreeNanos = start + (long) (bytes * 1e9 / bytesPerSecond);
+        return Math.max(0, nextFreeNanos - now);
+    }
+
+    public CompletableFuture<Void> acquire(long bytes) {
+        long delay = reserve(bytes);
+        if (delay <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        scheduler.schedule(() -> f.complete(null), delay, TimeUnit.NANOSECONDS);
+        return f;
+    }
+}

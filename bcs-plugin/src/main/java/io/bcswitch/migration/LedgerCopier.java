@@ -1,0 +1,57 @@
+package io.bcswitch.migration;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** Ledger-level operations on named bookie clusters, for migration and cleanup. */
+public interface LedgerCopier {
+
+    /** What happened to one ledger. */
+    enum Result {
+        /** copied now and verified */
+        COPIED,
+        /** an identical, closed copy was already on the target (an earlier, interrupted run) */
+        ALREADY_PRESENT,
+        /** the source ledger is still open: it may still be written, so it is not touched */
+        NOT_CLOSED,
+        /** the source ledger no longer exists (deleted since the inventory was read) */
+        SOURCE_MISSING,
+        /** the target holds a different ledger with this id: never overwritten */
+        COLLISION,
+        /** the copy could not be made or did not verify; the ledger stays home where it is */
+        FAILED
+    }
+
+    record Outcome(Result result, long bytes, String detail) {
+    }
+
+    /**
+     * BookKeeper's metadata of a ledger, read without touching bookies.
+     *
+     * @param pulsarComponent the {@code component} custom-metadata value of ledgers Pulsar created
+     *                        ({@code managed-ledger}, {@code schema}, {@code compacted-ledger}, ...), else null
+     */
+    record LedgerFacts(boolean closed, long length, long lastEntryId, String pulsarComponent) {
+    }
+
+    /**
+     * Copies closed ledger {@code ledgerId} from {@code from} to {@code to} with the same id, entry ids,
+     * custom metadata, ensemble and quorum sizes, digest type and password, then verifies the copy
+     * (closed, last entry id, length, CRC32C of every entry payload). Never opens the source with
+     * recovery and never fences it; never overwrites an existing ledger on the target.
+     *
+     * @param beforeRead called with the number of bytes about to be read, may delay (rate limit)
+     */
+    CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
+                                    java.util.function.LongFunction<CompletableFuture<Void>> beforeRead);
+
+    /** The ledger's metadata on {@code cluster}, empty when it does not exist there. */
+    CompletableFuture<Optional<LedgerFacts>> facts(long ledgerId, String cluster);
+
+    /** Every ledger id on {@code cluster}. */
+    CompletableFuture<List<Long>> list(String cluster);
+
+    /** Deletes {@code ledgerId} from {@code cluster}; a ledger already gone counts as deleted. */
+    CompletableFuture<Void> delete(long ledgerId, String cluster);
+}

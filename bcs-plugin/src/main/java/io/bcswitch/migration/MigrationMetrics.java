@@ -1,0 +1,24 @@
+package io.bcswitch.migration;
+
+/** Counters of the migration, exported by the broker's metrics (see the adapter's implementation). */
+public interface MigrationMetrics {
+    MigrationMetrics NONE = new MigrationMetrics() { };
+
+    default void ledgerCopied(String from, String to, long bytes) {
+    }
+
+    default void verificationFailed(String cluster) {
+    }
+
+    default void collision(String cluster) {
+    }
+
+    default void promoted(String cluster, int ledgers) {
+    }
+
+    default void rolledBack(String cluster) {
+    }
+
+    default void deleted(String cluster, int ledgers) {
+    }
+}

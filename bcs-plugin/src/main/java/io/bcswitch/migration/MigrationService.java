@@ -1,0 +1,123 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.RegistryException;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.switching.SwitchService;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The operator's migration actions: rollback, drain report, cleanup, retiring a cluster's client. */
+public final class MigrationService {
+    private static final Logger log = LoggerFactory.getLogger(MigrationService.class);
+
+    private final RegistryStore registry;
+    private final SwitchService switches;
+    private final MigrationOrchestrator orchestrator;
+    private final CleanupService cleanup;
+    private final DrainReports drain;
+    private final SwitchConfig.Migration config;
+    private final Clock clock;
+
+    public MigrationService(RegistryStore registry, SwitchService switches, MigrationOrchestrator orchestrator,
+                            CleanupService cleanup, DrainReports drain, SwitchConfig.Migration config, Clock clock) {
+        this.registry = registry;
+        this.switches = switches;
+        this.orchestrator = orchestrator;
+        this.cleanup = cleanup;
+        this.drain = drain;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    /**
+     * Undoes the latest switch within {@code rollbackWindowHours}: checks the previous cluster can take
+     * writes again (precheck), flips the switch's promotions back so reads go to the originals, then
+     * switches back to it (with a fresh ledger-id range). The switch's copies are deleted later, once
+     * every live broker routes without them.
+     */
+    public CompletableFuture<RollbackResult> rollback() {
+        return RegistryView.read(registry).thenCompose(view -> {
+            if (!view.directive().present()) {
+                throw RegistryException.conflict("no switch has been made; there is nothing to roll back");
+            }
+            var d = view.directive().value();
+            long ageMillis = clock.millis() - d.ts();
+            long window = config.rollbackWindowHours() * 3_600_000L;
+            if (ageMillis > window) {
+                throw RegistryException.conflict("the rollback window of " + config.rollbackWindowHours()
+                        + " h for switch epoch " + d.epoch() + " (to '" + d.target() + "') has passed ("
+                        + String.format("%.1f", ageMillis / 3_600_000.0) + " h ago); switch to '" + d.origin()
+                        + "' instead if it is still wanted");
+            }
+            return orchestrator.readState(d.epoch()).thenCompose(state -> {
+                if (state.present() && state.value().originalsDeleted() > 0) {
+                    throw RegistryException.conflict("cleanup already deleted " + state.value().originalsDeleted()
+                            + " original ledger(s) from old clusters after switch epoch " + d.epoch()
+                            + "; a rollback could not read them back");
+                }
+                return switches.precheck(d.origin());
+            }).thenCompose(pre -> {
+                if (!pre.ok()) {
+                    throw new RegistryException(RegistryException.Kind.CONFLICT, "cannot roll back to '" + d.origin()
+                            + "': " + String.join("; ", pre.problems()), pre);
+                }
+                return orchestrator.rollBack(d.epoch(), d.target());
+            }).thenCompose(rolled -> switches.switchTo(d.origin()).thenApply(sw -> {
+                log.info("switch epoch={} to bookie-cluster={} rolled back: now epoch={} on {}", d.epoch(), d.target(),
+                        sw.directive().epoch(), d.origin());
+                int flipped = (int) view.relocations().values().stream()
+                        .filter(r -> r.switchEpoch() == d.epoch()).count();
+                return new RollbackResult(d.epoch(), sw, flipped, rolled.pendingDeletions().size());
+            }));
+        });
+    }
+
+    public CompletableFuture<DrainReport> drainReport(String cluster) {
+        return drain.report(cluster);
+    }
+
+    public CompletableFuture<CleanupResult> cleanup(String src, boolean dryRun, int maxDeletions, boolean force) {
+        return cleanup.cleanup(src, dryRun, maxDeletions, force);
+    }
+
+    /** Cleanup targets on {@code src}, or on every registered cluster that is not active when null. */
+    public CompletableFuture<List<CleanupTarget>> cleanupTargets(String src) {
+        if (src != null) {
+            return cleanup.targets(src);
+        }
+        return RegistryView.read(registry).thenCompose(view -> registry.listClusters().thenCompose(clusters -> {
+            List<CompletableFuture<List<CleanupTarget>>> each = new ArrayList<>();
+            for (var c : clusters) {
+                if (!c.name().equals(view.activeCluster())) {
+                    each.add(cleanup.targets(c.name()));
+                }
+            }
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                List<CleanupTarget> all = new ArrayList<>();
+                each.forEach(f -> all.addAll(f.join()));
+                return all;
+            });
+        }));
+    }
+
+    /** Marks {@code cluster} DEPRECATED (brokers close its clients); refused while it holds referenced ledgers. */
+    public CompletableFuture<io.bcswitch.registry.BookieClusterRecord> closeClient(String cluster) {
+        return switches.get(cluster).thenCompose(rec -> cleanup.deprecateIfDrained(cluster).thenCompose(done -> {
+            if (!done && rec.status() != io.bcswitch.registry.ClusterStatus.DEPRECATED) {
+                throw RegistryException.conflict("bookie cluster '" + cluster + "' still holds ledgers the brokers "
+                        + "reference (see GET /drain/" + cluster + "); its clients stay open");
+            }
+            return switches.get(cluster);
+        }));
+    }
+
+    public CompletableFuture<java.util.Optional<MigrationState>> latest() {
+        return orchestrator.latest();
+    }
+}

@@ -1,0 +1,48 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.SwitchDirective;
+import io.bcswitch.registry.Versioned;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A consistent-enough snapshot of the registry for planning: the range table (with the latest
+ * directive's range), the relocation table and its epoch, the active cluster. Read fresh from the
+ * metadata store, not from this broker's routing view, so planning never acts on a stale view.
+ */
+public record RegistryView(RangeTable ranges, Map<Long, Relocation> relocations, long relocationEpoch,
+                           Versioned<SwitchDirective> directive, String activeCluster) {
+
+    public static CompletableFuture<RegistryView> read(RegistryStore registry) {
+        var directive = registry.readDirective();
+        var ranges = registry.readRanges();
+        var bootstrap = registry.readBootstrap();
+        // the epoch is read before the table: the table is then at least as new as the epoch
+        return registry.readRelocationEpoch().thenCompose(epoch -> registry.listRelocations().thenCompose(rel ->
+                CompletableFuture.allOf(directive, ranges, bootstrap).thenApply(v -> {
+                    Versioned<SwitchDirective> d = directive.join();
+                    RangeTable table = ranges.join().orElseGet(() -> RangeTable.bootstrap(
+                            bootstrap.join().map(b -> b.cluster()).orElse("unknown"), 0));
+                    if (d.present()) {
+                        table = table.with(d.value().range());
+                    }
+                    String active = d.present() ? d.value().target()
+                            : bootstrap.join().map(b -> b.cluster()).orElse(null);
+                    return new RegistryView(table, rel, epoch, d, active);
+                })));
+    }
+
+    /** The cluster a ledger is read from: its relocation home, else the cluster that issued its id. */
+    public Optional<String> home(long ledgerId) {
+        Relocation r = relocations.get(ledgerId);
+        return r != null ? Optional.of(r.home()) : ranges.owner(ledgerId);
+    }
+
+    public long switchEpoch() {
+        return directive.present() ? directive.value().epoch() : 0L;
+    }
+}
