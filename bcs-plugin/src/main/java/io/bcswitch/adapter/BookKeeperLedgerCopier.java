@@ -29,10 +29,10 @@ import org.slf4j.LoggerFactory;
  * ({@code createLedgerAdv} with an explicit id), written with the source's entry ids, closed, then
  * compared entry by entry (CRC32C of each payload).
  *
- * <p>An unclosed ledger already on the target can only be an earlier copy whose writer died (this
- * cluster issues no id of another cluster's range): it is recovered (which fences that writer), and if
- * its entries are a prefix of the source's, deleted and copied again; anything else there is a
- * collision and is left untouched.
+ * <p>An unclosed ledger already on the target with the source's sizes, digest, password and custom
+ * metadata can only be an earlier copy whose writer died (this cluster issues no id of another
+ * cluster's range): if its entries are a prefix of the source's it is deleted and copied again;
+ * anything else there is a collision and is left untouched.
  */
 final class BookKeeperLedgerCopier implements LedgerCopier {
     private static final Logger log = LoggerFactory.getLogger(BookKeeperLedgerCopier.class);
@@ -83,8 +83,10 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                     ? new Outcome(Result.ALREADY_PRESENT, 0, "identical copy already on " + to)
                     : new Outcome(Result.COLLISION, 0, "ledger " + id + " on " + to + " has different entries"));
         }
-        // an interrupted copy: recover it (fences a stale writer), and redo it if it is a prefix of the source
-        return open(p.dst(), id, src, true).thenCompose(h -> {
+        // an interrupted copy: redo it if what it holds is a prefix of the source. It is not recovered: that
+        // would fence the id on the bookies and the copy could not be made again under it; a writer of it
+        // still alive could only write the same entries (the source's) under the same ids
+        return open(p.dst(), id, src, false).thenCompose(h -> {
             long last = h.getLastAddConfirmed();
             return h.closeAsync().thenCompose(v -> last > src.getLastEntryId()
                     ? CompletableFuture.completedFuture(false)

@@ -128,11 +128,25 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         && clock.millis() - view.directive().value().ts() < START_GRACE_MILLIS) {
                     return CompletableFuture.completedFuture(null);
                 }
-                return locked(() -> (work ? run(epoch, view.directive().value().target(), view.directive()
-                        .value().ts()) : CompletableFuture.<Void>completedFuture(null))
-                        .thenCompose(v -> processDeletions()));
+                String owner = state.present() ? state.value().owner() : null;
+                return ownerAlive(owner).thenCompose(alive -> {
+                    if (work && alive && !owner.equals(brokerId.get())) {
+                        return CompletableFuture.<Void>completedFuture(null); // its broker is running it
+                    }
+                    return locked(() -> (work ? run(epoch, view.directive().value().target(), view.directive()
+                            .value().ts()) : CompletableFuture.<Void>completedFuture(null))
+                            .thenCompose(v -> processDeletions()));
+                });
             });
         });
+    }
+
+    /** Whether {@code broker} is live (its ephemeral progress record exists). */
+    private CompletableFuture<Boolean> ownerAlive(String broker) {
+        if (broker == null) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return registry.listBrokerProgress().thenApply(bs -> bs.stream().anyMatch(b -> b.broker().equals(broker)));
     }
 
     // ---- lock ----
