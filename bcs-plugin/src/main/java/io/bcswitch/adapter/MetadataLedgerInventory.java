@@ -148,8 +148,7 @@ final class MetadataLedgerInventory implements LedgerInventory {
 
     /** Paths below {@code root} whose node holds data, not descending below them. */
     private CompletableFuture<List<String>> dataNodes(String root) {
-        return store.exists(root).thenCompose(exists -> exists ? children(root) : CompletableFuture.completedFuture(
-                List.<String>of()));
+        return children(root);
     }
 
     private CompletableFuture<List<String>> children(String path) {

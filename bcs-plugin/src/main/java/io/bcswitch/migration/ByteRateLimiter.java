@@ -20,7 +20,7 @@ public final class ByteRateLimiter {
         this.bytesPerSecond = bytesPerSecond;
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
-        this.nextFreeNanos = nanoTime.getAsLong();
+        this.nextFreeNanos = nanoTime.getAsLong() - TimeUnit.SECONDS.toNanos(1);
     }
 
     /** Delay (nanoseconds) the caller must wait before using {@code bytes}; reserves them. */

@@ -238,11 +238,20 @@ public final class MigrationOrchestrator implements AutoCloseable {
     /** BUILD then PROMOTE for the current plan; safe to re-run from the start at any point. */
     private CompletableFuture<Void> build(long epoch, String target, MigrationState initial) {
         long started = System.nanoTime();
-        return plan(target).thenCompose(items -> {
-            log.info("switch epoch={} migration BUILD on broker {}: {} ledger(s) to copy to bookie-cluster={}",
-                    epoch, brokerId.get(), items.size(), target);
-            Tally tally = new Tally(items.size());
+        return plan(target).thenCompose(items -> RegistryView.read(registry).thenCompose(view -> {
+            // a resumed run: what this migration already promoted counts as planned and promoted
+            int prior = (int) view.relocations().values().stream()
+                    .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).count();
+            log.info("switch epoch={} migration BUILD on broker {}: {} ledger(s) to copy to bookie-cluster={}{}",
+                    epoch, brokerId.get(), items.size(), target, prior > 0 ? " (" + prior + " promoted before)" : "");
+            Tally tally = new Tally(items.size() + prior);
+            tally.promoted.set(prior);
             return copyAll(epoch, target, items, tally, initial, 1).thenCompose(v -> {
+                if (closed) {
+                    // this broker is shutting down: keep the phase, another broker (or a restart) resumes
+                    return persist(epoch, s -> tally.apply(s, clock.millis()), initial)
+                            .thenApply(s -> s.withPhase(Phase.BUILD, clock.millis()));
+                }
                 double secs = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
                 log.info("switch epoch={} migration BUILD done: {} copied, {} already present, {} failed, {} skipped "
                         + "(open), {} collisions, {} bytes in {} s ({} ledgers/s, {} MB/s)", epoch, tally.copied.get(),
@@ -254,7 +263,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         initial);
             }).thenCompose(s -> s.phase() != Phase.PROMOTE ? CompletableFuture.completedFuture(null)
                     : promote(epoch, target, tally, initial));
-        });
+        }));
     }
 
     /** Closed non-data ledgers whose home is not {@code target}, one item per ledger id. */
@@ -406,6 +415,9 @@ public final class MigrationOrchestrator implements AutoCloseable {
         Collections.sort(ids);
         return promoteBatches(epoch, target, ids, 0, tally, initial).thenCompose(v -> persist(epoch, s -> {
             MigrationState t = tally.apply(s, clock.millis());
+            if (closed) {
+                return t; // interrupted: the phase stays PROMOTE until a resumed run finishes it
+            }
             boolean clean = tally.failed.get() == 0 && tally.collisions.get() == 0 && tally.skipped.isEmpty();
             return t.withPhase(clean ? Phase.DONE : Phase.DONE_WITH_FAILURES, clock.millis());
         }, initial)).thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} failed, "
@@ -469,9 +481,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     private CompletableFuture<List<MigrationState>> states() {
         String root = registry.paths().orchestrators();
-        return registry.metadataStore().exists(root).thenCompose(exists -> !exists
-                ? CompletableFuture.completedFuture(List.<MigrationState>of())
-                : registry.metadataStore().getChildren(root).thenCompose(names -> {
+        return registry.metadataStore().getChildren(root).thenCompose(names -> {
                     List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
                     for (String n : names) {
                         reads.add(registry.read(root + "/" + n, MigrationState.class));
@@ -479,7 +489,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v ->
                             reads.stream().map(CompletableFuture::join).filter(Versioned::present)
                                     .map(Versioned::value).toList());
-                }));
+                });
     }
 
     /**

@@ -165,9 +165,8 @@ public class RegistryStore {
 
     /** Every relocation, by ledger id. */
     public CompletableFuture<java.util.Map<Long, Relocation>> listRelocations() {
-        return store.exists(paths.relocations()).thenCompose(exists -> !exists
-                ? CompletableFuture.completedFuture(java.util.Map.<Long, Relocation>of())
-                : store.getChildren(paths.relocations()).thenCompose(ids -> {
+        // getChildren, not exists: a parent created implicitly may not "exist" in every store implementation
+        return store.getChildren(paths.relocations()).thenCompose(ids -> {
                     List<CompletableFuture<Versioned<Relocation>>> reads = new ArrayList<>();
                     for (String id : ids) {
                         reads.add(read(paths.relocations() + "/" + id, Relocation.class));
@@ -181,7 +180,7 @@ public class RegistryStore {
                         }
                         return out;
                     });
-                }));
+                });
     }
 
     /** The relocation epoch (0 when nothing was ever relocated). */
@@ -199,9 +198,7 @@ public class RegistryStore {
 
     /** Relocation epoch applied by each live broker, by broker id. */
     public CompletableFuture<java.util.Map<String, Long>> listRelocationApplied() {
-        return store.exists(paths.relocationApplied()).thenCompose(exists -> !exists
-                ? CompletableFuture.completedFuture(java.util.Map.<String, Long>of())
-                : store.getChildren(paths.relocationApplied()).thenCompose(ids -> {
+        return store.getChildren(paths.relocationApplied()).thenCompose(ids -> {
                     java.util.Map<String, CompletableFuture<Versioned<RelocationEpoch>>> reads =
                             new java.util.TreeMap<>();
                     for (String id : ids) {
@@ -216,6 +213,6 @@ public class RegistryStore {
                         });
                         return out;
                     });
-                }));
+                });
     }
 }

@@ -1,0 +1,168 @@
+package io.bcswitch.migration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.SwitchDirective;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The orchestrator's bookkeeping on an in-memory metadata store with a scripted copier: a run stopped in
+ * the middle of PROMOTE is finished by another broker's orchestrator, each ledger promoted exactly once,
+ * and data, open and colliding ledgers are handled as documented.
+ */
+class MigrationOrchestratorTest {
+    private static final long B_FIRST = 1L << 32;
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private ScheduledExecutorService scheduler;
+    private final Map<Long, AtomicInteger> copies = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
+        registry.writeEphemeral(registry.paths().broker("broker-1"),
+                new BrokerCutoverRecord(1, "broker-1", 1, "b", 0, 0, 0, 1, 2)).get();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        scheduler.shutdownNow();
+        store.close();
+    }
+
+    /** Copies succeed once per ledger, then the copy is found present; ledger 13 stays open; 14 collides. */
+    private final LedgerCopier copier = new LedgerCopier() {
+        @Override
+        public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                               LongFunction<CompletableFuture<Void>> beforeRead) {
+            if (id == 13) {
+                return CompletableFuture.completedFuture(new Outcome(Result.NOT_CLOSED, 0, "open"));
+            }
+            if (id == 14) {
+                return CompletableFuture.completedFuture(new Outcome(Result.COLLISION, 0, "different"));
+            }
+            int n = copies.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+            return CompletableFuture.completedFuture(n == 1 ? new Outcome(Result.COPIED, 100, "copied")
+                    : new Outcome(Result.ALREADY_PRESENT, 0, "present"));
+        }
+
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            return CompletableFuture.completedFuture(null);
+        }
+    };
+
+    private List<LedgerReference> refs() {
+        List<LedgerReference> r = new ArrayList<>();
+        r.add(new LedgerReference(1, LedgerKind.DATA, "t/ns/persistent/x"));       // data: never copied
+        for (long id = 2; id <= 12; id++) {
+            r.add(new LedgerReference(id, LedgerKind.SCHEMA, "t/ns/x"));
+        }
+        r.add(new LedgerReference(13, LedgerKind.CURSOR, "t/ns/persistent/x/sub")); // open
+        r.add(new LedgerReference(14, LedgerKind.COMPACTION, "t/ns/persistent/x"));  // collides
+        r.add(new LedgerReference(B_FIRST + 1, LedgerKind.CURSOR, "t/ns/persistent/y/sub")); // already on b
+        return r;
+    }
+
+    private MigrationOrchestrator orchestrator(String broker, MigrationMetrics metrics) {
+        return new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), copier,
+                new SwitchConfig.Migration(3, 0, 2, 24), () -> broker, scheduler, Clock.systemUTC(), metrics);
+    }
+
+    @Test
+    void promoteInterruptedOnOneBrokerIsFinishedByAnother() throws Exception {
+        // the first broker stops after its second promotion batch (as if it died)
+        AtomicInteger batches = new AtomicInteger();
+        MigrationOrchestrator[] first = new MigrationOrchestrator[1];
+        first[0] = orchestrator("broker-1", new MigrationMetrics() {
+            @Override
+            public void promoted(String cluster, int ledgers) {
+                if (batches.incrementAndGet() == 2) {
+                    first[0].close();
+                }
+            }
+        });
+        first[0].switchAccepted(1);
+        awaitPhase(first[0], Phase.PROMOTE);
+        Thread.sleep(300);
+        MigrationState stopped = first[0].readState(1).get().value();
+        assertEquals(Phase.PROMOTE, stopped.phase(), String.valueOf(stopped));
+        int relocatedBefore = registry.listRelocations().get().size();
+        assertEquals(4, relocatedBefore, "two batches of two");
+
+        // another broker takes over (the first one's lock is gone with it)
+        registry.writeEphemeral(registry.paths().broker("broker-2"),
+                new BrokerCutoverRecord(1, "broker-2", 1, "b", 0, 0, 0, 1, 2)).get();
+        store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
+        MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE);
+        second.tick().get(10, TimeUnit.SECONDS);
+        MigrationState done = second.readState(1).get().value();
+        assertEquals(Phase.DONE_WITH_FAILURES, done.phase(), String.valueOf(done));
+        assertEquals("broker-2", done.owner());
+        assertEquals(13, done.planned(), "11 schema ledgers, the open cursor ledger, the compacted ledger");
+        assertEquals(11, done.promoted());
+        assertEquals(1, done.collisions());
+        assertEquals(1, done.skipped());
+        assertEquals(11, registry.listRelocations().get().size());
+        registry.listRelocations().get().values().forEach(r -> assertEquals("b", r.home()));
+        copies.forEach((id, n) -> assertTrue(n.get() <= 2, "ledger " + id + " copied at most once, then found"));
+        assertTrue(copies.values().stream().allMatch(n -> n.get() >= 1));
+        assertTrue(done.issues().stream().anyMatch(i -> i.ledgerId() == 14 && i.result().equals("COLLISION")));
+        assertTrue(done.issues().stream().anyMatch(i -> i.ledgerId() == 13 && i.result().equals("SKIPPED")));
+        assertEquals(registry.readRelocationEpoch().get() >= 6, true, "one epoch bump per batch");
+        second.close();
+    }
+
+    private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            var s = o.readState(1).get();
+            if (s.present() && s.value().phase() == phase) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("phase " + phase + " not reached");
+    }
+}
