@@ -92,6 +92,34 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return call("GET", "/status", null, new TypeReference<Status>() { });
     }
 
+    public CompletableFuture<DrainReport> drainReportAsync(String cluster) {
+        return call("GET", "/drain/" + segment(cluster), null, new TypeReference<DrainReport>() { });
+    }
+
+    /** Cleanup targets on {@code cluster}, or on every cluster that is not active when null. */
+    public CompletableFuture<List<CleanupTarget>> cleanupTargetsAsync(String cluster) {
+        return call("GET", "/cleanup-targets" + (cluster == null ? "" : "/" + segment(cluster)), null,
+                new TypeReference<List<CleanupTarget>>() { });
+    }
+
+    public CompletableFuture<CleanupResult> cleanupAsync(String srcCluster, boolean dryRun, int maxDeletions,
+                                                         boolean force) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("srcCluster", srcCluster);
+        body.put("dryRun", dryRun);
+        body.put("maxDeletions", maxDeletions);
+        body.put("force", force);
+        return call("POST", "/cleanup", body, new TypeReference<CleanupResult>() { });
+    }
+
+    public CompletableFuture<RollbackResult> rollbackAsync() {
+        return call("POST", "/rollback", Map.of(), new TypeReference<RollbackResult>() { });
+    }
+
+    public CompletableFuture<BookieCluster> closeClientAsync(String cluster) {
+        return call("POST", "/close-client/" + segment(cluster), Map.of(), new TypeReference<BookieCluster>() { });
+    }
+
     /** Each ledger of a persistent topic ({@code tenant/namespace/topic}) with its owning cluster, as JSON. */
     public CompletableFuture<JsonNode> topicLedgersAsync(String tenant, String namespace, String topic) {
         return call("GET", "/topics/" + segment(tenant) + "/" + segment(namespace) + "/" + segment(topic), null,
@@ -128,6 +156,27 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return sync(statusAsync());
     }
 
+    public DrainReport drainReport(String cluster) throws BookieClustersAdminException {
+        return sync(drainReportAsync(cluster));
+    }
+
+    public List<CleanupTarget> cleanupTargets(String cluster) throws BookieClustersAdminException {
+        return sync(cleanupTargetsAsync(cluster));
+    }
+
+    public CleanupResult cleanup(String srcCluster, boolean dryRun, int maxDeletions, boolean force)
+            throws BookieClustersAdminException {
+        return sync(cleanupAsync(srcCluster, dryRun, maxDeletions, force));
+    }
+
+    public RollbackResult rollback() throws BookieClustersAdminException {
+        return sync(rollbackAsync());
+    }
+
+    public BookieCluster closeClient(String cluster) throws BookieClustersAdminException {
+        return sync(closeClientAsync(cluster));
+    }
+
     public JsonNode topicLedgers(String tenant, String namespace, String topic) throws BookieClustersAdminException {
         return sync(topicLedgersAsync(tenant, namespace, topic));
     }
@@ -153,7 +202,7 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    private <T> CompletableFuture<T> call(String method, String path, Map<String, String> body, TypeReference<T> type) {
+    private <T> CompletableFuture<T> call(String method, String path, Map<String, ?> body, TypeReference<T> type) {
         HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(requestTimeout)
                 .header("Accept", "application/json");
         try {

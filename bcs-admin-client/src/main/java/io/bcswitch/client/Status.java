@@ -14,9 +14,11 @@ import java.util.List;
  * @param brokers         per-broker cutover progress (live brokers)
  * @param cutoverComplete every live broker has applied {@code epoch} and finished its cutover
  * @param pendingBrokers  live brokers not yet done with {@code epoch}
+ * @param migration       the migration after switch {@code epoch}, or null before it starts
+ * @param relocationEpoch current relocation epoch
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
                      List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
-                     List<String> pendingBrokers) {
+                     List<String> pendingBrokers, Migration migration, long relocationEpoch) {
 }

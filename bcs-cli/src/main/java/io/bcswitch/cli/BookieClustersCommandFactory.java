@@ -108,15 +108,72 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                         .description("do not ask for confirmation").type(ParameterType.BOOLEAN_FLAG).build()),
                 (p, a, o) -> {
                     String target = cluster(p);
-                    if (!Boolean.TRUE.equals(p.get("--yes")) && !confirm(out, in, target)) {
+                    String question = "Switch new ledgers of this Pulsar cluster to bookie cluster '" + target + "'?";
+                    if (!Boolean.TRUE.equals(p.get("--yes")) && !confirm(out, in, question)) {
                         throw failure(0, "switch to '" + target + "' not confirmed; nothing changed "
                                 + "(use --yes to skip the question)");
                     }
                     var s = a.switchTo(target);
                     o.print(s, Render.switched(s));
                 }, out));
-        list.add(command("status", "Show the active cluster, the switch epoch, the ledger-id range table and "
-                        + "each live broker's cutover progress",
+        list.add(command("drain-report", "What still pins a bookie cluster (referenced ledgers by kind, bytes) and "
+                        + "when retention will have removed its data ledgers, i.e. when it can be switched off",
+                List.of(clusterParam()), (p, a, o) -> {
+                    var d = a.drainReport(cluster(p));
+                    o.print(d, Render.drain(d));
+                }, out));
+        list.add(command("cleanup-targets", "List the ledgers cleanup may delete now from a cluster (all clusters "
+                        + "that are not active when no name is given). Changes nothing",
+                List.of(ParameterDescriptor.builder().names(List.of(CLUSTER)).mainParameter(true).required(false)
+                        .description("bookie cluster name").type(ParameterType.STRING).build()),
+                (p, a, o) -> {
+                    Object c = p.get(CLUSTER);
+                    var t = a.cleanupTargets(c == null ? null : cluster(p));
+                    o.print(t, Render.cleanupTargets(t));
+                }, out));
+        list.add(command("cleanup", "Delete from an old cluster the ledgers nothing needs any more: originals of "
+                        + "relocated ledgers and unreferenced Pulsar ledgers. Dry run unless --dry-run false. Refused "
+                        + "inside the rollback window unless --force",
+                List.of(ParameterDescriptor.builder().names(List.of("--src-cluster", "-s"))
+                                .description("the old bookie cluster to clean up").type(ParameterType.STRING)
+                                .required(true).build(),
+                        ParameterDescriptor.builder().names(List.of("--dry-run"))
+                                .description("true (default): only list what would be deleted")
+                                .type(ParameterType.BOOLEAN).build(),
+                        ParameterDescriptor.builder().names(List.of("--max-deletions"))
+                                .description("delete at most this many ledgers (0: no limit)")
+                                .type(ParameterType.INTEGER).build(),
+                        ParameterDescriptor.builder().names(List.of("--force"))
+                                .description("run inside the rollback window (a rollback is impossible afterwards)")
+                                .type(ParameterType.BOOLEAN_FLAG).build()),
+                (p, a, o) -> {
+                    Object dry = p.get("--dry-run");
+                    Object max = p.get("--max-deletions");
+                    var r = a.cleanup((String) p.get("--src-cluster"), dry == null || Boolean.TRUE.equals(dry),
+                            max == null ? 0 : ((Number) max).intValue(), Boolean.TRUE.equals(p.get("--force")));
+                    o.print(r, Render.cleanup(r));
+                }, out));
+        list.add(command("rollback", "Undo the latest switch inside rollbackWindowHours: the previous cluster becomes "
+                        + "active again and reads of migrated ledgers go back to it. Asks for confirmation unless --yes",
+                List.of(ParameterDescriptor.builder().names(List.of("--yes", "-y"))
+                        .description("do not ask for confirmation").type(ParameterType.BOOLEAN_FLAG).build()),
+                (p, a, o) -> {
+                    String question = "Roll back the latest switch (the previous bookie cluster becomes active again)?";
+                    if (!Boolean.TRUE.equals(p.get("--yes")) && !confirm(out, in, question)) {
+                        throw failure(0, "rollback not confirmed; nothing changed (use --yes to skip the question)");
+                    }
+                    var r = a.rollback();
+                    o.print(r, Render.rollback(r));
+                }, out));
+        list.add(command("close-client", "Retire a drained cluster: marks it DEPRECATED and the brokers close their "
+                        + "clients to it. Refused while it holds ledgers the brokers reference",
+                List.of(clusterParam()), (p, a, o) -> {
+                    var c = a.closeClient(cluster(p));
+                    o.print(c, "Bookie cluster '" + c.name() + "' is " + c.status() + "; brokers close their clients "
+                            + "to it.\n");
+                }, out));
+        list.add(command("status", "Show the active cluster, the switch epoch, the ledger-id range table, "
+                        + "each live broker's cutover progress and the migration's progress",
                 List.of(), (p, a, o) -> {
                     var s = a.status();
                     o.print(s, Render.status(s));
@@ -140,8 +197,8 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
         return v.toString();
     }
 
-    private static boolean confirm(PrintStream out, java.io.InputStream in, String target) throws IOException {
-        out.print("Switch new ledgers of this Pulsar cluster to bookie cluster '" + target + "'? [y/N] ");
+    private static boolean confirm(PrintStream out, java.io.InputStream in, String question) throws IOException {
+        out.print(question + " [y/N] ");
         out.flush();
         String answer = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
         return answer != null && (answer.trim().equalsIgnoreCase("y") || answer.trim().equalsIgnoreCase("yes"));

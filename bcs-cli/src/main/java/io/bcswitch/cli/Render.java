@@ -118,7 +118,89 @@ final class Render {
             sb.append(indent(brokers.toString()));
         }
         sb.append('\n').append("Registered clusters:\n").append(indent(clusters(s.clusters())));
+        if (s.migration() != null) {
+            sb.append('\n').append(migration(s.migration()));
+        }
         return sb.toString();
+    }
+
+    static String migration(io.bcswitch.client.Migration m) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Migration of switch epoch ").append(m.switchEpoch()).append(" to '").append(m.target()).append("': ")
+                .append(m.phase()).append(m.owner() == null ? "" : " (on " + m.owner() + ")").append('\n');
+        int moved = m.promoted();
+        sb.append("  ").append(Table.progressBar(moved, m.planned(), 20)).append(' ').append(moved).append('/')
+                .append(m.planned()).append(" promoted; ").append(m.copied()).append(" copied, ")
+                .append(m.alreadyPresent()).append(" already present, ").append(m.failed()).append(" failed, ")
+                .append(m.skipped()).append(" skipped, ").append(m.collisions()).append(" collisions, ")
+                .append(m.bytesCopied()).append(" bytes copied");
+        long end = m.finishedAt() > 0 ? m.finishedAt() : m.updatedAt();
+        double secs = Math.max(0.001, (end - m.startedAt()) / 1000.0);
+        sb.append(String.format(" (%.1f KB/s)", m.bytesCopied() / secs / 1024)).append('\n');
+        if (m.issues() != null && !m.issues().isEmpty()) {
+            Table t = new Table("LEDGER", "KIND", "ON", "RESULT", "DETAIL");
+            for (var i : m.issues()) {
+                t.row(i.ledgerId(), i.kind(), i.cluster(), i.result(), i.detail());
+            }
+            sb.append(indent(t.toString()));
+        }
+        return sb.toString();
+    }
+
+    static String drain(io.bcswitch.client.DrainReport d) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Bookie cluster '").append(d.cluster()).append("' (").append(d.status())
+                .append(d.active() ? ", active" : "").append("): ")
+                .append(d.empty() ? "holds nothing the brokers reference" : d.ledgers() + " referenced ledger(s), "
+                        + d.bytes() + " bytes").append('\n');
+        if (!d.byKind().isEmpty()) {
+            Table t = new Table("KIND", "LEDGERS", "BYTES");
+            d.byKind().forEach(k -> t.row(k.kind(), k.ledgers(), k.bytes()));
+            sb.append(indent(t.toString()));
+        }
+        if (d.openLedgers() > 0) {
+            sb.append("  open ledgers: ").append(d.openLedgers()).append('\n');
+        }
+        if (!d.dataLedgers().isEmpty()) {
+            Table t = new Table("DATA LEDGER", "MANAGED LEDGER", "BYTES", "REMOVED BY RETENTION AFTER", "RETENTION");
+            d.dataLedgers().forEach(l -> t.row(l.ledgerId(), l.managedLedger(), l.bytes(),
+                    l.removableAfter() == null ? "never" : time(l.removableAfter()), l.retention()));
+            sb.append(indent(t.toString()));
+        }
+        sb.append("Can be switched off after: ").append(d.empty() ? "now (after cleanup)"
+                : d.switchOffAfter() == null ? "unknown" : time(d.switchOffAfter())).append('\n');
+        sb.append(d.note()).append('\n');
+        return sb.toString();
+    }
+
+    static String cleanup(io.bcswitch.client.CleanupResult r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(r.dryRun() ? "Dry run: would delete " : "Deleted ").append(r.dryRun() ? r.targets().size() : r.deleted())
+                .append(" ledger(s) from '").append(r.srcCluster()).append("'; ").append(r.kept()).append(" kept")
+                .append(r.deprecated() ? "; the cluster is now DEPRECATED" : "").append('\n');
+        sb.append(cleanupTargets(r.targets()));
+        r.errors().forEach(e -> sb.append("  error: ").append(e).append('\n'));
+        if (r.dryRun() && !r.targets().isEmpty()) {
+            sb.append("Run again with --dry-run false to delete them.\n");
+        }
+        return sb.toString();
+    }
+
+    static String cleanupTargets(java.util.List<io.bcswitch.client.CleanupTarget> targets) {
+        if (targets.isEmpty()) {
+            return "  (no ledger to delete)\n";
+        }
+        Table t = new Table("LEDGER", "CLUSTER", "REASON");
+        targets.forEach(x -> t.row(x.ledgerId(), x.cluster(), x.reason()));
+        return indent(t.toString());
+    }
+
+    static String rollback(io.bcswitch.client.RollbackResult r) {
+        var d = r.switched().directive();
+        return "Rolled back switch epoch " + r.rolledBackEpoch() + ": new ledgers are created on '" + d.target()
+                + "' again (epoch " + d.epoch() + ", first ledger id " + d.firstLedgerId() + "); "
+                + r.promotionsFlipped() + " promotion(s) flipped back, " + r.copiesToDelete()
+                + " copy/copies on '" + d.origin() + "' deleted once every broker has applied that.\n";
     }
 
     private static String indent(String block) {

@@ -37,11 +37,15 @@ class RenderTest {
                 List.of(new BookieCluster("cluster-a", "zk+hierarchical://a:2181/ledgers", "STANDBY", 0)),
                 List.of(new BrokerProgress("broker-1:8080", 2, "cluster-b", 10, 4, 0, 1, 0),
                         new BrokerProgress("broker-2:8080", 1, "cluster-a", 0, 0, 0, 1, 2)),
-                false, List.of("broker-1:8080", "broker-2:8080"));
+                false, List.of("broker-1:8080", "broker-2:8080"),
+                new io.bcswitch.client.Migration(2, "cluster-b", "BUILD", "broker-1:8080", 0, 1000, 0, 10, 4, 1, 0, 0,
+                        0, 0, 2048, List.of()), 0);
         String out = Render.status(s);
         assertTrue(out.contains("Cutover:               in progress (waiting for broker-1:8080, broker-2:8080)"), out);
         assertTrue(out.lines().anyMatch(l -> l.matches(".*\\[########------------] running\\s+4/10.*")), out);
         assertTrue(out.contains("not applied"), out);
+        assertTrue(out.contains("Migration of switch epoch 2 to 'cluster-b': BUILD (on broker-1:8080)"), out);
+        assertTrue(out.contains("0/10 promoted; 4 copied, 1 already present"), out);
         assertTrue(out.lines().anyMatch(l -> l.matches("\\s+2\\s+cluster-b\\s+8589934592.*")), out);
     }
 

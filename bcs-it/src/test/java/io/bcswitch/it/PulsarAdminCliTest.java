@@ -53,7 +53,8 @@ class PulsarAdminCliTest extends ClusterTestBase {
              PulsarAdminCli anonymous = new PulsarAdminCli(web, null)) {
             Result help = cli.run("bookie-clusters", "--help");
             assertEquals(0, help.exit(), help.all());
-            for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status")) {
+            for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status",
+                    "drain-report", "cleanup-targets", "cleanup", "rollback", "close-client")) {
                 assertTrue(help.stdout().contains("  " + c + " "), c + " in help: " + help.stdout());
             }
             Result switchHelp = cli.run("bookie-clusters", "switch", "--help");
@@ -120,10 +121,35 @@ class PulsarAdminCliTest extends ClusterTestBase {
             assertEquals(2, statusJson.get("ranges").size());
 
             failsWith(cli.run("bookie-clusters", "unregister", "cluster-b"), "active cluster");
+
+            // after the switch: the migration, the drain report, cleanup guarded by the rollback window
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            Result migrated;
+            do {
+                migrated = cli.run("bookie-clusters", "status");
+            } while (!migrated.stdout().contains(": DONE") && System.nanoTime() < deadline);
+            assertTrue(migrated.stdout().contains("Migration of switch epoch 1 to 'cluster-b': DONE"), migrated.stdout());
+            Result drain = cli.run("bookie-clusters", "drain-report", "cluster-a");
+            assertEquals(0, drain.exit(), drain.all());
+            assertTrue(drain.stdout().startsWith("Bookie cluster 'cluster-a' (STANDBY)"), drain.stdout());
+            assertEquals(0, cli.run("bookie-clusters", "cleanup-targets", "cluster-a").exit());
+            failsWith(cli.run("bookie-clusters", "cleanup", "--src-cluster", "cluster-a", "--dry-run", "false"),
+                    "rollback window");
+            Result dry = cli.run("bookie-clusters", "cleanup", "--src-cluster", "cluster-a", "--force");
+            assertEquals(0, dry.exit(), dry.all());
+            assertTrue(dry.stdout().startsWith("Dry run: would delete"), dry.stdout());
+            failsWith(cli.run("bookie-clusters", "close-client", "cluster-b"), "active");
             Result unreg = cli.run("bookie-clusters", "unregister", "cluster-c");
             assertEquals(0, unreg.exit(), unreg.all());
             assertTrue(unreg.stdout().contains("Unregistered bookie cluster 'cluster-c'"), unreg.stdout());
             assertEquals(2, JSON.readTree(cli.run("bookie-clusters", "list", "-o", "json").stdout()).size());
+
+            // rollback inside the window
+            failsWith(cli.run("bookie-clusters", "rollback"), "not confirmed");
+            Result rb = cli.run("bookie-clusters", "rollback", "--yes");
+            assertEquals(0, rb.exit(), rb.all());
+            assertTrue(rb.stdout().startsWith("Rolled back switch epoch 1: new ledgers are created on 'cluster-a' "
+                    + "again (epoch 2"), rb.stdout());
         }
     }
 

@@ -108,7 +108,13 @@ public final class MigrationService {
 
     /** Marks {@code cluster} DEPRECATED (brokers close its clients); refused while it holds referenced ledgers. */
     public CompletableFuture<io.bcswitch.registry.BookieClusterRecord> closeClient(String cluster) {
-        return switches.get(cluster).thenCompose(rec -> cleanup.deprecateIfDrained(cluster).thenCompose(done -> {
+        return switches.get(cluster).thenCompose(rec -> RegistryView.read(registry).thenCompose(view -> {
+            if (cluster.equals(view.activeCluster())) {
+                throw RegistryException.conflict("bookie cluster '" + cluster + "' is the active cluster; its clients "
+                        + "stay open");
+            }
+            return cleanup.deprecateIfDrained(cluster);
+        }).thenCompose(done -> {
             if (!done && rec.status() != io.bcswitch.registry.ClusterStatus.DEPRECATED) {
                 throw RegistryException.conflict("bookie cluster '" + cluster + "' still holds ledgers the brokers "
                         + "reference (see GET /drain/" + cluster + "); its clients stay open");
