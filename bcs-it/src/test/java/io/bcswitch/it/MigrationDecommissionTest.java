@@ -46,8 +46,17 @@ import org.slf4j.LoggerFactory;
 class MigrationDecommissionTest extends ClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(MigrationDecommissionTest.class);
 
+    private static int metricsPort;
+
     @BeforeAll
     static void start() throws Exception {
+        // the broker's OpenTelemetry metrics, exported the way an operator enables them (Prometheus exporter)
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            metricsPort = s.getLocalPort();
+        }
+        System.setProperty("otel.sdk.disabled", "false");
+        System.setProperty("otel.metrics.exporter", "prometheus");
+        System.setProperty("otel.exporter.prometheus.port", String.valueOf(metricsPort));
         cluster = twoBookieClusters()
                 .brokerConfig(p -> p.setProperty("retentionCheckIntervalInSeconds", "1"))
                 .start();
@@ -141,6 +150,15 @@ class MigrationDecommissionTest extends ClusterTestBase {
                     + " is in A's range and on both clusters");
         }
         assertEquals(migration.get("promoted").asInt(), relocated);
+        String metrics = scrape();
+        for (String name : List.of("bookie_cluster_switch_migration_ledger_copied", "bookie_cluster_switch_migration_bytes_copied",
+                "bookie_cluster_switch_migration_ledger_promoted", "bookie_cluster_switch_active")) {
+            List<String> lines = metrics.lines().filter(l -> l.contains(name) && !l.startsWith("#")).toList();
+            log.info("MIGRATION metric {}: {}", name, lines);
+            assertFalse(lines.isEmpty(), name + " exported");
+        }
+        assertTrue(metrics.lines().anyMatch(l -> l.contains("bookie_cluster_switch_active")
+                && l.contains("cluster-b")), "active cluster gauge names cluster-b");
         JsonNode drain = rest.get("/drain/cluster-a").json();
         log.info("MIGRATION drain report of cluster-a after migration: {}", drain);
         for (JsonNode k : drain.get("byKind")) {
@@ -225,6 +243,15 @@ class MigrationDecommissionTest extends ClusterTestBase {
                 assertEquals("idle-after", m.getValue(), "idle subscription resumes at its position");
             }
         }
+    }
+
+    private static String scrape() throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        var resp = http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, resp.statusCode());
+        return resp.body();
     }
 
     private static Set<Long> ids(JsonNode targets) {
