@@ -174,7 +174,27 @@ class HostileInputTest extends ClusterTestBase {
                     new Case("DELETE status", 405, "not allowed", () -> rest.request("DELETE", "/status", null, null)),
                     new Case("DELETE the collection", 405, "not allowed", () -> rest.request("DELETE", "/", null, null)),
                     new Case("unknown endpoint", 404, "no such endpoint", () -> rest.get("/a/b/c")),
-                    new Case("malformed topic path", 400, "malformed path", () -> rest.get("/topics/only-tenant")));
+                    new Case("malformed topic path", 400, "malformed path", () -> rest.get("/topics/only-tenant")),
+                    // migration endpoints
+                    new Case("rollback before any switch", 409, "nothing to roll back", () -> rest.post("/rollback", "")),
+                    new Case("rollback with a body field", 400, "unknown field", () -> rest.post("/rollback",
+                            "{\"force\":true}")),
+                    new Case("GET rollback", 405, "not allowed", () -> rest.get("/rollback")),
+                    new Case("cleanup without srcCluster", 400, "is required", () -> rest.post("/cleanup", "{}")),
+                    new Case("cleanup dryRun not a boolean", 400, "true or false", () -> rest.post("/cleanup",
+                            "{\"srcCluster\":\"cluster-b\",\"dryRun\":\"no\"}")),
+                    new Case("cleanup negative maxDeletions", 400, "whole number", () -> rest.post("/cleanup",
+                            "{\"srcCluster\":\"cluster-b\",\"maxDeletions\":-1}")),
+                    new Case("cleanup of the active cluster", 409, "active cluster", () -> rest.post("/cleanup",
+                            "{\"srcCluster\":\"cluster-a\",\"dryRun\":false,\"force\":true}")),
+                    new Case("cleanup of an unknown cluster", 404, "not registered", () -> rest.post("/cleanup",
+                            "{\"srcCluster\":\"cluster-x\"}")),
+                    new Case("drain report of an unknown cluster", 404, "not registered", () -> rest.get("/drain/nope")),
+                    new Case("drain report of an invalid name", 400, "must match", () -> rest.get("/drain/a%24b")),
+                    new Case("close-client of the active cluster", 409, "active cluster",
+                            () -> rest.post("/close-client/cluster-a", "")),
+                    new Case("cleanup-targets of the active cluster", 409, "active cluster",
+                            () -> rest.get("/cleanup-targets/cluster-a")));
             assertTrue(cases.size() >= 30, "at least 30 hostile cases");
             List<String> failures = new ArrayList<>();
             for (Case c : cases) {
