@@ -109,6 +109,10 @@ public final class Launcher {
                 .brokerConfig(p -> {
                     p.setProperty("brokerServicePort", Integer.toString(options.port));
                     p.setProperty("webServicePort", Integer.toString(options.webPort));
+                    if (options.migrationRate >= 0) {
+                        p.setProperty("bookieClusterSwitch.migrationBytesPerSecond",
+                                Long.toString(options.migrationRate));
+                    }
                 })
                 .start();
         watchdog.interrupt();
@@ -230,6 +234,7 @@ public final class Launcher {
             PulsarClient client = cluster.newClient();
             rest = new Rest(cluster.broker(0).webServiceUrl());
             try {
+                createMetadataLedgers(client, admin, namespace);
                 for (int i = 0; i < options.topics; i++) {
                     String topic = "persistent://" + namespace + "/topic-" + i;
                     admin.topics().createNonPartitionedTopic(topic);
@@ -267,6 +272,9 @@ public final class Launcher {
                                 sr.directive().origin(), sr.directive().target(), sr.directive().firstLedgerId());
                     }
                     awaitCutover(switchStart);
+                    phase.set(TopicLoad.Phase.BUILD);
+                    phase("build (the migration copies the metadata ledgers)", -1);
+                    awaitMigration();
                 } else {
                     failures.add("switch returned HTTP " + switchReply.status() + ": " + switchReply.compact(300));
                 }
@@ -324,6 +332,97 @@ public final class Launcher {
                 }
                 Thread.sleep(STATUS_POLL_MS);
             }
+        }
+
+        private io.bcswitch.registry.MigrationState migration;
+        private long buildStartNanos = -1;
+        private long buildEndNanos = -1;
+
+        /** Schema ledgers (one per typed topic) and a compacted ledger on cluster-a, for the migration to move. */
+        private void createMetadataLedgers(PulsarClient client, PulsarAdmin admin, String namespace) throws Exception {
+            if (options.schemaTopics == 0 && options.compactedMb == 0) {
+                return;
+            }
+            long t0 = System.nanoTime();
+            for (int i = 0; i < options.schemaTopics; i++) {
+                try (var p = client.newProducer(org.apache.pulsar.client.api.Schema.JSON(Sample.class))
+                        .topic("persistent://" + namespace + "/typed-" + i).create()) {
+                    p.send(new Sample(i, "schema " + i));
+                }
+            }
+            int keys = options.compactedMb * 1024;
+            if (keys > 0) {
+                String compacted = "persistent://" + namespace + "/compacted";
+                String value = "x".repeat(1000);
+                try (var p = client.newProducer(org.apache.pulsar.client.api.Schema.STRING).topic(compacted)
+                        .batchingMaxMessages(500).create()) {
+                    List<java.util.concurrent.CompletableFuture<?>> sends = new ArrayList<>();
+                    for (int k = 0; k < keys; k++) {
+                        sends.add(p.newMessage().key("key-" + k).value(value).sendAsync());
+                    }
+                    java.util.concurrent.CompletableFuture.allOf(sends.toArray(
+                            java.util.concurrent.CompletableFuture[]::new)).get();
+                }
+                admin.topics().triggerCompaction(compacted);
+                long deadline = System.nanoTime() + 120_000_000_000L;
+                while (admin.topics().compactionStatus(compacted).status
+                        != org.apache.pulsar.client.admin.LongRunningProcessStatus.Status.SUCCESS
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+            }
+            out.printf("  on %s: %d topics with a schema (one schema ledger each) and a compacted topic of %d keys x "
+                    + "1 KB, in %.1f s%n", CLUSTER_A, options.schemaTopics, keys, (System.nanoTime() - t0) / 1e9);
+        }
+
+        /** Sample record for the typed topics. */
+        public static final class Sample {
+            public int id;
+            public String text;
+
+            public Sample() {
+            }
+
+            Sample(int id, String text) {
+                this.id = id;
+                this.text = text;
+            }
+        }
+
+        /** Polls status until the migration after the switch has finished; times its BUILD phase. */
+        private void awaitMigration() throws Exception {
+            long start = System.nanoTime();
+            long deadline = start + 300_000_000_000L;
+            String lastLine = null;
+            while (System.nanoTime() < deadline) {
+                StatusReport st = rest.get("/status").as(StatusReport.class);
+                var m = st == null ? null : st.migration();
+                if (m != null) {
+                    migration = m;
+                    var ph = m.phase();
+                    if (buildStartNanos < 0 && ph != io.bcswitch.registry.Phase.PENDING) {
+                        buildStartNanos = System.nanoTime();
+                    }
+                    if (buildEndNanos < 0 && buildStartNanos >= 0 && ph != io.bcswitch.registry.Phase.BUILD
+                            && ph != io.bcswitch.registry.Phase.PENDING) {
+                        buildEndNanos = System.nanoTime();
+                    }
+                    String line = ph + ": " + m.copied() + " copied, " + m.alreadyPresent() + " present, "
+                            + m.promoted() + "/" + m.planned() + " promoted, " + m.bytesCopied() + " bytes";
+                    if (!line.equals(lastLine)) {
+                        out.printf("  migration +%5.2fs  %s%n", (System.nanoTime() - start) / 1e9, line);
+                        lastLine = line;
+                    }
+                    if (ph.terminal()) {
+                        if (ph != io.bcswitch.registry.Phase.DONE) {
+                            warnings.add("migration ended " + ph + ": " + m.issues());
+                        }
+                        return;
+                    }
+                }
+                Thread.sleep(100);
+            }
+            failures.add("migration not finished 300 s after the cutover");
         }
 
         private String progress(List<BrokerCutoverRecord> brokers) {
@@ -427,11 +526,26 @@ public final class Launcher {
             out.println("Publish latency, send -> ack (ms)");
             String lfmt = "  %-8s %8s %9s %9s %9s%n";
             out.printf(lfmt, "phase", "count", "p50", "p99", "max");
-            String[] names = {"before", "during", "after"};
+            String[] names = {"before", "during", "build", "after"};
             for (int i = 0; i < names.length; i++) {
                 long[] s = latencies[i].sorted();
                 out.printf(lfmt, names[i], s.length, ms(Latencies.percentile(s, 50)),
                         ms(Latencies.percentile(s, 99)), ms(s.length == 0 ? -1 : s[s.length - 1]));
+            }
+
+            // migration
+            if (migration != null) {
+                out.println();
+                double secs = buildStartNanos < 0 || buildEndNanos < 0 ? -1 : (buildEndNanos - buildStartNanos) / 1e9;
+                int moved = migration.copied() + migration.alreadyPresent();
+                out.printf("%-34s %s: %d planned, %d copied, %d promoted, %d failed, %d skipped, %d collisions%n",
+                        "Migration (switch epoch " + migration.switchEpoch() + ")", migration.phase(),
+                        migration.planned(), migration.copied(), migration.promoted(), migration.failed(),
+                        migration.skipped(), migration.collisions());
+                out.printf("%-34s %s%n", "BUILD throughput", secs <= 0 ? "BUILD not observed"
+                        : String.format("%d ledgers, %.2f MB in %.2f s: %.1f ledgers/s, %.2f MB/s (status polled "
+                                + "every 100 ms)", moved, migration.bytesCopied() / 1e6, secs, moved / secs,
+                                migration.bytesCopied() / 1e6 / secs));
             }
 
             // switch

@@ -20,6 +20,10 @@ final class Options {
             "  --topics N            demo: number of topics, one producer and consumer each (default 4)",
             "  --rate R              demo: messages per second per topic (default 50)",
             "  --phase-seconds S     demo: length of the 'before' and 'after' phases (default 5)",
+            "  --schema-topics N     demo: extra topics with a schema on cluster-a, one schema ledger each, for the",
+            "                        migration to move (default 100)",
+            "  --compacted-mb M      demo: size of a compacted topic's compacted ledger on cluster-a (default 4)",
+            "  --migration-rate B    bookieClusterSwitch.migrationBytesPerSecond of the broker (default: plugin default)",
             "  --help                this text");
 
     boolean serve;
@@ -29,6 +33,9 @@ final class Options {
     int topics = 4;
     int rate = 50;
     double phaseSeconds = 5;
+    int schemaTopics = 100;
+    int compactedMb = 4;
+    long migrationRate = -1;
     boolean help;
 
     static Options parse(String[] args) {
@@ -57,6 +64,12 @@ final class Options {
                 case "--web-port" -> o.webPort = intArg(name, value != null ? value : next(list, ++i, name), 1, 65535);
                 case "--topics" -> o.topics = intArg(name, value != null ? value : next(list, ++i, name), 1, 100);
                 case "--rate" -> o.rate = intArg(name, value != null ? value : next(list, ++i, name), 1, 10_000);
+                case "--schema-topics" -> o.schemaTopics = intArg(name, value != null ? value : next(list, ++i, name),
+                        0, 10_000);
+                case "--migration-rate" -> o.migrationRate = intArg(name,
+                        value != null ? value : next(list, ++i, name), 0, Integer.MAX_VALUE);
+                case "--compacted-mb" -> o.compactedMb = intArg(name, value != null ? value : next(list, ++i, name),
+                        0, 1024);
                 case "--phase-seconds" -> o.phaseSeconds = doubleArg(name,
                         value != null ? value : next(list, ++i, name), 0.5, 3600);
                 default -> throw new IllegalArgumentException("unknown option: " + arg);

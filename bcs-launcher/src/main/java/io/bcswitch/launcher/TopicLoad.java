@@ -27,7 +27,7 @@ final class TopicLoad implements AutoCloseable {
      * Where the demo is; a message's latency counts towards the phase it was sent in. DRAIN starts
      * after the producers stopped, but a send issued just before may still land in it.
      */
-    enum Phase { BEFORE, DURING, AFTER, DRAIN }
+    enum Phase { BEFORE, DURING, BUILD, AFTER, DRAIN }
 
     final String topic;
     private final int ratePerSecond;

@@ -176,7 +176,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
             List<CompletableFuture<Long>> writes = new ArrayList<>();
             try (LedgerEntries es = entries) {
                 for (LedgerEntry e : es) {
-                    bytes += e.getLength();
+                    bytes += e.getEntryBuffer().readableBytes(); // getLength() is the ledger length so far
                     // the write takes its own reference; the batch releases the read's
                     writes.add(w.writeAsync(e.getEntryId(), e.getEntryBuffer().retainedSlice()));
                 }
