@@ -1,13 +1,12 @@
 package io.bcswitch.migration;
 
-import io.bcswitch.registry.LedgerIssue;
-import io.bcswitch.registry.MigrationState;
-import io.bcswitch.registry.Phase;
-
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.LedgerIssue;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.Relocation;
 import io.bcswitch.registry.Versioned;
