@@ -243,6 +243,11 @@ class MigrationDecommissionTest extends ClusterTestBase {
                 assertEquals("idle-after", m.getValue(), "idle subscription resumes at its position");
             }
         }
+        // nothing references A any more: it can be unregistered (its bookies are already gone)
+        Rest restarted = new Rest(cluster.broker(0).webServiceUrl());
+        Rest.Response unregister = restarted.request("DELETE", "/cluster-a", null, null);
+        assertEquals(200, unregister.status(), unregister.raw());
+        assertEquals(404, restarted.get("/cluster-a").status());
     }
 
     private static String scrape() throws Exception {
