@@ -112,11 +112,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     private CompletableFuture<Void> step() {
-        return RegistryView.read(registry).thenCompose(view -> {
-            if (!view.directive().present()) {
+        // cheap reads every tick (directive, state); the relocation table only when there is work
+        return registry.readDirective().thenCompose(directive -> {
+            if (!directive.present()) {
                 return CompletableFuture.completedFuture(null);
             }
-            long epoch = view.switchEpoch();
+            long epoch = directive.value().epoch();
             return readState(epoch).thenCompose(state -> {
                 boolean work = !state.present() || !state.value().phase().terminal();
                 if (!work && state.value().pendingDeletions().isEmpty()) {
@@ -124,7 +125,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                             ? locked(() -> processDeletions()) : CompletableFuture.completedFuture(null));
                 }
                 if (!state.present() && !acceptedHere.contains(epoch)
-                        && clock.millis() - view.directive().value().ts() < START_GRACE_MILLIS) {
+                        && clock.millis() - directive.value().ts() < START_GRACE_MILLIS) {
                     return CompletableFuture.completedFuture(null);
                 }
                 String owner = state.present() ? state.value().owner() : null;
@@ -132,8 +133,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     if (work && alive && !owner.equals(brokerId.get())) {
                         return CompletableFuture.<Void>completedFuture(null); // its broker is running it
                     }
-                    return locked(() -> (work ? run(epoch, view.directive().value().target(), view.directive()
-                            .value().ts()) : CompletableFuture.<Void>completedFuture(null))
+                    return locked(() -> (work ? run(epoch, directive.value().target(), directive.value().ts()) : CompletableFuture.<Void>completedFuture(null))
                             .thenCompose(v -> processDeletions()));
                 });
             });
