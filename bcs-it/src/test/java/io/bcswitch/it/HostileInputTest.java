@@ -259,6 +259,7 @@ class HostileInputTest extends ClusterTestBase {
         }
 
         // unregister: the old cluster still holds the topic's ledgers; the never-active loser does not
+        rest.awaitMigrationFinished(); // the migration after the switch writes to the registry too
         before = snapshot();
         Rest.Response pinned = rest.request("DELETE", "/cluster-a", null, null);
         log.info("HOSTILE unregister cluster-a after the switch: {} {}", pinned.status(), pinned.raw());

@@ -163,6 +163,7 @@ class RestApiTest extends ClusterTestBase {
         assertEquals(0, after.get("pendingBrokers").size(), after.toString());
         assertEquals("ACTIVE", rest.get("/cluster-b").json().get("status").asText());
         assertEquals("STANDBY", rest.get("/cluster-a").json().get("status").asText());
+        rest.awaitMigrationFinished(); // it writes its progress to the registry
         refused(409, "already active", () -> rest.switchTo("cluster-b"));
     }
 }

@@ -110,22 +110,65 @@ final class ManagedLedgerRoller implements TopicRoller {
             return 0;
         }
         impl.getExecutor().execute(() -> {
-            ManagedLedgerConfig cfg = impl.getConfig();
-            int limit = cfg.getMetadataMaxEntriesPerLedger();
-            cfg.setMetadataMaxEntriesPerLedger(0);
-            try {
-                for (ManagedCursorImpl c : toRoll) {
-                    try {
-                        c.periodicRollover();
-                    } catch (RuntimeException e) {
-                        log.warn("ledger-name={} cursor={} rollover failed: {}", name, c.getName(), e.toString());
-                    }
-                }
-            } finally {
-                cfg.setMetadataMaxEntriesPerLedger(limit);
+            List<ManagedCursorImpl> empty = rollNow(impl, name, toRoll);
+            if (empty.isEmpty()) {
+                return;
             }
+            // Pulsar rolls only a cursor ledger that holds a position. An idle cursor whose ledger is still
+            // empty gets its current position written again (same position, same properties: nothing is
+            // acknowledged), then is rolled once that write is through.
+            for (ManagedCursorImpl c : empty) {
+                c.asyncMarkDelete(c.getMarkDeletedPosition(), c.getProperties(),
+                        new org.apache.bookkeeper.mledger.AsyncCallbacks.MarkDeleteCallback() {
+                            @Override
+                            public void markDeleteComplete(Object ctx) {
+                            }
+
+                            @Override
+                            public void markDeleteFailed(org.apache.bookkeeper.mledger.ManagedLedgerException e,
+                                                         Object ctx) {
+                                log.warn("ledger-name={} cursor={} cannot write its position before rolling it: {}",
+                                        name, c.getName(), e.toString());
+                            }
+                        }, null);
+            }
+            java.util.concurrent.CompletableFuture.delayedExecutor(EMPTY_CURSOR_RETRY_MS, TimeUnit.MILLISECONDS,
+                    impl.getExecutor()).execute(() -> {
+                        List<ManagedCursorImpl> still = rollNow(impl, name, empty.stream()
+                                .filter(c -> c.getCursorLedger() >= 0 && onOldCluster.test(c.getCursorLedger()))
+                                .toList());
+                        if (!still.isEmpty()) {
+                            log.info("ledger-name={} {} cursor ledger(s) on a previous cluster still empty; they move "
+                                    + "at the next acknowledgement or topic unload", name, still.size());
+                        }
+                    });
         });
         return toRoll.size();
+    }
+
+    /** How long to wait for an idle cursor's position write before rolling its ledger. */
+    private static final long EMPTY_CURSOR_RETRY_MS = 1_500;
+
+    /** Rolls each cursor's ledger now; returns the ones that could not be rolled (their ledger is empty). */
+    private static List<ManagedCursorImpl> rollNow(ManagedLedgerImpl impl, String name, List<ManagedCursorImpl> cursors) {
+        List<ManagedCursorImpl> notRolled = new ArrayList<>();
+        ManagedLedgerConfig cfg = impl.getConfig();
+        int limit = cfg.getMetadataMaxEntriesPerLedger();
+        cfg.setMetadataMaxEntriesPerLedger(0);
+        try {
+            for (ManagedCursorImpl c : cursors) {
+                try {
+                    if (!c.periodicRollover()) {
+                        notRolled.add(c);
+                    }
+                } catch (RuntimeException e) {
+                    log.warn("ledger-name={} cursor={} rollover failed: {}", name, c.getName(), e.toString());
+                }
+            }
+        } finally {
+            cfg.setMetadataMaxEntriesPerLedger(limit);
+        }
+        return notRolled;
     }
 
     @SuppressWarnings("deprecation")

@@ -78,8 +78,8 @@ public class SwitchService {
                 if (!ownsRange) {
                     return CompletableFuture.completedFuture(table);
                 }
-                return inventory.references().thenApply(refs -> {
-                    String pinned = pinnedBy(refs, table, name);
+                return inventory.references().thenCombine(registry.listRelocations(), (refs, relocations) -> {
+                    String pinned = pinnedBy(refs, table, relocations, name);
                     if (pinned != null) {
                         throw RegistryException.conflict("bookie cluster '" + name + "' still holds ledgers the "
                                 + "brokers reference: " + pinned + "; they must be migrated or expire first");
@@ -99,11 +99,14 @@ public class SwitchService {
     }
 
     /** Summary of the references owned by {@code cluster} ("3 data, 1 cursor (e.g. ledger 7 of t1)"), or null. */
-    static String pinnedBy(List<LedgerReference> refs, RangeTable table, String cluster) {
+    static String pinnedBy(List<LedgerReference> refs, RangeTable table,
+                           Map<Long, io.bcswitch.registry.Relocation> relocations, String cluster) {
         Map<LedgerKind, Integer> counts = new TreeMap<>();
         LedgerReference example = null;
         for (LedgerReference r : refs) {
-            if (table.owner(r.ledgerId()).map(cluster::equals).orElse(false)) {
+            io.bcswitch.registry.Relocation moved = relocations.get(r.ledgerId());
+            Optional<String> home = moved != null ? Optional.of(moved.home()) : table.owner(r.ledgerId());
+            if (home.map(cluster::equals).orElse(false)) {
                 counts.merge(r.kind(), 1, Integer::sum);
                 if (example == null) {
                     example = r;
