@@ -134,10 +134,12 @@ class SchemaRoutingTest extends ClusterTestBase {
             assertReceivesAll(again, 20);
         }
 
-        // hard deletion removes each version's ledger from the cluster that holds it
+        // hard deletion removes each version's ledger from the cluster that holds it; v1 was migrated to B
+        // after the switch, so both its copy there and its original on A go
         admin2.schemas().deleteSchema(topic, true);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             assertFalse(cluster.bookieCluster("cluster-a").ledgerIds().contains(v1Ledger), "v1 deleted on A");
+            assertFalse(cluster.bookieCluster("cluster-b").ledgerIds().contains(v1Ledger), "v1's copy deleted on B");
             assertFalse(cluster.bookieCluster("cluster-b").ledgerIds().contains(v2Ledger), "v2 deleted on B");
         });
     }

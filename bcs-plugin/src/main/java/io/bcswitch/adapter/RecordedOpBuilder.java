@@ -34,26 +34,29 @@ final class RecordedOpBuilder implements InvocationHandler {
     private final Function<BookKeeper, Object> newRealBuilder;
 
     private final String op;
+    private final LedgerRouter router;
 
-    private RecordedOpBuilder(String op, Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
+    private RecordedOpBuilder(String op, LedgerRouter router,
+                              Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
                               Function<BookKeeper, Object> newRealBuilder) {
         this.op = op;
+        this.router = router;
         this.route = route;
         this.newRealBuilder = newRealBuilder;
     }
 
     static CreateBuilder create(LedgerRouter router) {
-        return proxy(CreateBuilder.class, new RecordedOpBuilder("create", b -> router.forCreate(),
+        return proxy(CreateBuilder.class, new RecordedOpBuilder("create", router, b -> router.forCreate(),
                 BookKeeper::newCreateLedgerOp));
     }
 
     static OpenBuilder open(LedgerRouter router) {
-        return proxy(OpenBuilder.class, new RecordedOpBuilder("open", b -> router.forLedger(b.ledgerId()),
+        return proxy(OpenBuilder.class, new RecordedOpBuilder("open", router, b -> router.forLedger(b.ledgerId()),
                 BookKeeper::newOpenLedgerOp));
     }
 
     static DeleteBuilder delete(LedgerRouter router) {
-        return proxy(DeleteBuilder.class, new RecordedOpBuilder("delete", b -> router.forLedger(b.ledgerId()),
+        return proxy(DeleteBuilder.class, new RecordedOpBuilder("delete", router, b -> router.forLedger(b.ledgerId()),
                 BookKeeper::newDeleteLedgerOp));
     }
 
@@ -90,6 +93,11 @@ final class RecordedOpBuilder implements InvocationHandler {
                             ledgerId() >= 0 ? ledgerId() : "(new)", op,
                             e.toString());
                 }
+            }).thenApply(result -> {
+                if (op.equals("delete")) {
+                    RoutingBookKeeper.deleteOriginal(router, ledgerId());
+                }
+                return result;
             }).thenApply(handle -> handle instanceof ReadHandle read && op.equals("open")
                     // later read failures on the handle are named too
                     ? ClusterNamedReadHandle.wrap(read, target.cluster()) : handle));

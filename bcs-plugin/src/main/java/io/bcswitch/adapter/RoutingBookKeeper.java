@@ -279,7 +279,12 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.deleteComplete(rc(e), ctx);
             } else {
-                t.client().asyncDeleteLedger(lId, cb, ctx);
+                t.client().asyncDeleteLedger(lId, (rc, c) -> {
+                    if (rc == BKException.Code.OK) {
+                        deleteOriginal(router, lId);
+                    }
+                    cb.deleteComplete(rc, c);
+                }, ctx);
             }
         });
     }
@@ -287,6 +292,24 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     @Override
     public void deleteLedger(long lId) throws InterruptedException, BKException {
         sync(router.forLedger(lId)).client().deleteLedger(lId);
+        deleteOriginal(router, lId);
+    }
+
+    /**
+     * Pulsar deleted a ledger whose home is a migrated copy: the original on the cluster that issued the id
+     * is not needed either, so it is deleted too (best effort; cleanup removes what is left).
+     */
+    static void deleteOriginal(LedgerRouter router, long ledgerId) {
+        router.originalOf(ledgerId).thenCompose(orig -> orig.isEmpty() ? CompletableFuture.completedFuture(null)
+                : orig.get().client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().whenComplete((v, e) -> {
+                    if (e == null) {
+                        log.info("bookie-cluster={} ledger={} original of a deleted migrated ledger deleted",
+                                orig.get().cluster(), ledgerId);
+                    } else {
+                        log.info("bookie-cluster={} ledger={} original of a deleted migrated ledger not deleted "
+                                + "(cleanup will): {}", orig.get().cluster(), ledgerId, e.toString());
+                    }
+                }));
     }
 
     @Override

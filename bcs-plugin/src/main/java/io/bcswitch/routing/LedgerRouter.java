@@ -15,6 +15,14 @@ public interface LedgerRouter {
     /** The cluster owning {@code ledgerId}; fails with {@link UnroutableLedgerException} when none does. */
     CompletableFuture<Target> forLedger(long ledgerId);
 
+    /**
+     * For a relocated ledger, the cluster holding its original (the one that issued its id), when that is
+     * not its home; empty otherwise. Used to delete the original when Pulsar deletes the ledger.
+     */
+    default CompletableFuture<java.util.Optional<Target>> originalOf(long ledgerId) {
+        return CompletableFuture.completedFuture(java.util.Optional.empty());
+    }
+
     /** A routing decision. */
     record Target(String cluster, BookKeeper client) {
     }

@@ -50,6 +50,18 @@ public final class SwitchRouter implements LedgerRouter {
         return route(o, ledgerId);
     }
 
+    @Override
+    public CompletableFuture<Optional<Target>> originalOf(long ledgerId) {
+        Ownership o = ownership.get();
+        String home = o.relocations().get(ledgerId);
+        Optional<String> issuer = o.ranges().owner(ledgerId);
+        if (home == null || issuer.isEmpty() || issuer.get().equals(home)) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return pool.get(issuer.get()).handle((client, e) -> e != null ? Optional.<Target>empty()
+                : Optional.of(new Target(issuer.get(), client)));
+    }
+
     private CompletableFuture<Target> route(Ownership o, long ledgerId) {
         Optional<String> owner = o.owner(ledgerId);
         if (owner.isEmpty()) {
