@@ -7,19 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.Compacted;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
-import org.apache.pulsar.client.api.Message;
-import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,11 +55,11 @@ class CompactionRoutingTest extends ClusterTestBase {
         }
         long first = compact(admin, topic);
         assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().contains(first), "first compacted ledger on A");
-        assertEquals(expected, readCompacted(client, topic));
+        assertEquals(expected, Compacted.view(client, topic));
 
         rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
         // the compacted view does not change because of the switch
-        assertEquals(expected, readCompacted(client, topic));
+        assertEquals(expected, Compacted.view(client, topic));
 
         try (Producer<String> p = client.newProducer(Schema.STRING).topic(topic).enableBatching(false).create()) {
             for (int i = 0; i < 30; i++) {
@@ -79,7 +76,7 @@ class CompactionRoutingTest extends ClusterTestBase {
         assertFalse(cluster.bookieCluster("cluster-a").ledgerIds().contains(second));
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertFalse(
                 cluster.bookieCluster("cluster-a").ledgerIds().contains(first), "superseded ledger deleted on A"));
-        assertEquals(expected, readCompacted(client, topic));
+        assertEquals(expected, Compacted.view(client, topic));
     }
 
     /** Runs compaction and returns the id of the compacted ledger it wrote. */
@@ -91,20 +88,5 @@ class CompactionRoutingTest extends ClusterTestBase {
         assertNotNull(compacted);
         assertTrue(compacted.ledgerId >= 0, "compacted ledger id");
         return compacted.ledgerId;
-    }
-
-    private static Map<String, String> readCompacted(PulsarClient client, String topic) throws Exception {
-        Map<String, String> view = new HashMap<>();
-        try (Reader<String> r = client.newReader(Schema.STRING).topic(topic).readCompacted(true)
-                .startMessageId(MessageId.earliest).create()) {
-            while (r.hasMessageAvailable()) {
-                Message<String> m = r.readNext(30, TimeUnit.SECONDS);
-                if (m == null) {
-                    break;
-                }
-                view.put(m.getKey(), m.getValue());
-            }
-        }
-        return view;
     }
 }

@@ -50,7 +50,7 @@ class HostileInputTest extends ClusterTestBase {
     }
 
     private static Map<String, String> snapshot() throws Exception {
-        return Registry.snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
+        return Registry.registryAndManagedLedgers(cluster);
     }
 
     @Test

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.SchemaRoutingTest.V1;
 import io.bcswitch.it.SchemaRoutingTest.V2;
 import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.Compacted;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Registry;
 import io.bcswitch.it.support.Rest;
@@ -27,7 +28,6 @@ import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.Reader;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
@@ -107,7 +107,7 @@ class MigrationDecommissionTest extends ClusterTestBase {
         admin.topics().triggerCompaction(compacted);
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 admin.topics().compactionStatus(compacted).status == LongRunningProcessStatus.Status.SUCCESS);
-        Map<String, String> compactedView = readCompacted(client, compacted);
+        Map<String, String> compactedView = Compacted.view(client, compacted);
         assertEquals(5, compactedView.size());
         // an idle subscription, caught up, on a topic that is then unloaded (its cursor ledger closed on A)
         try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(idle).subscriptionName("idle")
@@ -242,7 +242,7 @@ class MigrationDecommissionTest extends ClusterTestBase {
             try (Producer<V1> p = c2.newProducer(Schema.JSON(V1.class)).topic(typed).create()) {
                 p.send(new V1(1000));
             }
-            assertEquals(compactedView, readCompacted(c2, compacted), "compacted view after A is gone");
+            assertEquals(compactedView, Compacted.view(c2, compacted), "compacted view after A is gone");
             try (Consumer<String> c = c2.newConsumer(Schema.STRING).topic(idle).subscriptionName("idle").subscribe()) {
                 Message<String> m = c.receive(30, TimeUnit.SECONDS);
                 assertNotNull(m);
@@ -268,21 +268,6 @@ class MigrationDecommissionTest extends ClusterTestBase {
     private static Set<Long> ids(JsonNode targets) {
         Set<Long> out = new HashSet<>();
         targets.forEach(t -> out.add(t.get("ledgerId").asLong()));
-        return out;
-    }
-
-    private static Map<String, String> readCompacted(PulsarClient client, String topic) throws Exception {
-        Map<String, String> out = new TreeMap<>();
-        try (Reader<String> r = client.newReader(Schema.STRING).topic(topic).readCompacted(true)
-                .startMessageId(org.apache.pulsar.client.api.MessageId.earliest).create()) {
-            while (r.hasMessageAvailable()) {
-                Message<String> m = r.readNext(10, TimeUnit.SECONDS);
-                if (m == null) {
-                    break;
-                }
-                out.put(m.getKey(), m.getValue());
-            }
-        }
         return out;
     }
 }

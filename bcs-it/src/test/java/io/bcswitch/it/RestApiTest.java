@@ -41,7 +41,7 @@ class RestApiTest extends ClusterTestBase {
     }
 
     private static Map<String, String> snapshot() throws Exception {
-        return Registry.snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
+        return Registry.registryAndManagedLedgers(cluster);
     }
 
     /** Asserts the call is refused with {@code status}, a JSON error mentioning {@code text}, and no change. */

@@ -29,15 +29,13 @@ class SecurityTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = twoBookieClusters()
-                .bookieCluster("cluster-c", 2)
-                .brokerConfig(TOKENS::brokerConfig)
-                .clientAuthentication(Tokens.TOKEN_AUTH_PLUGIN, "token:" + TOKENS.admin)
+        cluster = TOKENS.secure(twoBookieClusters()
+                .bookieCluster("cluster-c", 2))
                 .start();
     }
 
     private static Map<String, String> snapshot() throws Exception {
-        return Registry.snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
+        return Registry.registryAndManagedLedgers(cluster);
     }
 
     @Test

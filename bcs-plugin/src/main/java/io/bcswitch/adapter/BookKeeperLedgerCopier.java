@@ -79,7 +79,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                     + " (size, quorum, digest or custom metadata)");
         }
         if (dst.isClosed() && dst.getLastEntryId() == src.getLastEntryId() && dst.getLength() == src.getLength()) {
-            return compare(p.src(), p.dst(), id, src, src.getLastEntryId(), src.getPassword()).thenApply(same -> same
+            return compare(p.src(), p.dst(), id, src, src.getLastEntryId()).thenApply(same -> same
                     ? new Outcome(Result.ALREADY_PRESENT, 0, "identical copy already on " + to)
                     : new Outcome(Result.COLLISION, 0, "ledger " + id + " on " + to + " has different entries"));
         }
@@ -90,7 +90,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
             long last = h.getLastAddConfirmed();
             return h.closeAsync().thenCompose(v -> last > src.getLastEntryId()
                     ? CompletableFuture.completedFuture(false)
-                    : compare(p.src(), p.dst(), id, src, last, src.getPassword()));
+                    : compare(p.src(), p.dst(), id, src, last));
         }).thenCompose(prefix -> {
             if (!prefix) {
                 return done(Result.COLLISION, 0, "ledger " + id + " on " + to + " is not a copy of the one on " + from);
@@ -148,7 +148,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         return done(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
                                 + " does not match (closed/last entry/length)");
                     }
-                    return compare(p.src(), p.dst(), id, m, m.getLastEntryId(), m.getPassword()).thenApply(same -> same
+                    return compare(p.src(), p.dst(), id, m, m.getLastEntryId()).thenApply(same -> same
                             ? new Outcome(Result.COPIED, bytes, "copied " + (m.getLastEntryId() + 1) + " entries, "
                                     + bytes + " bytes" + note)
                             : new Outcome(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
@@ -189,8 +189,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     }
 
     /** True when entries 0..{@code last} of both ledgers have the same payloads (CRC32C each). */
-    private CompletableFuture<Boolean> compare(BookKeeper src, BookKeeper dst, long id, LedgerMetadata m, long last,
-                                               byte[] password) {
+    private CompletableFuture<Boolean> compare(BookKeeper src, BookKeeper dst, long id, LedgerMetadata m, long last) {
         if (last < 0) {
             return CompletableFuture.completedFuture(true);
         }
@@ -235,12 +234,10 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
 
     private static CompletableFuture<Optional<LedgerMetadata>> metadata(BookKeeper client, long id) {
         return client.getLedgerMetadata(id).thenApply(Optional::of).exceptionally(e -> {
-            Throwable c = unwrap(e);
-            if (c instanceof BKException bke && (bke.getCode() == BKException.Code.NoSuchLedgerExistsException
-                    || bke.getCode() == BKException.Code.NoSuchLedgerExistsOnMetadataServerException)) {
+            if (noSuchLedger(e)) {
                 return Optional.empty();
             }
-            throw new CompletionException(c);
+            throw new CompletionException(unwrap(e));
         });
     }
 
@@ -279,13 +276,16 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     public CompletableFuture<Void> delete(long id, String cluster) {
         return clients.apply(cluster).thenCompose(c -> c.newDeleteLedgerOp().withLedgerId(id).execute())
                 .exceptionally(e -> {
-                    Throwable c = unwrap(e);
-                    if (c instanceof BKException bke && (bke.getCode() == BKException.Code.NoSuchLedgerExistsException
-                            || bke.getCode() == BKException.Code.NoSuchLedgerExistsOnMetadataServerException)) {
+                    if (noSuchLedger(e)) {
                         return null;
                     }
-                    throw new CompletionException(c);
+                    throw new CompletionException(unwrap(e));
                 });
+    }
+
+    private static boolean noSuchLedger(Throwable e) {
+        return unwrap(e) instanceof BKException bke && (bke.getCode() == BKException.Code.NoSuchLedgerExistsException
+                || bke.getCode() == BKException.Code.NoSuchLedgerExistsOnMetadataServerException);
     }
 
     private static Throwable unwrap(Throwable e) {

@@ -110,10 +110,10 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, inventory, copier, config.migration(),
                 this::brokerId, migrationScheduler, clock, metrics);
-        var cleanup = new io.bcswitch.migration.CleanupService(registry, inventory, copier, orchestrator,
-                config.migration(), metrics, clock);
         var drain = new io.bcswitch.migration.DrainReports(registry, inventory, copier,
                 new NamespaceRetentionLookup(() -> pulsar));
+        var cleanup = new io.bcswitch.migration.CleanupService(registry, inventory, copier, orchestrator, drain,
+                config.migration(), metrics, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
                 config.migration(), clock));
         service.onSwitchCommitted(orchestrator::switchAccepted);

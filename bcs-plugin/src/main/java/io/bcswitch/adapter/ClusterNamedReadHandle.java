@@ -49,18 +49,15 @@ final class ClusterNamedReadHandle implements InvocationHandler {
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        if (method.getDeclaringClass() == Object.class) {
-            return switch (method.getName()) {
-                case "equals" -> proxy == args[0];
-                case "hashCode" -> System.identityHashCode(proxy);
-                default -> "ReadHandle[bookie-cluster=" + cluster + " ledger=" + delegate.getId() + "]";
-            };
+        if (ProxyIdentity.handles(method)) {
+            return ProxyIdentity.invoke(proxy, method, args,
+                    () -> "ReadHandle[bookie-cluster=" + cluster + " ledger=" + delegate.getId() + "]");
         }
         Object result;
         try {
             result = method.invoke(delegate, args);
         } catch (InvocationTargetException e) {
-            if (method.getName().startsWith("read") || method.getName().startsWith("batchRead")) {
+            if (isRead(method)) {
                 failed(method, args, e.getCause());
             }
             throw e.getCause();

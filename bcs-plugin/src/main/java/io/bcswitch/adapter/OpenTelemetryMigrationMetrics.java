@@ -29,21 +29,16 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
 
     OpenTelemetryMigrationMetrics(OpenTelemetry otel, Supplier<String> activeCluster) {
         Meter meter = otel.getMeter("io.bcswitch.bookie-cluster-switch");
-        ledgersCopied = meter.counterBuilder(PREFIX + "migration.ledger.copied")
-                .setDescription("Ledgers copied and verified onto the active cluster").setUnit("{ledger}").build();
-        bytesCopied = meter.counterBuilder(PREFIX + "migration.bytes.copied")
-                .setDescription("Bytes copied onto the active cluster").setUnit("By").build();
-        verificationFailures = meter.counterBuilder(PREFIX + "migration.verification.failed")
-                .setDescription("Copies that failed or did not verify").setUnit("{ledger}").build();
-        collisions = meter.counterBuilder(PREFIX + "migration.collision")
-                .setDescription("Ledgers whose id the target already held with different content").setUnit("{ledger}")
-                .build();
-        promotions = meter.counterBuilder(PREFIX + "migration.ledger.promoted")
-                .setDescription("Verified copies made the ledger's home").setUnit("{ledger}").build();
-        rollbacks = meter.counterBuilder(PREFIX + "rollback")
-                .setDescription("Switches rolled back").setUnit("{switch}").build();
-        deletions = meter.counterBuilder(PREFIX + "ledger.deleted")
-                .setDescription("Ledgers deleted by cleanup or after a rollback").setUnit("{ledger}").build();
+        ledgersCopied = counter(meter, "migration.ledger.copied", "Ledgers copied and verified onto the active cluster",
+                "{ledger}");
+        bytesCopied = counter(meter, "migration.bytes.copied", "Bytes copied onto the active cluster", "By");
+        verificationFailures = counter(meter, "migration.verification.failed", "Copies that failed or did not verify",
+                "{ledger}");
+        collisions = counter(meter, "migration.collision",
+                "Ledgers whose id the target already held with different content", "{ledger}");
+        promotions = counter(meter, "migration.ledger.promoted", "Verified copies made the ledger's home", "{ledger}");
+        rollbacks = counter(meter, "rollback", "Switches rolled back", "{switch}");
+        deletions = counter(meter, "ledger.deleted", "Ledgers deleted by cleanup or after a rollback", "{ledger}");
         active = meter.gaugeBuilder(PREFIX + "active").ofLongs()
                 .setDescription("1 for the bookie cluster new ledgers are created on")
                 .buildWithCallback(m -> {
@@ -52,6 +47,10 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
                         m.record(1, Attributes.of(CLUSTER, a));
                     }
                 });
+    }
+
+    private static LongCounter counter(Meter meter, String name, String description, String unit) {
+        return meter.counterBuilder(PREFIX + name).setDescription(description).setUnit(unit).build();
     }
 
     @Override

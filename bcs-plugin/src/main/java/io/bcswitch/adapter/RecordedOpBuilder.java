@@ -78,12 +78,8 @@ final class RecordedOpBuilder implements InvocationHandler {
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        if (method.getDeclaringClass() == Object.class) {
-            return switch (method.getName()) {
-                case "equals" -> proxy == args[0];
-                case "hashCode" -> System.identityHashCode(proxy);
-                default -> "RecordedOpBuilder" + calls;
-            };
+        if (ProxyIdentity.handles(method)) {
+            return ProxyIdentity.invoke(proxy, method, args, () -> "RecordedOpBuilder" + calls);
         }
         if (method.getName().equals("execute") && method.getParameterCount() == 0) {
             return route.apply(this).thenCompose(target -> replay(target.client()).whenComplete((r, e) -> {

@@ -59,8 +59,8 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                                                 Map<String, Object> properties, StatsLogger statsLogger) {
         String poolName = policyClass.map(Class::getSimpleName).orElse("default");
         ClusterClientPool pool = newPool(poolName, conf, store, eventLoopGroup, policyClass, properties, statsLogger);
-        if (migrationPoolArgs == null) {
-            migrationPoolArgs = new Object[] {conf, store, eventLoopGroup};
+        if (brokerSettings == null) {
+            brokerSettings = new BrokerSettings(conf, store, eventLoopGroup);
         }
         pools.add(pool);
         OrderedExecutor worker = OrderedExecutor.newBuilder()
@@ -74,7 +74,11 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         }, createListener));
     }
 
-    private volatile Object[] migrationPoolArgs;
+    /** What the broker built its first client with; the migration's clients are built the same way. */
+    private record BrokerSettings(ServiceConfiguration conf, MetadataStoreExtended store, EventLoopGroup eventLoopGroup) {
+    }
+
+    private volatile BrokerSettings brokerSettings;
 
     private ClusterClientPool newPool(String poolName, ServiceConfiguration conf, MetadataStoreExtended store,
                                       EventLoopGroup eventLoopGroup,
@@ -98,13 +102,12 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
      * first client; closed by the caller.
      */
     ClusterClientPool migrationPool() {
-        Object[] a = migrationPoolArgs;
-        if (a == null) {
+        BrokerSettings b = brokerSettings;
+        if (b == null) {
             throw new IllegalStateException("the managed-ledger storage has not created its client yet");
         }
-        ClusterClientPool pool = newPool("migration", (ServiceConfiguration) a[0], (MetadataStoreExtended) a[1],
-                (EventLoopGroup) a[2], Optional.empty(), null, NullStatsLogger.INSTANCE);
-        return pool;
+        return newPool("migration", b.conf(), b.store(), b.eventLoopGroup(), Optional.empty(), null,
+                NullStatsLogger.INSTANCE);
     }
 
     /** Closes {@code cluster}'s clients in every pool (it was retired). */

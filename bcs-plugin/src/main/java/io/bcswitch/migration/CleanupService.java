@@ -7,6 +7,7 @@ import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -35,17 +36,19 @@ public final class CleanupService {
     private final LedgerInventory inventory;
     private final LedgerCopier copier;
     private final MigrationOrchestrator orchestrator;
+    private final DrainReports drain;
     private final SwitchConfig.Migration config;
     private final MigrationMetrics metrics;
     private final Clock clock;
 
     public CleanupService(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
-                          MigrationOrchestrator orchestrator, SwitchConfig.Migration config, MigrationMetrics metrics,
-                          Clock clock) {
+                          MigrationOrchestrator orchestrator, DrainReports drain, SwitchConfig.Migration config,
+                          MigrationMetrics metrics, Clock clock) {
         this.registry = registry;
         this.inventory = inventory;
         this.copier = copier;
         this.orchestrator = orchestrator;
+        this.drain = drain;
         this.config = config;
         this.metrics = metrics;
         this.clock = clock;
@@ -53,53 +56,84 @@ public final class CleanupService {
 
     /** What a cleanup of {@code src} would delete now (no guard but "not active"). */
     public CompletableFuture<List<CleanupTarget>> targets(String src) {
-        return plan(src).thenApply(Plan::targets);
+        return requireRegistered(src).thenCompose(rec -> snapshot()).thenCompose(snap -> plan(src, snap))
+                .thenApply(Plan::targets);
+    }
+
+    /** Cleanup targets on every registered cluster that is not active, from one read of the metadata. */
+    public CompletableFuture<List<CleanupTarget>> targetsOnInactiveClusters() {
+        return snapshot().thenCompose(snap -> registry.listClusters().thenCompose(clusters -> {
+            List<CompletableFuture<Plan>> each = new ArrayList<>();
+            for (BookieClusterRecord c : clusters) {
+                if (!c.name().equals(snap.view().activeCluster())) {
+                    each.add(plan(c.name(), snap));
+                }
+            }
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                List<CleanupTarget> all = new ArrayList<>();
+                each.forEach(f -> all.addAll(f.join().targets()));
+                return all;
+            });
+        }));
     }
 
     private record Plan(List<CleanupTarget> targets, int kept) {
     }
 
-    private CompletableFuture<Plan> plan(String src) {
-        return requireRegistered(src).thenCompose(rec -> RegistryView.read(registry)).thenCompose(view -> {
-            if (src.equals(view.activeCluster())) {
-                throw RegistryException.conflict("bookie cluster '" + src + "' is the active cluster; nothing on it "
-                        + "is cleaned up");
-            }
-            return inventory.references().thenCompose(refs -> registry.listRelocationApplied().thenCompose(applied -> {
-                Set<Long> referenced = new HashSet<>();
-                for (LedgerReference r : refs) {
-                    referenced.add(r.ledgerId());
-                }
-                boolean allApplied = !applied.isEmpty()
-                        && applied.values().stream().allMatch(e -> e >= view.relocationEpoch());
-                return copier.list(src).thenCompose(ids -> {
-                    List<CompletableFuture<Optional<CleanupTarget>>> each = new ArrayList<>();
-                    for (long id : ids) {
-                        Optional<String> home = view.home(id);
-                        if (home.isEmpty()) {
-                            each.add(CompletableFuture.completedFuture(Optional.empty())); // not ours
-                        } else if (!home.get().equals(src)) {
-                            boolean relocated = view.relocations().containsKey(id);
-                            each.add(CompletableFuture.completedFuture(!relocated || allApplied
-                                    ? Optional.of(new CleanupTarget(id, src, relocated ? "RELOCATED" : "STRAY_COPY"))
-                                    : Optional.empty()));
-                        } else if (!referenced.contains(id)) {
-                            each.add(copier.facts(id, src).thenApply(f -> f.isPresent()
-                                    && DELETABLE_COMPONENTS.contains(f.get().pulsarComponent())
-                                    ? Optional.of(new CleanupTarget(id, src, "UNREFERENCED")) : Optional.empty()));
-                        } else {
-                            each.add(CompletableFuture.completedFuture(Optional.empty()));
-                        }
+    /** What planning reads from the metadata store: read once per request. */
+    private record Snapshot(RegistryView view, Set<Long> referenced, boolean allBrokersApplied) {
+    }
+
+    private CompletableFuture<Snapshot> snapshot() {
+        return RegistryView.read(registry).thenCompose(this::snapshot);
+    }
+
+    private CompletableFuture<Snapshot> snapshot(RegistryView view) {
+        return inventory.references().thenCombine(
+                registry.listRelocationApplied(), (refs, applied) -> {
+                    Set<Long> referenced = new HashSet<>();
+                    for (LedgerReference r : refs) {
+                        referenced.add(r.ledgerId());
                     }
-                    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                        List<CleanupTarget> out = new ArrayList<>();
-                        for (var f : each) {
-                            f.join().ifPresent(out::add);
-                        }
-                        return new Plan(out, ids.size() - out.size());
-                    });
+                    boolean allApplied = !applied.isEmpty()
+                            && applied.values().stream().allMatch(e -> e >= view.relocationEpoch());
+                    return new Snapshot(view, referenced, allApplied);
                 });
-            }));
+    }
+
+    private CompletableFuture<Plan> plan(String src, Snapshot snap) {
+        RegistryView view = snap.view();
+        if (src.equals(view.activeCluster())) {
+            return CompletableFuture.failedFuture(activeCluster(src));
+        }
+        Set<Long> referenced = snap.referenced();
+        boolean allApplied = snap.allBrokersApplied();
+        return copier.list(src).thenCompose(ids -> {
+            List<CompletableFuture<Optional<CleanupTarget>>> each = new ArrayList<>();
+            for (long id : ids) {
+                Optional<String> home = view.home(id);
+                if (home.isEmpty()) {
+                    each.add(CompletableFuture.completedFuture(Optional.empty())); // not ours
+                } else if (!home.get().equals(src)) {
+                    boolean relocated = view.relocations().containsKey(id);
+                    each.add(CompletableFuture.completedFuture(!relocated || allApplied
+                            ? Optional.of(new CleanupTarget(id, src, relocated ? "RELOCATED" : "STRAY_COPY"))
+                            : Optional.empty()));
+                } else if (!referenced.contains(id)) {
+                    each.add(copier.facts(id, src).thenApply(f -> f.isPresent()
+                            && DELETABLE_COMPONENTS.contains(f.get().pulsarComponent())
+                            ? Optional.of(new CleanupTarget(id, src, "UNREFERENCED")) : Optional.empty()));
+                } else {
+                    each.add(CompletableFuture.completedFuture(Optional.empty()));
+                }
+            }
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                List<CleanupTarget> out = new ArrayList<>();
+                for (var f : each) {
+                    f.join().ifPresent(out::add);
+                }
+                return new Plan(out, ids.size() - out.size());
+            });
         });
     }
 
@@ -112,7 +146,10 @@ public final class CleanupService {
         if (maxDeletions < 0) {
             return CompletableFuture.failedFuture(RegistryException.invalid("maxDeletions must be >= 0"));
         }
-        return guards(src, force).thenCompose(epoch -> plan(src).thenCompose(plan -> {
+        // guards first: they are cheap, the inventory behind the plan is not
+        return requireRegistered(src).thenCompose(rec -> RegistryView.read(registry)).thenCompose(view ->
+                guards(src, force, view).thenCompose(epoch -> snapshot(view).thenCompose(snap -> plan(src, snap))
+                .thenCompose(plan -> {
             List<CleanupTarget> chosen = maxDeletions > 0 && plan.targets().size() > maxDeletions
                     ? plan.targets().subList(0, maxDeletions) : plan.targets();
             if (dryRun) {
@@ -136,70 +173,60 @@ public final class CleanupService {
                 return mark.thenCompose(x -> deprecateIfDrained(src)).thenApply(dep -> new CleanupResult(false, src,
                         List.copyOf(chosen), deleted, plan.kept(), errors, dep));
             });
-        }));
+        })));
+    }
+
+    private static RegistryException activeCluster(String src) {
+        return RegistryException.conflict("bookie cluster '" + src + "' is the active cluster; nothing on it is "
+                + "cleaned up");
     }
 
     /** Completes with the latest switch epoch when cleanup may run. */
-    private CompletableFuture<Long> guards(String src, boolean force) {
-        return RegistryView.read(registry).thenCompose(view -> {
-            if (src.equals(view.activeCluster())) {
-                throw RegistryException.conflict("bookie cluster '" + src + "' is the active cluster; nothing on it "
-                        + "is cleaned up");
+    private CompletableFuture<Long> guards(String src, boolean force, RegistryView view) {
+        if (src.equals(view.activeCluster())) {
+            return CompletableFuture.failedFuture(activeCluster(src));
+        }
+        if (!view.directive().present()) {
+            return CompletableFuture.completedFuture(0L);
+        }
+        long epoch = view.switchEpoch();
+        long age = clock.millis() - view.directive().value().ts();
+        if (!force && age < config.rollbackWindowHours() * 3_600_000L) {
+            return CompletableFuture.failedFuture(RegistryException.conflict("the latest switch (epoch " + epoch
+                    + ") is inside its rollback window of " + config.rollbackWindowHours() + " h; cleanup would make "
+                    + "rollback impossible. Wait, or pass force"));
+        }
+        return registry.listBrokerProgress().thenCompose(bs -> {
+            if (bs.isEmpty() || !bs.stream().allMatch(b -> b.appliedEpoch() == epoch && b.done())) {
+                throw RegistryException.conflict("the cutover of switch epoch " + epoch + " is still running; "
+                        + "retry when status says it is complete");
             }
-            if (!view.directive().present()) {
-                return CompletableFuture.completedFuture(0L);
+            return orchestrator.readState(epoch);
+        }).thenApply(state -> {
+            if (!state.present() || !state.value().phase().terminal()) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " has not finished ("
+                        + (state.present() ? state.value().phase() : "not started") + "); retry when it has");
             }
-            long epoch = view.switchEpoch();
-            long age = clock.millis() - view.directive().value().ts();
-            if (!force && age < config.rollbackWindowHours() * 3_600_000L) {
-                throw RegistryException.conflict("the latest switch (epoch " + epoch + ") is inside its rollback "
-                        + "window of " + config.rollbackWindowHours() + " h; cleanup would make rollback impossible. "
-                        + "Wait, or pass force");
-            }
-            return registry.listBrokerProgress().thenCompose(bs -> {
-                if (bs.isEmpty() || !bs.stream().allMatch(b -> b.appliedEpoch() == epoch && b.done())) {
-                    throw RegistryException.conflict("the cutover of switch epoch " + epoch + " is still running; "
-                            + "retry when status says it is complete");
-                }
-                return orchestrator.readState(epoch);
-            }).thenApply(state -> {
-                if (!state.present() || !state.value().phase().terminal()) {
-                    throw RegistryException.conflict("the migration of switch epoch " + epoch + " has not finished ("
-                            + (state.present() ? state.value().phase() : "not started") + "); retry when it has");
-                }
-                return epoch;
-            });
+            return epoch;
         });
     }
 
     /** Marks {@code cluster} DEPRECATED when it owns nothing the broker cluster references. */
     public CompletableFuture<Boolean> deprecateIfDrained(String cluster) {
-        return RegistryView.read(registry).thenCompose(view -> inventory.references().thenCompose(refs -> {
-            List<CompletableFuture<Boolean>> pinned = new ArrayList<>();
-            for (LedgerReference r : refs) {
-                if (view.home(r.ledgerId()).map(cluster::equals).orElse(false)) {
-                    // an OTHER reference pins only if such a ledger exists there (property values may not be ids)
-                    pinned.add(r.kind() != io.bcswitch.inventory.LedgerKind.OTHER
-                            ? CompletableFuture.completedFuture(true)
-                            : copier.facts(r.ledgerId(), cluster).thenApply(Optional::isPresent)
-                                    .exceptionally(e -> true));
-                }
+        return drain.report(cluster).thenCompose(report -> {
+            if (!report.empty() || report.active()) {
+                return CompletableFuture.completedFuture(false);
             }
-            return CompletableFuture.allOf(pinned.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                if (pinned.stream().anyMatch(CompletableFuture::join) || cluster.equals(view.activeCluster())) {
-                    return CompletableFuture.completedFuture(false);
-                }
-                return registry.update(registry.paths().cluster(cluster), BookieClusterRecord.class, cur ->
-                        cur.filter(c -> c.status() != ClusterStatus.DEPRECATED)
-                                .map(c -> c.withStatus(ClusterStatus.DEPRECATED)))
-                        .thenCompose(rec -> registry.bumpRelocationEpoch(clock.millis())) // brokers re-read: close clients
-                        .thenApply(x -> {
-                            log.info("bookie-cluster={} holds nothing the brokers reference: DEPRECATED; its clients "
-                                    + "are closed", cluster);
-                            return true;
-                        });
-            });
-        }));
+            return registry.update(registry.paths().cluster(cluster), BookieClusterRecord.class, cur ->
+                    cur.filter(c -> c.status() != ClusterStatus.DEPRECATED)
+                            .map(c -> c.withStatus(ClusterStatus.DEPRECATED)))
+                    .thenCompose(rec -> registry.bumpRelocationEpoch(clock.millis())) // brokers re-read: close clients
+                    .thenApply(x -> {
+                        log.info("bookie-cluster={} holds nothing the brokers reference: DEPRECATED; its clients "
+                                + "are closed", cluster);
+                        return true;
+                    });
+        });
     }
 
     private CompletableFuture<BookieClusterRecord> requireRegistered(String name) {

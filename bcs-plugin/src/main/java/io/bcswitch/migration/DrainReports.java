@@ -5,6 +5,7 @@ import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -82,8 +83,8 @@ public final class DrainReports {
         for (Row row : rows) {
             LedgerReference r = row.ref();
             Optional<LedgerCopier.LedgerFacts> f = row.facts();
-            if (r.kind() == LedgerKind.OTHER && (f == null || f.isEmpty())) {
-                continue; // a property value that is not a ledger here
+            if (r.kind() == LedgerKind.OTHER && f != null && f.isEmpty()) {
+                continue; // a property value that is not a ledger here (unknown when the cluster did not answer)
             }
             long size = r.size() != null ? r.size() : f != null && f.isPresent() ? f.get().length() : 0;
             boolean closed = f != null && f.isPresent() ? f.get().closed() : r.closedAt() != null;

@@ -8,6 +8,7 @@ import io.bcswitch.registry.LedgerIssue;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
 import io.bcswitch.registry.Relocation;
 import io.bcswitch.registry.Versioned;
 import java.nio.charset.StandardCharsets;
@@ -121,8 +122,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
             return readState(epoch).thenCompose(state -> {
                 boolean work = !state.present() || !state.value().phase().terminal();
                 if (!work && state.value().pendingDeletions().isEmpty()) {
-                    return pendingDeletionsElsewhere(epoch).thenCompose(any -> any
-                            ? locked(() -> processDeletions()) : CompletableFuture.completedFuture(null));
+                    return states().thenCompose(all -> all.stream().anyMatch(s -> !s.pendingDeletions().isEmpty())
+                            ? locked(() -> processDeletions(all)) : CompletableFuture.completedFuture(null));
                 }
                 if (!state.present() && !acceptedHere.contains(epoch)
                         && clock.millis() - directive.value().ts() < START_GRACE_MILLIS) {
@@ -237,7 +238,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
     /** BUILD then PROMOTE for the current plan; safe to re-run from the start at any point. */
     private CompletableFuture<Void> build(long epoch, String target, MigrationState initial) {
         long started = System.nanoTime();
-        return plan(target).thenCompose(items -> RegistryView.read(registry).thenCompose(view -> {
+        return RegistryView.read(registry).thenCompose(view -> plan(view, target).thenCompose(items -> {
             // a resumed run: what this migration already promoted counts as planned and promoted
             int prior = (int) view.relocations().values().stream()
                     .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).count();
@@ -266,8 +267,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     /** Closed non-data ledgers whose home is not {@code target}, one item per ledger id. */
-    private CompletableFuture<List<Item>> plan(String target) {
-        return RegistryView.read(registry).thenCompose(view -> inventory.references().thenApply(refs -> {
+    private CompletableFuture<List<Item>> plan(RegistryView view, String target) {
+        return inventory.references().thenApply(refs -> {
             Map<Long, Item> items = new LinkedHashMap<>();
             for (LedgerReference r : refs) {
                 if (r.kind() == LedgerKind.DATA || r.kind() == LedgerKind.OTHER) {
@@ -280,7 +281,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 items.putIfAbsent(r.ledgerId(), new Item(r.ledgerId(), r.kind(), home.get(), r.referencedBy()));
             }
             return new ArrayList<>(items.values());
-        }));
+        });
     }
 
     /** Counts of one run, folded into the persisted state. */
@@ -474,10 +475,6 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     // ---- deletions scheduled by a rollback ----
 
-    private CompletableFuture<Boolean> pendingDeletionsElsewhere(long latestEpoch) {
-        return states().thenApply(all -> all.stream().anyMatch(s -> !s.pendingDeletions().isEmpty()));
-    }
-
     private CompletableFuture<List<MigrationState>> states() {
         String root = registry.paths().orchestrators();
         return registry.metadataStore().getChildren(root).thenCompose(names -> {
@@ -497,15 +494,17 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * flipped back here first.
      */
     private CompletableFuture<Void> processDeletions() {
-        return states().thenCompose(all -> {
-            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-            for (MigrationState s : all) {
-                if (s.phase() == Phase.ROLLED_BACK && !s.pendingDeletions().isEmpty()) {
-                    chain = chain.thenCompose(v -> deleteCopies(s));
-                }
+        return states().thenCompose(this::processDeletions);
+    }
+
+    private CompletableFuture<Void> processDeletions(List<MigrationState> all) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (MigrationState s : all) {
+            if (s.phase() == Phase.ROLLED_BACK && !s.pendingDeletions().isEmpty()) {
+                chain = chain.thenCompose(v -> deleteCopies(s));
             }
-            return chain;
-        });
+        }
+        return chain;
     }
 
     private CompletableFuture<Void> deleteCopies(MigrationState s) {
@@ -548,10 +547,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     private CompletableFuture<Void> persistDeletions(MigrationState s, List<Long> remaining, long afterEpoch) {
         return registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
-                new MigrationState(c.formatVersion(), c.switchEpoch(), c.target(), c.phase(), c.owner(), c.startedAt(),
-                        clock.millis(), c.finishedAt(), c.planned(), c.copied(), c.alreadyPresent(), c.promoted(),
-                        c.failed(), c.skipped(), c.collisions(), c.bytesCopied(), c.issues(), c.built(), remaining,
-                        Math.max(afterEpoch, c.deleteAfterRelocationEpoch()), c.originalsDeleted())))
+                c.withDeletions(remaining, Math.max(afterEpoch, c.deleteAfterRelocationEpoch()), clock.millis())))
                 .thenApply(x -> null);
     }
 
@@ -586,17 +582,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 log.info("switch epoch={} rolled back: {} promotion(s) flipped back (relocation epoch={}), {} copy/copies "
                         + "on bookie-cluster={} to delete once every broker has applied it", epoch, promoted.size(), re,
                         s.pendingDeletions().size(), target);
-                return persistDeletionsExact(epoch, re);
+                // the placeholder epoch set above is replaced by the real one (not a max)
+                return registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
+                        c.withDeletions(c.pendingDeletions(), re, clock.millis())));
             }));
         });
-    }
-
-    private CompletableFuture<MigrationState> persistDeletionsExact(long epoch, long afterEpoch) {
-        return registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
-                new MigrationState(c.formatVersion(), c.switchEpoch(), c.target(), c.phase(), c.owner(), c.startedAt(),
-                        clock.millis(), c.finishedAt(), c.planned(), c.copied(), c.alreadyPresent(), c.promoted(),
-                        c.failed(), c.skipped(), c.collisions(), c.bytesCopied(), c.issues(), c.built(),
-                        c.pendingDeletions(), afterEpoch, c.originalsDeleted())));
     }
 
     /** Cleanup deleted {@code n} originals after switch {@code epoch}: its rollback is no longer possible. */

@@ -4,9 +4,9 @@ import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
 import io.bcswitch.switching.SwitchService;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -88,22 +88,7 @@ public final class MigrationService {
 
     /** Cleanup targets on {@code src}, or on every registered cluster that is not active when null. */
     public CompletableFuture<List<CleanupTarget>> cleanupTargets(String src) {
-        if (src != null) {
-            return cleanup.targets(src);
-        }
-        return RegistryView.read(registry).thenCompose(view -> registry.listClusters().thenCompose(clusters -> {
-            List<CompletableFuture<List<CleanupTarget>>> each = new ArrayList<>();
-            for (var c : clusters) {
-                if (!c.name().equals(view.activeCluster())) {
-                    each.add(cleanup.targets(c.name()));
-                }
-            }
-            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                List<CleanupTarget> all = new ArrayList<>();
-                each.forEach(f -> all.addAll(f.join()));
-                return all;
-            });
-        }));
+        return src != null ? cleanup.targets(src) : cleanup.targetsOnInactiveClusters();
     }
 
     /** Marks {@code cluster} DEPRECATED (brokers close its clients); refused while it holds referenced ledgers. */

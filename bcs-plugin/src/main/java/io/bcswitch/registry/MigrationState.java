@@ -65,10 +65,11 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
                 toDelete, afterEpoch, originalsDeleted);
     }
 
-    public MigrationState withPendingDeletions(List<Long> remaining, long now) {
+    /** Copies still to delete after a rollback, and the relocation epoch every broker must have applied first. */
+    public MigrationState withDeletions(List<Long> remaining, long afterRelocationEpoch, long now) {
         return new MigrationState(formatVersion, switchEpoch, target, phase, owner, startedAt, now, finishedAt,
                 planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built,
-                remaining, deleteAfterRelocationEpoch, originalsDeleted);
+                remaining, afterRelocationEpoch, originalsDeleted);
     }
 
     public MigrationState withOriginalsDeleted(int more, long now) {

@@ -13,6 +13,7 @@ import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
 import io.bcswitch.registry.SwitchDirective;
 import io.bcswitch.registry.Versioned;
 import java.time.Clock;
@@ -65,26 +66,23 @@ public class SwitchService {
             if (!rec.present()) {
                 throw RegistryException.notFound("bookie cluster '" + name + "' is not registered");
             }
-            return registry.readDirective().thenCompose(d -> registry.readBootstrap().thenCompose(b -> {
-                String active = d.present() ? d.value().target() : b.map(x -> x.cluster()).orElse(null);
-                if (name.equals(active) || rec.value().status() == ClusterStatus.ACTIVE) {
+            return RegistryView.read(registry).thenCompose(view -> {
+                if (name.equals(view.activeCluster()) || rec.value().status() == ClusterStatus.ACTIVE) {
                     throw RegistryException.conflict("bookie cluster '" + name + "' is the active cluster; switch "
                             + "to another cluster first");
                 }
-                return registry.readRanges();
-            })).thenCompose(ranges -> {
-                RangeTable table = ranges.orElse(null);
-                boolean ownsRange = table != null && table.ranges().stream().anyMatch(r -> r.cluster().equals(name));
+                boolean ownsRange = view.ranges().ranges().stream().anyMatch(r -> r.cluster().equals(name))
+                        || view.relocations().values().stream().anyMatch(r -> r.home().equals(name));
                 if (!ownsRange) {
-                    return CompletableFuture.completedFuture(table);
+                    return CompletableFuture.completedFuture(view);
                 }
-                return inventory.references().thenCombine(registry.listRelocations(), (refs, relocations) -> {
-                    String pinned = pinnedBy(refs, table, relocations, name);
+                return inventory.references().thenApply(refs -> {
+                    String pinned = pinnedBy(refs, view, name);
                     if (pinned != null) {
                         throw RegistryException.conflict("bookie cluster '" + name + "' still holds ledgers the "
                                 + "brokers reference: " + pinned + "; they must be migrated or expire first");
                     }
-                    return table;
+                    return view;
                 });
             }).thenCompose(t -> registry.delete(path, rec.version()).exceptionally(e -> {
                 if (RegistryStore.isVersionConflict(e)) {
@@ -99,13 +97,11 @@ public class SwitchService {
     }
 
     /** Summary of the references owned by {@code cluster} ("3 data, 1 cursor (e.g. ledger 7 of t1)"), or null. */
-    static String pinnedBy(List<LedgerReference> refs, RangeTable table,
-                           Map<Long, io.bcswitch.registry.Relocation> relocations, String cluster) {
+    static String pinnedBy(List<LedgerReference> refs, RegistryView view, String cluster) {
         Map<LedgerKind, Integer> counts = new TreeMap<>();
         LedgerReference example = null;
         for (LedgerReference r : refs) {
-            io.bcswitch.registry.Relocation moved = relocations.get(r.ledgerId());
-            Optional<String> home = moved != null ? Optional.of(moved.home()) : table.owner(r.ledgerId());
+            Optional<String> home = view.home(r.ledgerId());
             if (home.map(cluster::equals).orElse(false)) {
                 counts.merge(r.kind(), 1, Integer::sum);
                 if (example == null) {

@@ -1,7 +1,5 @@
 package io.bcswitch.testkit;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Properties;
 
@@ -94,13 +92,6 @@ final class BrokerProperties {
         if (configured != null && !configured.isBlank()) {
             return Paths.get(configured).toAbsolutePath().normalize().toString();
         }
-        Path start = Paths.get(System.getProperty("user.dir")).toAbsolutePath().normalize();
-        for (Path dir = start; dir != null; dir = dir.getParent()) {
-            Path module = dir.resolve("bcs-servlet");
-            if (Files.isDirectory(module)) {
-                return module.resolve("target").toString();
-            }
-        }
-        return start.resolve("../bcs-servlet/target").normalize().toString();
+        return Checkout.moduleTarget("bcs-servlet").toString();
     }
 }

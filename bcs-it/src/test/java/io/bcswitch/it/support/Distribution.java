@@ -14,7 +14,7 @@ public final class Distribution {
     }
 
     public static Path archive() throws IOException {
-        Path target = PulsarAdminCli.moduleTarget("bcs-dist");
+        Path target = io.bcswitch.testkit.Checkout.moduleTarget("bcs-dist");
         try (Stream<Path> files = Files.list(target)) {
             return files.filter(p -> p.getFileName().toString().matches("bookie-cluster-switch-.*\\.zip"))
                     .findFirst().orElseThrow(() -> new IllegalStateException("no distribution zip in " + target

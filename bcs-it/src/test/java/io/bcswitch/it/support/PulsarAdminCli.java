@@ -40,7 +40,7 @@ public final class PulsarAdminCli implements AutoCloseable {
      * @param authParams    {@code token:<jwt>} for token authentication, or null for none
      */
     public PulsarAdminCli(String webServiceUrl, String authParams) throws IOException {
-        this.libDir = moduleTarget("bcs-it-pulsar-admin").resolve("lib");
+        this.libDir = io.bcswitch.testkit.Checkout.moduleTarget("bcs-it-pulsar-admin").resolve("lib");
         if (!Files.isDirectory(libDir)) {
             throw new IllegalStateException("pulsar-admin runtime not built: " + libDir
                     + " (run mvn install or package from the project root)");
@@ -96,17 +96,6 @@ public final class PulsarAdminCli implements AutoCloseable {
         Result r = new Result(p.exitValue(), out, err);
         log.info("$ pulsar-admin {}\n{}{}[exit {}]", String.join(" ", args), out, err, r.exit());
         return r;
-    }
-
-    /** {@code <checkout>/<module>/target}, found by walking up from the working directory. */
-    static Path moduleTarget(String module) {
-        Path start = Paths.get(System.getProperty("user.dir")).toAbsolutePath().normalize();
-        for (Path d = start; d != null; d = d.getParent()) {
-            if (Files.isDirectory(d.resolve(module))) {
-                return d.resolve(module).resolve("target");
-            }
-        }
-        return start.resolve("../" + module + "/target").normalize();
     }
 
     @Override

@@ -14,6 +14,12 @@ public final class Registry {
     private Registry() {
     }
 
+    /** The plugin's registry (default path) and the managed-ledger metadata: what a refused request must not change. */
+    public static Map<String, String> registryAndManagedLedgers(io.bcswitch.testkit.TestCluster cluster)
+            throws Exception {
+        return snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
+    }
+
     /** Every node under each of {@code roots}: path to "version:data-as-hex". */
     public static Map<String, String> snapshot(String zkConnect, String... roots) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);

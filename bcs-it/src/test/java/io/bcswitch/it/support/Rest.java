@@ -84,8 +84,8 @@ public final class Rest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
                 .until(() -> {
                     JsonNode m = status().get("migration");
-                    return m != null && !m.isNull() && java.util.Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED",
-                            "ROLLED_BACK").contains(m.get("phase").asText());
+                    return m != null && !m.isNull()
+                            && io.bcswitch.registry.Phase.valueOf(m.get("phase").asText()).terminal();
                 });
         return status().get("migration");
     }

@@ -23,6 +23,11 @@ public final class Tokens {
         return AuthTokenUtils.createToken(key, role, Optional.empty());
     }
 
+    /** {@code builder} with token authentication and authorization on, its own clients using the admin token. */
+    public io.bcswitch.testkit.TestCluster.Builder secure(io.bcswitch.testkit.TestCluster.Builder builder) {
+        return builder.brokerConfig(this::brokerConfig).clientAuthentication(TOKEN_AUTH_PLUGIN, "token:" + admin);
+    }
+
     /** Broker properties enabling token authentication and authorization. */
     public void brokerConfig(Properties p) {
         p.setProperty("authenticationEnabled", "true");

@@ -1,10 +1,5 @@
-package io.bcswitch.migration;
+package io.bcswitch.registry;
 
-import io.bcswitch.registry.RangeTable;
-import io.bcswitch.registry.RegistryStore;
-import io.bcswitch.registry.Relocation;
-import io.bcswitch.registry.SwitchDirective;
-import io.bcswitch.registry.Versioned;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

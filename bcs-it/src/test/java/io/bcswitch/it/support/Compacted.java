@@ -1,0 +1,31 @@
+package io.bcswitch.it.support;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Reader;
+import org.apache.pulsar.client.api.Schema;
+
+/** What a {@code readCompacted} reader sees from the start of a string topic: key to latest value. */
+public final class Compacted {
+    private Compacted() {
+    }
+
+    public static Map<String, String> view(PulsarClient client, String topic) throws Exception {
+        Map<String, String> view = new TreeMap<>();
+        try (Reader<String> r = client.newReader(Schema.STRING).topic(topic).readCompacted(true)
+                .startMessageId(MessageId.earliest).create()) {
+            while (r.hasMessageAvailable()) {
+                Message<String> m = r.readNext(30, TimeUnit.SECONDS);
+                if (m == null) {
+                    break;
+                }
+                view.put(m.getKey(), m.getValue());
+            }
+        }
+        return view;
+    }
+}
