@@ -65,6 +65,13 @@ class PulsarAdminCliTest extends ClusterTestBase {
             JsonNode listJson = JSON.readTree(cli.run("bookie-clusters", "list", "--output", "json").stdout());
             assertEquals("cluster-a", listJson.get(0).get("name").asText());
 
+            // a topic whose schema version 0 is registered on cluster-a (version 1 follows on cluster-b)
+            String typed = "persistent://" + cluster.createTenant("cli") + "/typed";
+            try (org.apache.pulsar.client.api.PulsarClient client = cluster.newClient();
+                 var p = client.newProducer(org.apache.pulsar.client.api.Schema.JSON(SchemaRoutingTest.V1.class))
+                         .topic(typed).create()) {
+                p.send(new SchemaRoutingTest.V1(1));
+            }
             Result reg = cli.run("bookie-clusters", "register", "cluster-b", "--metadata-service-uri", uriB);
             assertEquals(0, reg.exit(), reg.all());
             assertTrue(reg.stdout().contains("Registered bookie cluster 'cluster-b' as STANDBY"), reg.stdout());
@@ -119,6 +126,18 @@ class PulsarAdminCliTest extends ClusterTestBase {
             assertEquals(2, statusJson.get("ranges").size());
 
             failsWith(cli.run("bookie-clusters", "unregister", "cluster-b"), "active cluster");
+            try (org.apache.pulsar.client.api.PulsarClient client = cluster.newClient();
+                 var p = client.newProducer(org.apache.pulsar.client.api.Schema.JSON(SchemaRoutingTest.V2.class))
+                         .topic(typed).create()) {
+                p.send(new SchemaRoutingTest.V2(2, "on B"));
+            }
+            // both schema versions resolve through pulsar-admin: v0 registered on A, v1 on B
+            Result v0 = cli.run("schemas", "get", typed, "--version", "0");
+            assertEquals(0, v0.exit(), v0.all());
+            assertTrue(v0.stdout().contains("\"id\"") && !v0.stdout().contains("note"), v0.stdout());
+            Result v1 = cli.run("schemas", "get", typed, "--version", "1");
+            assertEquals(0, v1.exit(), v1.all());
+            assertTrue(v1.stdout().contains("note"), v1.stdout());
 
             // after the switch: the migration, the drain report, cleanup guarded by the rollback window
             long deadline = System.nanoTime() + 60_000_000_000L;
