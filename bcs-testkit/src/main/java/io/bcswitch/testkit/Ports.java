@@ -13,16 +13,34 @@ final class Ports {
     }
 
     /**
-     * A port that was free on 127.0.0.1 a moment ago. Another process could still take it before
-     * it is bound again; in practice the kernel hands out ephemeral ports round-robin.
+     * {@code n} distinct ports that were free on 127.0.0.1 a moment ago. All are held open until each
+     * is known, so the kernel cannot hand the same port out twice (taken one at a time and released,
+     * the same ephemeral port can come back). Another process could still take one before it is bound
+     * again.
      */
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            return socket.getLocalPort();
+    static int[] freePorts(int n) {
+        ServerSocket[] sockets = new ServerSocket[n];
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket();
+                sockets[i].setReuseAddress(true);
+                sockets[i].bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new UncheckedIOException("No free port", e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (IOException e) {
+                        // nothing to do
+                    }
+                }
+            }
         }
     }
 }

@@ -117,8 +117,9 @@ public final class TestBookieCluster {
         }
 
         List<TestBookie> bookies = new ArrayList<>(bookieCount);
+        int[] ports = Ports.freePorts(bookieCount);
         for (int i = 0; i < bookieCount; i++) {
-            bookies.add(new TestBookie(name, i, Ports.freePort(), uri, dataDir.resolve("bookie-" + i)));
+            bookies.add(new TestBookie(name, i, ports[i], uri, dataDir.resolve("bookie-" + i)));
         }
         TestBookieCluster cluster = new TestBookieCluster(name, ledgersRoot, uri,
                 Collections.unmodifiableList(bookies), zk, own);
