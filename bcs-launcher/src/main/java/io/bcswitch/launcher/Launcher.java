@@ -113,6 +113,10 @@ public final class Launcher {
                         p.setProperty("bookieClusterSwitch.migrationBytesPerSecond",
                                 Long.toString(options.migrationRate));
                     }
+                    if (options.migrationConcurrency > 0) {
+                        p.setProperty("bookieClusterSwitch.migrationConcurrency",
+                                Integer.toString(options.migrationConcurrency));
+                    }
                 })
                 .start();
         watchdog.interrupt();
@@ -531,6 +535,16 @@ public final class Launcher {
                 long[] s = latencies[i].sorted();
                 out.printf(lfmt, names[i], s.length, ms(Latencies.percentile(s, 50)),
                         ms(Latencies.percentile(s, 99)), ms(s.length == 0 ? -1 : s[s.length - 1]));
+            }
+            long beforeP99 = Latencies.percentile(latencies[0].sorted(), 99);
+            if (beforeP99 > 0) {
+                StringBuilder ratios = new StringBuilder("  p99 relative to 'before':");
+                for (int i = 1; i < names.length; i++) {
+                    long p99 = Latencies.percentile(latencies[i].sorted(), 99);
+                    ratios.append(p99 < 0 ? String.format(" %s -", names[i])
+                            : String.format(" %s %.1fx", names[i], (double) p99 / beforeP99));
+                }
+                out.println(ratios);
             }
 
             // migration

@@ -24,6 +24,8 @@ final class Options {
             "                        migration to move (default 100)",
             "  --compacted-mb M      demo: size of a compacted topic's compacted ledger on cluster-a (default 4)",
             "  --migration-rate B    bookieClusterSwitch.migrationBytesPerSecond of the broker (default: plugin default)",
+            "  --migration-concurrency N",
+            "                        bookieClusterSwitch.migrationConcurrency of the broker (default: plugin default)",
             "  --help                this text");
 
     boolean serve;
@@ -36,6 +38,7 @@ final class Options {
     int schemaTopics = 100;
     int compactedMb = 4;
     long migrationRate = -1;
+    int migrationConcurrency = -1;
     boolean help;
 
     static Options parse(String[] args) {
@@ -68,6 +71,8 @@ final class Options {
                         0, 10_000);
                 case "--migration-rate" -> o.migrationRate = intArg(name,
                         value != null ? value : next(list, ++i, name), 0, Integer.MAX_VALUE);
+                case "--migration-concurrency" -> o.migrationConcurrency = intArg(name,
+                        value != null ? value : next(list, ++i, name), 1, 1024);
                 case "--compacted-mb" -> o.compactedMb = intArg(name, value != null ? value : next(list, ++i, name),
                         0, 1024);
                 case "--phase-seconds" -> o.phaseSeconds = doubleArg(name,

@@ -24,7 +24,12 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
      * @param rollbackWindowHours how long a switch may be rolled back
      */
     public record Migration(int concurrency, long bytesPerSecond, int promoteBatchSize, int rollbackWindowHours) {
-        public static final Migration DEFAULTS = new Migration(16, 33_554_432L, 100, 24);
+        /** The defaults of {@link ConfigKey}, the one place they are written down. */
+        public static final Migration DEFAULTS = new Migration(
+                Integer.parseInt(ConfigKey.MIGRATION_CONCURRENCY.defaultValue()),
+                Long.parseLong(ConfigKey.MIGRATION_BYTES_PER_SECOND.defaultValue()),
+                Integer.parseInt(ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE.defaultValue()),
+                Integer.parseInt(ConfigKey.ROLLBACK_WINDOW_HOURS.defaultValue()));
     }
 
     public SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,

@@ -7,10 +7,14 @@ import java.util.function.LongSupplier;
 
 /**
  * Paces copying to {@code bytesPerSecond} without blocking a thread: each acquisition reserves its bytes
- * on a shared timeline and completes when the timeline reaches it. A burst of at most one second's worth
- * is allowed after an idle period. Zero or negative means unlimited.
+ * on a shared timeline and completes when the timeline reaches it. After an idle period a burst of at
+ * most {@value #BURST_MILLIS} ms' worth is allowed: a longer one (a whole second's worth, say) lands on
+ * the target's bookies at once and shows as a publish-latency spike on the brokers. Zero or negative
+ * means unlimited.
  */
 public final class ByteRateLimiter {
+    static final long BURST_MILLIS = 100;
+    private static final long BURST_NANOS = TimeUnit.MILLISECONDS.toNanos(BURST_MILLIS);
     private final long bytesPerSecond;
     private final ScheduledExecutorService scheduler;
     private final LongSupplier nanoTime;
@@ -20,7 +24,7 @@ public final class ByteRateLimiter {
         this.bytesPerSecond = bytesPerSecond;
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
-        this.nextFreeNanos = nanoTime.getAsLong() - TimeUnit.SECONDS.toNanos(1);
+        this.nextFreeNanos = nanoTime.getAsLong() - BURST_NANOS;
     }
 
     /** Delay (nanoseconds) the caller must wait before using {@code bytes}; reserves them. */
@@ -29,8 +33,8 @@ public final class ByteRateLimiter {
             return 0;
         }
         long now = nanoTime.getAsLong();
-        // unused capacity is kept for at most one second (the allowed burst)
-        long start = Math.max(nextFreeNanos, now - TimeUnit.SECONDS.toNanos(1));
+        // unused capacity is kept for at most the allowed burst
+        long start = Math.max(nextFreeNanos, now - BURST_NANOS);
         nextFreeNanos = start + (long) (bytes * 1e9 / bytesPerSecond);
         return Math.max(0, nextFreeNanos - now);
     }

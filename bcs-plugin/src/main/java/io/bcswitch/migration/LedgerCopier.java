@@ -41,10 +41,11 @@ public interface LedgerCopier {
      * (closed, last entry id, length, CRC32C of every entry payload). Never opens the source with
      * recovery and never fences it; never overwrites an existing ledger on the target.
      *
-     * @param beforeRead called with the number of bytes about to be read, may delay (rate limit)
+     * @param pace called with the bytes of every batch read (from the source while copying, and from the
+     *             copy while verifying) before the next step; may delay it (the rate limit)
      */
     CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
-                                    java.util.function.LongFunction<CompletableFuture<Void>> beforeRead);
+                                    java.util.function.LongFunction<CompletableFuture<Void>> pace);
 
     /** The ledger's metadata on {@code cluster}, empty when it does not exist there. */
     CompletableFuture<Optional<LedgerFacts>> facts(long ledgerId, String cluster);

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * Moves the small, closed metadata ledgers (cursor, schema, compacted-topic) off the clusters a switch
  * left behind: BUILD copies and verifies each onto the active cluster, PROMOTE makes each verified copy
  * the ledger's home in the relocation table (one compare-and-set per ledger, batches announced by the
- * relocation epoch). Data ledgers are never copied: they stay where they are until retention removes
+ * relocation epoch; the next batch waits until every live broker has applied the last one, so no
+ * broker routes more than one batch behind). Data ledgers are never copied: they stay where they are until retention removes
  * them.
  *
  * <p>Runs on one broker at a time: the one holding the ephemeral lock {@code <configPath>/orchestrator-lock}.
@@ -53,6 +54,9 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private static final int OPEN_RETRY_PASSES = 3;
     private static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
     private static final long PERSIST_INTERVAL_MILLIS = 1_000;
+    /** How long PROMOTE waits, after each batch, for every live broker to apply the batch's relocation epoch. */
+    static final long APPLY_WAIT_MILLIS = 30_000;
+    private static final long APPLY_POLL_MILLIS = 50;
 
     private final RegistryStore registry;
     private final LedgerInventory inventory;
@@ -63,6 +67,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private final Clock clock;
     private final MigrationMetrics metrics;
     private final ByteRateLimiter limiter;
+    private final long applyWaitNanos;
     private final AtomicBoolean running = new AtomicBoolean();
     private final Set<Long> acceptedHere = ConcurrentHashMap.newKeySet();
     private volatile ScheduledFuture<?> ticker;
@@ -71,6 +76,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
     public MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                                  SwitchConfig.Migration config, Supplier<String> brokerId,
                                  ScheduledExecutorService scheduler, Clock clock, MigrationMetrics metrics) {
+        this(registry, inventory, copier, config, brokerId, scheduler, clock, metrics, APPLY_WAIT_MILLIS);
+    }
+
+    MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
+                          SwitchConfig.Migration config, Supplier<String> brokerId, ScheduledExecutorService scheduler,
+                          Clock clock, MigrationMetrics metrics, long applyWaitMillis) {
         this.registry = registry;
         this.inventory = inventory;
         this.copier = copier;
@@ -80,6 +91,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this.clock = clock;
         this.metrics = metrics;
         this.limiter = new ByteRateLimiter(config.bytesPerSecond(), scheduler, System::nanoTime);
+        this.applyWaitNanos = TimeUnit.MILLISECONDS.toNanos(applyWaitMillis);
     }
 
     /** Checks for work every {@code periodMillis}. */
@@ -167,9 +179,17 @@ public final class MigrationOrchestrator implements AutoCloseable {
                             return CompletableFuture.<Void>completedFuture(null);
                         });
                     }
-                    return body.get().whenComplete((v, e) -> registry.metadataStore().delete(path, Optional.empty())
-                            .exceptionally(x -> null));
+                    return body.get().whenComplete((v, e) -> unlock(path));
                 });
+    }
+
+    /** Deletes the lock if it is still this broker's (it may have expired with our session and been retaken). */
+    private void unlock(String path) {
+        registry.metadataStore().get(path).thenCompose(cur -> cur.isPresent()
+                        && new String(cur.get().getValue(), StandardCharsets.UTF_8).equals(brokerId.get())
+                        ? registry.metadataStore().delete(path, Optional.of(cur.get().getStat().getVersion()))
+                        : CompletableFuture.completedFuture(null))
+                .exceptionally(x -> null);
     }
 
     // ---- state ----
@@ -190,17 +210,36 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     /**
-     * Writes {@code next} unless the stored state was rolled back or superseded meanwhile (by another
-     * broker): completes with what is stored, so the caller sees when it must stop.
+     * Writes {@code change} of the stored state unless it was rolled back or superseded meanwhile, or
+     * another broker has taken the migration over (this one lost its lock: its metadata session expired
+     * while it was cut off, say): completes with what is stored, so the caller sees when it must stop
+     * ({@link #goOn}).
      */
     private CompletableFuture<MigrationState> persist(long epoch, java.util.function.UnaryOperator<MigrationState> change,
                                                       MigrationState initial) {
+        String me = brokerId.get();
         return registry.update(statePath(epoch), MigrationState.class, cur -> {
-            if (cur.isPresent() && (cur.get().phase() == Phase.ROLLED_BACK || cur.get().phase() == Phase.SUPERSEDED)) {
+            if (cur.isPresent() && (stopped(cur.get()) || !cur.get().owner().equals(me))) {
                 return Optional.empty();
             }
             return Optional.of(change.apply(cur.orElse(initial)));
         });
+    }
+
+    /** Takes the migration over (under the lock): the stored owner becomes this broker. */
+    private CompletableFuture<MigrationState> claim(long epoch, MigrationState initial) {
+        String me = brokerId.get();
+        return registry.update(statePath(epoch), MigrationState.class, cur -> cur.isPresent() && stopped(cur.get())
+                ? Optional.empty() : Optional.of(cur.orElse(initial).withOwner(me, clock.millis())));
+    }
+
+    private static boolean stopped(MigrationState s) {
+        return s.phase() == Phase.ROLLED_BACK || s.phase() == Phase.SUPERSEDED;
+    }
+
+    /** Whether this broker still runs the migration whose stored state is {@code s}. */
+    private boolean goOn(MigrationState s) {
+        return !closed && !s.phase().terminal() && s.owner().equals(brokerId.get());
     }
 
     // ---- the migration ----
@@ -211,7 +250,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private CompletableFuture<Void> run(long epoch, String target, long switchTs) {
         String me = brokerId.get();
         MigrationState initial = MigrationState.start(epoch, target, me, clock.millis());
-        return persist(epoch, s -> s.withOwner(me, clock.millis()), initial).thenCompose(s -> {
+        return claim(epoch, initial).thenCompose(s -> {
             if (s.phase().terminal()) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -223,7 +262,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         return CompletableFuture.<Void>completedFuture(null);
                     }
                     return persist(epoch, x -> x.withPhase(Phase.BUILD, clock.millis()), initial)
-                            .thenCompose(x -> build(epoch, target, initial));
+                            .thenCompose(x -> goOn(x) ? build(epoch, target, initial)
+                                    : CompletableFuture.<Void>completedFuture(null));
                 });
             }
             return build(epoch, target, initial);
@@ -261,7 +301,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         String.format("%.2f", tally.bytes.get() / secs / 1e6));
                 return persist(epoch, s -> tally.apply(s, clock.millis()).withPhase(Phase.PROMOTE, clock.millis()),
                         initial);
-            }).thenCompose(s -> s.phase() != Phase.PROMOTE ? CompletableFuture.completedFuture(null)
+            }).thenCompose(s -> s.phase() != Phase.PROMOTE || !goOn(s) ? CompletableFuture.completedFuture(null)
                     : promote(epoch, target, tally, initial));
         }));
     }
@@ -362,13 +402,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     long now = clock.millis();
                     if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
                         tally.lastPersist = now;
-                        return persist(epoch, s -> tally.apply(s, now), initial).thenApply(s -> s.phase());
+                        return persist(epoch, s -> tally.apply(s, now), initial).thenApply(this::goOn);
                     }
-                    return CompletableFuture.completedFuture(Phase.BUILD);
+                    return CompletableFuture.completedFuture(true);
                 })
-                .thenCompose(phase -> phase == Phase.ROLLED_BACK || phase == Phase.SUPERSEDED
-                        ? CompletableFuture.completedFuture(null)
-                        : worker(epoch, target, items, next, tally, stillOpen, initial));
+                .thenCompose(go -> go ? worker(epoch, target, items, next, tally, stillOpen, initial)
+                        : CompletableFuture.completedFuture(null));
     }
 
     private void record(long epoch, String target, Item item, LedgerCopier.Outcome o, Tally tally, List<Item> stillOpen) {
@@ -433,6 +472,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
         List<Long> batch = ids.subList(from, Math.min(ids.size(), from + config.promoteBatchSize()));
         // stop if the switch was rolled back or superseded while we copied
         return readState(epoch).thenCompose(st -> registry.readDirective().thenCompose(d -> {
+            if (st.present() && !st.value().owner().equals(brokerId.get())) {
+                log.warn("switch epoch={} migration: broker {} has taken it over; this broker ({}) stops promoting",
+                        epoch, st.value().owner(), brokerId.get());
+                return CompletableFuture.completedFuture(false);
+            }
             if ((st.present() && st.value().phase().terminal()) || (d.present() && d.value().epoch() != epoch)) {
                 log.info("switch epoch={} migration stops before promoting: {}", epoch,
                         d.present() && d.value().epoch() != epoch ? "a newer switch was made" : st.value().phase());
@@ -466,11 +510,40 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 return registry.bumpRelocationEpoch(clock.millis()).thenApply(re -> {
                     log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}", epoch,
                             ok, target, re);
-                    return true;
+                    return re;
                 });
-            }).thenCompose(v -> persist(epoch, s -> tally.apply(s, clock.millis()), initial).thenApply(s -> true));
+            }).thenCompose(re -> persist(epoch, s -> tally.apply(s, clock.millis()), initial)
+                    .thenCompose(s -> !goOn(s) ? CompletableFuture.completedFuture(false)
+                            : awaitApplied(epoch, re, System.nanoTime() + applyWaitNanos).thenApply(x -> true)));
         })).thenCompose(go -> go ? promoteBatches(epoch, target, ids, from + batch.size(), tally, initial)
                 : CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * Waits until every live broker routes with relocation epoch {@code re}, so that no broker falls more
+     * than one batch behind the table; gives up waiting at {@code deadline} (a broker that is live but
+     * stuck only slows PROMOTE down, and cleanup deletes nothing until it has caught up anyway).
+     */
+    private CompletableFuture<Void> awaitApplied(long epoch, long re, long deadlineNanos) {
+        if (closed) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return registry.listRelocationApplied().thenCompose(applied -> {
+            List<String> behind = applied.entrySet().stream().filter(e -> e.getValue() < re).map(Map.Entry::getKey)
+                    .sorted().toList();
+            if (behind.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                log.warn("switch epoch={} PROMOTE goes on although broker(s) {} have not applied relocation epoch={} "
+                        + "within {} s; nothing is deleted until they have", epoch, behind, re,
+                        TimeUnit.NANOSECONDS.toSeconds(applyWaitNanos));
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletableFuture<Void> later = new CompletableFuture<>();
+            scheduler.schedule(() -> later.complete(null), APPLY_POLL_MILLIS, TimeUnit.MILLISECONDS);
+            return later.thenCompose(v -> awaitApplied(epoch, re, deadlineNanos));
+        });
     }
 
     // ---- deletions scheduled by a rollback ----

@@ -12,6 +12,7 @@ import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RelocationEpoch;
 import io.bcswitch.registry.SwitchDirective;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ class MigrationOrchestratorTest {
     private final LedgerCopier copier = new LedgerCopier() {
         @Override
         public CompletableFuture<Outcome> copy(long id, String from, String to,
-                                               LongFunction<CompletableFuture<Void>> beforeRead) {
+                                               LongFunction<CompletableFuture<Void>> pace) {
             if (id == 13) {
                 return CompletableFuture.completedFuture(new Outcome(Result.NOT_CLOSED, 0, "open"));
             }
@@ -106,8 +107,147 @@ class MigrationOrchestratorTest {
     }
 
     private MigrationOrchestrator orchestrator(String broker, MigrationMetrics metrics) {
-        return new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), copier,
-                new SwitchConfig.Migration(3, 0, 2, 24), () -> broker, scheduler, Clock.systemUTC(), metrics);
+        return orchestrator(broker, metrics, copier, 3, MigrationOrchestrator.APPLY_WAIT_MILLIS);
+    }
+
+    private MigrationOrchestrator orchestrator(String broker, MigrationMetrics metrics, LedgerCopier with,
+                                               int concurrency, long applyWaitMillis) {
+        return new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
+                new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, Clock.systemUTC(), metrics,
+                applyWaitMillis);
+    }
+
+    /** Another live broker's applied relocation epoch, as its agent would publish it. */
+    private void applied(String broker, long epoch) throws Exception {
+        registry.writeEphemeral(registry.paths().relocationApplied(broker), new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, epoch, 0)).get();
+    }
+
+    @Test
+    void copiesAtMostMigrationConcurrencyLedgersAtOnce() throws Exception {
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        LedgerCopier slow = new DelegatingCopier(copier) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                CompletableFuture<Outcome> out = new CompletableFuture<>();
+                scheduler.schedule(() -> {
+                    inFlight.decrementAndGet();
+                    super.copy(id, from, to, pace).thenAccept(out::complete);
+                }, 40, TimeUnit.MILLISECONDS);
+                return out;
+            }
+        };
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 3, 1_000)) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+        }
+        assertEquals(3, maxInFlight.get(), "13 ledgers to copy, migrationConcurrency=3");
+        assertEquals(11, copies.size(), "every closed, non-colliding ledger copied");
+    }
+
+    @Test
+    void eachPromoteBatchWaitsUntilEveryLiveBrokerAppliedThePreviousOne() throws Exception {
+        applied("broker-2", 0);
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.PROMOTE);
+            Thread.sleep(500);
+            assertEquals(2, registry.listRelocations().get().size(), "one batch, then waits for broker-2");
+            assertEquals(Phase.PROMOTE, o.readState(1).get().value().phase());
+            long epoch = registry.readRelocationEpoch().get();
+            applied("broker-2", epoch);
+            Thread.sleep(500);
+            assertTrue(registry.listRelocations().get().size() == 4, "the next batch only");
+            applied("broker-2", Long.MAX_VALUE);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+            assertEquals(11, o.readState(1).get().value().promoted());
+        }
+    }
+
+    @Test
+    void promoteGoesOnWhenALiveBrokerNeverApplies() throws Exception {
+        applied("broker-2", 0);
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 100)) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+            assertEquals(11, o.readState(1).get().value().promoted());
+            assertEquals(11, registry.listRelocations().get().size());
+        }
+    }
+
+    @Test
+    void anOrchestratorThatLostItsLockStopsWhenAnotherBrokerHasTakenOver() throws Exception {
+        applied("broker-3", 0); // a lagging broker holds PROMOTE after its first batch
+        AtomicInteger batchesOfFirst = new AtomicInteger();
+        MigrationOrchestrator first = orchestrator("broker-1", new MigrationMetrics() {
+            @Override
+            public void promoted(String cluster, int ledgers) {
+                batchesOfFirst.incrementAndGet();
+            }
+        }, copier, 3, 60_000);
+        first.switchAccepted(1);
+        awaitPhase(first, Phase.PROMOTE);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (registry.listRelocations().get().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(1, batchesOfFirst.get());
+
+        // broker-1's metadata session expired (its lock and liveness record are gone) but it keeps running;
+        // broker-2 takes the migration over
+        store.delete(registry.paths().orchestratorLock(), Optional.empty()).get();
+        store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
+        registry.writeEphemeral(registry.paths().broker("broker-2"),
+                new BrokerCutoverRecord(1, "broker-2", 1, "b", 0, 0, 0, 1, 2)).get();
+        MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE, copier, 3, 60_000);
+        CompletableFuture<Void> pass = second.tick();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!first.readState(1).get().value().owner().equals("broker-2") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        applied("broker-3", Long.MAX_VALUE);
+        pass.get(30, TimeUnit.SECONDS);
+
+        MigrationState done = second.readState(1).get().value();
+        assertEquals(Phase.DONE_WITH_FAILURES, done.phase(), String.valueOf(done));
+        assertEquals("broker-2", done.owner());
+        assertEquals(11, done.promoted());
+        Thread.sleep(300);
+        assertEquals(1, batchesOfFirst.get(), "the broker that lost the migration promoted nothing more");
+        first.close();
+        second.close();
+    }
+
+    /** Forwards to another copier; tests override what they script. */
+    private static class DelegatingCopier implements LedgerCopier {
+        private final LedgerCopier to;
+
+        DelegatingCopier(LedgerCopier to) {
+            this.to = to;
+        }
+
+        @Override
+        public CompletableFuture<Outcome> copy(long id, String from, String target,
+                                               LongFunction<CompletableFuture<Void>> pace) {
+            return to.copy(id, from, target, pace);
+        }
+
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return to.facts(id, cluster);
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return to.list(cluster);
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            return to.delete(id, cluster);
+        }
     }
 
     @Test
@@ -155,7 +295,7 @@ class MigrationOrchestratorTest {
     }
 
     private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             var s = o.readState(1).get();
             if (s.present() && s.value().phase() == phase) {

@@ -26,12 +26,15 @@ public final class TestBroker {
     private final String pluginClusterName;
     private final String servletDir;
     private final Properties properties;
+    private final MetadataLink metadataLink;
 
     private volatile PulsarService pulsar;
     private volatile int brokerPort;
     private volatile int webPort;
 
-    TestBroker(int index, Properties properties, String pluginClusterName, String servletDir) {
+    TestBroker(int index, Properties properties, String pluginClusterName, String servletDir,
+               MetadataLink metadataLink) {
+        this.metadataLink = metadataLink;
         this.index = index;
         this.properties = properties;
         this.pluginClusterName = pluginClusterName;
@@ -50,6 +53,15 @@ public final class TestBroker {
             throw new IllegalStateException("Broker " + index + " is not running");
         }
         return p;
+    }
+
+    /** This broker's path to the metadata store; only with {@code TestCluster.Builder#pausableMetadataLinks()}. */
+    public MetadataLink metadataLink() {
+        if (metadataLink == null) {
+            throw new IllegalStateException("Broker " + index + " has no pausable metadata link: build the cluster "
+                    + "with pausableMetadataLinks()");
+        }
+        return metadataLink;
     }
 
     public boolean isRunning() {

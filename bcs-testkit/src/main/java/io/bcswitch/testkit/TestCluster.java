@@ -58,6 +58,7 @@ public final class TestCluster implements AutoCloseable {
     private final List<AutoCloseable> createdClients = new ArrayList<>();
     private final Map<String, TestBookieCluster> bookieClusters = new LinkedHashMap<>();
     private final List<TestBroker> brokers = new ArrayList<>();
+    private final List<MetadataLink> links = new ArrayList<>();
     private TestZooKeeper zooKeeper;
     private ZooKeeper zkClient;
     private PulsarAdmin internalAdmin;
@@ -216,6 +217,7 @@ public final class TestCluster implements AutoCloseable {
         for (int i = brokers.size() - 1; i >= 0; i--) {
             closeQuietly("broker " + i, brokers.get(i)::stop);
         }
+        links.forEach(l -> closeQuietly("metadata link", l));
         List<TestBookieCluster> clusters = new ArrayList<>(bookieClusters.values());
         Collections.reverse(clusters);
         for (TestBookieCluster cluster : clusters) {
@@ -253,8 +255,18 @@ public final class TestCluster implements AutoCloseable {
         private Consumer<Properties> brokerConfig = p -> { };
         private String clientAuthPlugin;
         private String clientAuthParams;
+        private boolean metadataLinks;
 
         private Builder() {
+        }
+
+        /**
+         * Each broker reaches the metadata store through its own {@link MetadataLink}, which
+         * {@link TestBroker#metadataLink()} can pause (a partition between that broker and ZooKeeper).
+         */
+        public Builder pausableMetadataLinks() {
+            this.metadataLinks = true;
+            return this;
         }
 
         /**
@@ -356,11 +368,16 @@ public final class TestCluster implements AutoCloseable {
 
                 String servletDir = BrokerProperties.servletDir();
                 for (int i = 0; i < brokers; i++) {
-                    Properties props = BrokerProperties.base(cluster.metadataStoreUrl(),
-                            cluster.bookieCluster(brokerCluster));
+                    MetadataLink link = null;
+                    if (metadataLinks) {
+                        link = MetadataLink.open("metadata-link-" + i, cluster.zooKeeper.connectString());
+                        cluster.links.add(link);
+                    }
+                    Properties props = BrokerProperties.base(link != null ? "zk:" + link.connectString()
+                            : cluster.metadataStoreUrl(), cluster.bookieCluster(brokerCluster));
                     BrokerProperties.applyPlugin(props, plugin, brokerCluster, servletDir);
                     brokerConfig.accept(props);
-                    cluster.brokers.add(new TestBroker(i, props, brokerCluster, servletDir));
+                    cluster.brokers.add(new TestBroker(i, props, brokerCluster, servletDir, link));
                 }
                 for (TestBroker broker : cluster.brokers) {
                     broker.start();

@@ -36,6 +36,21 @@ public final class Registry {
         }
     }
 
+    /** The JSON value of each child of {@code parent}, by child name (empty when there is no such node). */
+    public static Map<String, com.fasterxml.jackson.databind.JsonNode> jsonChildren(String zkConnect, String parent)
+            throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<String, com.fasterxml.jackson.databind.JsonNode> out = new TreeMap<>();
+        for (Map.Entry<String, String> e : snapshot(zkConnect, parent).entrySet()) {
+            if (e.getKey().startsWith(parent + "/") && e.getKey().indexOf('/', parent.length() + 1) < 0) {
+                String hex = e.getValue().substring(e.getValue().lastIndexOf(':') + 1);
+                byte[] data = java.util.HexFormat.of().parseHex(hex);
+                out.put(e.getKey().substring(parent.length() + 1), mapper.readTree(data));
+            }
+        }
+        return out;
+    }
+
     private static void walk(ZooKeeper zk, String path, Map<String, String> out) throws Exception {
         Stat stat = new Stat();
         byte[] data;
