@@ -58,7 +58,10 @@ class MigrationDecommissionTest extends ClusterTestBase {
         System.setProperty("otel.metrics.exporter", "prometheus");
         System.setProperty("otel.exporter.prometheus.port", String.valueOf(metricsPort));
         cluster = twoBookieClusters()
-                .brokerConfig(p -> p.setProperty("retentionCheckIntervalInSeconds", "1"))
+                .brokerConfig(p -> {
+                    p.setProperty("retentionCheckIntervalInSeconds", "1");
+                    p.setProperty("forceDeleteNamespaceAllowed", "true");
+                })
                 .start();
     }
 
@@ -127,6 +130,17 @@ class MigrationDecommissionTest extends ClusterTestBase {
             return c != null && c.cursorLedger >= 0 && c.cursorLedgerLastEntry >= 0;
         });
         admin.topics().unload(idle);
+        // a topic whose own retention policy (90 min) overrides its namespace's (0); in a namespace of its own,
+        // deleted before A is drained (topic policies live in that namespace's __change_events system topic)
+        String keptNs = ns + "-kept";
+        admin.namespaces().createNamespace(keptNs);
+        admin.namespaces().setRetention(keptNs, new RetentionPolicies(0, 0));
+        String kept = "persistent://" + keptNs + "/kept";
+        try (Producer<String> p = client.newProducer(Schema.STRING).topic(kept).create()) {
+            p.send("kept-0");
+        }
+        admin.topicPolicies().setRetention(kept, new RetentionPolicies(90, -1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin.topicPolicies().getRetention(kept) != null);
         Set<Long> onABefore = cluster.bookieCluster("cluster-a").ledgerIds();
 
         // switch A -> B; the migration runs on its own
@@ -170,6 +184,19 @@ class MigrationDecommissionTest extends ClusterTestBase {
         for (JsonNode k : drain.get("byKind")) {
             assertEquals("DATA", k.get("kind").asText(), "only data ledgers still pin A: " + drain);
         }
+        List<Long> keptOnA = Placement.ledgers(admin, kept).stream().filter(id -> id < firstIdOfB).toList();
+        assertFalse(keptOnA.isEmpty());
+        int keptRows = 0;
+        for (JsonNode d : drain.get("dataLedgers")) {
+            if (keptOnA.contains(d.get("ledgerId").asLong())) {
+                keptRows++;
+                assertEquals("90 min (topic " + kept + ")", d.get("retention").asText(), d.toString());
+                assertTrue(d.get("removableAfter").asLong() > System.currentTimeMillis() + 80 * 60_000L, d.toString());
+            }
+        }
+        assertEquals(keptOnA.size(), keptRows, "the topic's ledgers on A are listed: " + drain);
+        assertTrue(drain.get("switchOffAfter").asLong() > System.currentTimeMillis() + 80 * 60_000L,
+                "the topic's own retention decides when A can go: " + drain);
 
         // cleanup before retention: a dry run lists exactly what the real run deletes, never a referenced ledger
         List<Long> referencedData = new ArrayList<>();
@@ -205,7 +232,9 @@ class MigrationDecommissionTest extends ClusterTestBase {
                     "referenced ledger " + id + " kept");
         }
 
-        // retention removes A's data ledgers once consumed; the idle topic trims when it is loaded again
+        // retention removes A's data ledgers once consumed; the idle topic trims when it is loaded again; the
+        // topic with 90 min retention pins A until it is deleted
+        admin.namespaces().deleteNamespace(keptNs, true);
         try (Producer<String> p = client.newProducer(Schema.STRING).topic(idle).create()) {
             p.send("idle-after");
         }
