@@ -116,6 +116,11 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return call("POST", "/rollback", Map.of(), new TypeReference<RollbackResult>() { });
     }
 
+    /** Runs the latest switch's finished migration again; completes with its state (phase BUILD). */
+    public CompletableFuture<Migration> retryMigrationAsync() {
+        return call("POST", "/migration/retry", Map.of(), new TypeReference<Migration>() { });
+    }
+
     public CompletableFuture<BookieCluster> closeClientAsync(String cluster) {
         return call("POST", "/close-client/" + segment(cluster), Map.of(), new TypeReference<BookieCluster>() { });
     }
@@ -171,6 +176,10 @@ public final class BookieClustersAdmin implements AutoCloseable {
 
     public RollbackResult rollback() throws BookieClustersAdminException {
         return sync(rollbackAsync());
+    }
+
+    public Migration retryMigration() throws BookieClustersAdminException {
+        return sync(retryMigrationAsync());
     }
 
     public BookieCluster closeClient(String cluster) throws BookieClustersAdminException {

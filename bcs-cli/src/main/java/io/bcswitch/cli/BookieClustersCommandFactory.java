@@ -165,6 +165,13 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                     var r = a.rollback();
                     o.print(r, Render.rollback(r));
                 }, out));
+        list.add(command("retry-migration", "Run the latest switch's finished migration again, e.g. after fixing "
+                        + "what made ledgers fail, collide or stay open: only what is still on an old cluster is "
+                        + "copied and promoted", List.of(), (p, a, o) -> {
+                    var m = a.retryMigration();
+                    o.print(m, "Migration of switch epoch " + m.switchEpoch() + " to '" + m.target() + "' runs again ("
+                            + m.phase() + " on " + m.owner() + "); follow it with 'status'.\n");
+                }, out));
         list.add(command("close-client", "Retire a drained cluster: marks it DEPRECATED and the brokers close their "
                         + "clients to it. Refused while it holds ledgers the brokers reference",
                 List.of(clusterParam()), (p, a, o) -> {

@@ -57,19 +57,14 @@ class MigrationFailoverTest extends ClusterTestBase {
     void anotherBrokerFinishesAnInterruptedMigrationAndCollisionsAreLeftAlone() throws Exception {
         String ns = cluster.createTenant("failover");
         PulsarAdmin admin = cluster.newAdmin();
-        List<String> topics = new ArrayList<>();
+        List<String> topics;
         List<Long> schemaLedgers = new ArrayList<>();
         try (PulsarClient client = cluster.newClient()) {
-            for (int i = 0; i < TOPICS; i++) {
-                String t = "persistent://" + ns + "/t" + i;
-                topics.add(t);
-                try (Producer<SchemaRoutingTest.V1> p = client.newProducer(Schema.JSON(SchemaRoutingTest.V1.class))
-                        .topic(t).create()) {
-                    p.send(new SchemaRoutingTest.V1(i));
-                }
-                PersistentTopicInternalStats stats = admin.topics().getInternalStats(t, true);
-                stats.schemaLedgers.forEach(l -> schemaLedgers.add(l.ledgerId));
-            }
+            topics = SchemaTopics.create(client, ns, TOPICS);
+        }
+        for (String t : topics) {
+            PersistentTopicInternalStats stats = admin.topics().getInternalStats(t, true);
+            stats.schemaLedgers.forEach(l -> schemaLedgers.add(l.ledgerId));
         }
         assertEquals(TOPICS, schemaLedgers.size(), "one schema ledger per topic, on A");
         // B already holds a different ledger with the id of one of A's schema ledgers
@@ -136,14 +131,30 @@ class MigrationFailoverTest extends ClusterTestBase {
         // every schema still resolves and every topic still takes its typed producer
         cluster.broker(0).start();
         try (PulsarClient client = cluster.newClient()) {
-            for (String t : topics) {
-                assertNotNull(admin.schemas().getSchemaInfo(t), t);
-                try (Producer<SchemaRoutingTest.V1> p = client.newProducer(Schema.JSON(SchemaRoutingTest.V1.class))
-                        .topic(t).sendTimeout(30, TimeUnit.SECONDS).create()) {
-                    p.send(new SchemaRoutingTest.V1(-1));
-                }
-            }
+            SchemaTopics.assertUsable(admin, client, topics, -1);
         }
         log.info("FAILOVER status at the end: {}", status.get("migration"));
+
+        // the operator removes the foreign ledger from B and runs the migration again: the ledger moves now
+        try (BookKeeper bkB = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()).build()) {
+            bkB.newDeleteLedgerOp().withLedgerId(colliding).execute().get();
+        }
+        Rest.Response retry = rest1.post("/migration/retry", "");
+        log.info("FAILOVER retry: {}", retry.raw());
+        assertEquals(200, retry.status(), retry.raw());
+        assertEquals("BUILD", retry.json().get("phase").asText(), retry.raw());
+        JsonNode again = rest1.awaitMigrationFinished();
+        log.info("FAILOVER migration run again: {}", again);
+        assertEquals("DONE", again.get("phase").asText(), again.toString());
+        assertEquals(0, again.get("collisions").asInt(), again.toString());
+        assertEquals(done.get("planned").asInt(), again.get("promoted").asInt(), "every ledger promoted: " + again);
+        assertEquals(1, again.get("copied").asInt(), "only the formerly colliding ledger is copied: " + again);
+        Set<Long> relocatedNow = new HashSet<>();
+        rest1.get("/cleanup-targets/cluster-a").json().forEach(t -> relocatedNow.add(t.get("ledgerId").asLong()));
+        assertTrue(relocatedNow.contains(colliding), "the formerly colliding ledger is relocated now");
+        assertTrue(cluster.bookieCluster("cluster-b").ledgerIds().contains(colliding));
+        try (PulsarClient client = cluster.newClient()) {
+            SchemaTopics.assertUsable(admin, client, topics.subList(topics.size() - 1, topics.size()), -2);
+        }
     }
 }

@@ -69,16 +69,9 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
     void promoteSurvivesItsBrokerAndNothingIsDeletedWhileABrokerLags() throws Exception {
         String ns = cluster.createTenant("lagging");
         PulsarAdmin admin = cluster.newAdmin();
-        List<String> topics = new ArrayList<>();
+        List<String> topics;
         try (PulsarClient client = cluster.newClient()) {
-            for (int i = 0; i < TOPICS; i++) {
-                String t = "persistent://" + ns + "/t" + i;
-                topics.add(t);
-                try (Producer<SchemaRoutingTest.V1> p = client.newProducer(Schema.JSON(SchemaRoutingTest.V1.class))
-                        .topic(t).create()) {
-                    p.send(new SchemaRoutingTest.V1(i));
-                }
-            }
+            topics = SchemaTopics.create(client, ns, TOPICS);
         }
         Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
         Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
@@ -144,13 +137,7 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
         // every schema resolves and every topic takes its typed producer, with broker 0 back
         cluster.broker(0).start();
         try (PulsarClient client = cluster.newClient()) {
-            for (String t : topics) {
-                assertNotNull(admin.schemas().getSchemaInfo(t), t);
-                try (Producer<SchemaRoutingTest.V1> p = client.newProducer(Schema.JSON(SchemaRoutingTest.V1.class))
-                        .topic(t).sendTimeout(30, TimeUnit.SECONDS).create()) {
-                    p.send(new SchemaRoutingTest.V1(-1));
-                }
-            }
+            SchemaTopics.assertUsable(admin, client, topics, -1);
         }
 
         // --- a rollback while broker 1 lags: the copies on B stay until broker 1 has applied the flip ---
@@ -177,13 +164,7 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
         assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().containsAll(relocated), "originals kept on A");
         rest0b.awaitCutoverComplete();
         try (PulsarClient client = cluster.newClient()) {
-            for (String t : topics) {
-                assertNotNull(admin.schemas().getSchemaInfo(t), t);
-                try (Producer<SchemaRoutingTest.V1> p = client.newProducer(Schema.JSON(SchemaRoutingTest.V1.class))
-                        .topic(t).sendTimeout(30, TimeUnit.SECONDS).create()) {
-                    p.send(new SchemaRoutingTest.V1(-2));
-                }
-            }
+            SchemaTopics.assertUsable(admin, client, topics, -2);
         }
     }
 

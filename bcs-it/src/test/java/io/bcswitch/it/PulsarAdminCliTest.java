@@ -52,7 +52,7 @@ class PulsarAdminCliTest extends ClusterTestBase {
             Result help = cli.run("bookie-clusters", "--help");
             assertEquals(0, help.exit(), help.all());
             for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status",
-                    "drain-report", "cleanup-targets", "cleanup", "rollback", "close-client")) {
+                    "drain-report", "cleanup-targets", "cleanup", "retry-migration", "rollback", "close-client")) {
                 assertTrue(help.stdout().contains("  " + c + " "), c + " in help: " + help.stdout());
             }
             Result switchHelp = cli.run("bookie-clusters", "switch", "--help");
@@ -142,6 +142,14 @@ class PulsarAdminCliTest extends ClusterTestBase {
             // after the switch: the migration, the drain report, cleanup guarded by the rollback window
             long deadline = System.nanoTime() + 60_000_000_000L;
             Result migrated;
+            do {
+                migrated = cli.run("bookie-clusters", "status");
+            } while (!migrated.stdout().contains(": DONE") && System.nanoTime() < deadline);
+            assertTrue(migrated.stdout().contains("Migration of switch epoch 1 to 'cluster-b': DONE"), migrated.stdout());
+            Result retry = cli.run("bookie-clusters", "retry-migration");
+            assertEquals(0, retry.exit(), retry.all());
+            assertTrue(retry.stdout().startsWith("Migration of switch epoch 1 to 'cluster-b' runs again (BUILD on "),
+                    retry.stdout());
             do {
                 migrated = cli.run("bookie-clusters", "status");
             } while (!migrated.stdout().contains(": DONE") && System.nanoTime() < deadline);

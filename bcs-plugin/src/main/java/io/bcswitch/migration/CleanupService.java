@@ -220,7 +220,8 @@ public final class CleanupService {
             return registry.update(registry.paths().cluster(cluster), BookieClusterRecord.class, cur ->
                     cur.filter(c -> c.status() != ClusterStatus.DEPRECATED)
                             .map(c -> c.withStatus(ClusterStatus.DEPRECATED)))
-                    .thenCompose(rec -> registry.bumpRelocationEpoch(clock.millis())) // brokers re-read: close clients
+                    // no relocation changed; brokers react to the bump by closing the cluster's clients
+                    .thenCompose(rec -> registry.bumpRelocationEpoch(clock.millis(), List.of()))
                     .thenApply(x -> {
                         log.info("bookie-cluster={} holds nothing the brokers reference: DEPRECATED; its clients "
                                 + "are closed", cluster);

@@ -7,6 +7,7 @@ import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.LedgerIssue;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
 import io.bcswitch.registry.Relocation;
@@ -56,7 +57,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private static final long PERSIST_INTERVAL_MILLIS = 1_000;
     /** How long PROMOTE waits, after each batch, for every live broker to apply the batch's relocation epoch. */
     static final long APPLY_WAIT_MILLIS = 30_000;
-    private static final long APPLY_POLL_MILLIS = 50;
+    private static final long APPLY_POLL_MILLIS = 100;
+    /**
+     * A rollback's deletions wait for this relocation epoch until the rollback has announced its flip
+     * (nothing is deleted meanwhile); a rollback interrupted before that is announced by the next pass.
+     */
+    private static final long FLIP_NOT_ANNOUNCED = Long.MAX_VALUE;
 
     private final RegistryStore registry;
     private final LedgerInventory inventory;
@@ -302,7 +308,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 return persist(epoch, s -> tally.apply(s, clock.millis()).withPhase(Phase.PROMOTE, clock.millis()),
                         initial);
             }).thenCompose(s -> s.phase() != Phase.PROMOTE || !goOn(s) ? CompletableFuture.completedFuture(null)
-                    : promote(epoch, target, tally, initial));
+                    : announce(epoch, view).thenCompose(v -> promote(epoch, target, tally, initial)));
         }));
     }
 
@@ -446,6 +452,22 @@ public final class MigrationOrchestrator implements AutoCloseable {
         }
     }
 
+    /**
+     * Every PROMOTE run starts with an epoch that lists nothing, so that every broker re-reads the whole
+     * table once: an interrupted run (this switch's or an earlier one's) may have stopped between its
+     * compare-and-sets and the bump that lists them, and brokers otherwise re-read only what an epoch lists.
+     */
+    private CompletableFuture<Void> announce(long epoch, RegistryView view) {
+        if (view.relocations().isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return registry.bumpRelocationEpoch(clock.millis(), null).thenCompose(re -> {
+            log.info("switch epoch={} PROMOTE starts: brokers re-read the relocation table ({} relocation(s)), "
+                    + "relocation epoch={}", epoch, view.relocations().size(), re);
+            return awaitApplied(epoch, re, System.nanoTime() + applyWaitNanos);
+        });
+    }
+
     private CompletableFuture<Void> promote(long epoch, String target, Tally tally, MigrationState initial) {
         List<Long> ids;
         synchronized (tally.built) {
@@ -507,7 +529,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 int ok = (int) each.stream().filter(CompletableFuture::join).count();
                 tally.promoted.addAndGet(ok);
                 metrics.promoted(target, ok);
-                return registry.bumpRelocationEpoch(clock.millis()).thenApply(re -> {
+                return registry.bumpRelocationEpoch(clock.millis(), batch).thenApply(re -> {
                     log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}", epoch,
                             ok, target, re);
                     return re;
@@ -585,8 +607,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
             List<Long> straggling = view.relocations().values().stream()
                     .filter(r -> r.switchEpoch() == s.switchEpoch() && r.home().equals(s.target()))
                     .map(Relocation::ledgerId).toList();
-            if (!straggling.isEmpty()) {
-                return unrelocate(straggling).thenCompose(re -> persistDeletions(s, s.pendingDeletions(), re));
+            if (!straggling.isEmpty() || s.deleteAfterRelocationEpoch() == FLIP_NOT_ANNOUNCED) {
+                // promotions that raced with the rollback, or a rollback interrupted before it announced its
+                // flip (its epoch is still the placeholder): announce every copy's id, so brokers re-read them
+                List<Long> ids = new ArrayList<>(new java.util.TreeSet<>(s.pendingDeletions()));
+                straggling.stream().filter(id -> !ids.contains(id)).forEach(ids::add);
+                return unrelocate(straggling, ids).thenCompose(re -> persistDeletions(s, s.pendingDeletions(), re));
             }
             return registry.listRelocationApplied().thenCompose(applied -> {
                 if (applied.isEmpty() || applied.values().stream().anyMatch(e -> e < s.deleteAfterRelocationEpoch())) {
@@ -620,19 +646,25 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     private CompletableFuture<Void> persistDeletions(MigrationState s, List<Long> remaining, long afterEpoch) {
         return registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
-                c.withDeletions(remaining, Math.max(afterEpoch, c.deleteAfterRelocationEpoch()), clock.millis())))
+                c.withDeletions(remaining, c.deleteAfterRelocationEpoch() == FLIP_NOT_ANNOUNCED ? afterEpoch
+                        : Math.max(afterEpoch, c.deleteAfterRelocationEpoch()), clock.millis())))
                 .thenApply(x -> null);
     }
 
     /** Removes relocations (reads go back to the originals) and announces it; completes with the new epoch. */
     CompletableFuture<Long> unrelocate(List<Long> ids) {
+        return unrelocate(ids, ids);
+    }
+
+    /** Removes the relocations of {@code ids} and announces {@code announced} (a superset) as changed. */
+    private CompletableFuture<Long> unrelocate(List<Long> ids, List<Long> announced) {
         List<CompletableFuture<Void>> dels = new ArrayList<>();
         for (long id : ids) {
             dels.add(registry.metadataStore().delete(registry.paths().relocation(id), Optional.empty())
                     .exceptionally(e -> null));
         }
         return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new))
-                .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis()));
+                .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), announced));
     }
 
     /**
@@ -649,7 +681,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 MigrationState s = cur.orElse(none);
                 java.util.Set<Long> copies = new java.util.TreeSet<>(s.built());
                 copies.addAll(promoted);
-                return Optional.of(s.rolledBack(new ArrayList<>(copies), Long.MAX_VALUE, clock.millis()));
+                return Optional.of(s.rolledBack(new ArrayList<>(copies), FLIP_NOT_ANNOUNCED, clock.millis()));
             }).thenCompose(s -> unrelocate(promoted).thenCompose(re -> {
                 metrics.rolledBack(target);
                 log.info("switch epoch={} rolled back: {} promotion(s) flipped back (relocation epoch={}), {} copy/copies "
@@ -659,6 +691,39 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 return registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
                         c.withDeletions(c.pendingDeletions(), re, clock.millis())));
             }));
+        });
+    }
+
+    /**
+     * Runs switch {@code epoch}'s finished migration again on this broker (after the operator fixed what
+     * made ledgers fail, collide or stay open): it re-plans from the inventory, so finished copies count
+     * as present and only what is still on an old cluster is copied and promoted. Refused (409) while it
+     * runs, and when the switch was rolled back or superseded.
+     */
+    public CompletableFuture<MigrationState> retry(long epoch) {
+        String me = brokerId.get();
+        return readState(epoch).thenCompose(cur -> {
+            if (!cur.present()) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " has not started yet; "
+                        + "it starts by itself once every broker has finished its cutover");
+            }
+            MigrationState s = cur.value();
+            if (s.phase() != Phase.DONE && s.phase() != Phase.DONE_WITH_FAILURES) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
+                        + (s.phase().terminal() ? "" : " on broker " + s.owner()) + "; only a finished migration "
+                        + "(DONE or DONE_WITH_FAILURES) can be run again");
+            }
+            return registry.update(statePath(epoch), MigrationState.class, c -> c.filter(x -> x.phase() == s.phase())
+                    .map(x -> x.withOwner(me, clock.millis()).withPhase(Phase.BUILD, clock.millis())));
+        }).thenApply(s -> {
+            if (s.phase() != Phase.BUILD || !s.owner().equals(me)) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " changed meanwhile ("
+                        + s.phase() + " on broker " + s.owner() + ")");
+            }
+            log.info("switch epoch={} migration to bookie-cluster={} runs again on broker {} (operator request)",
+                    epoch, s.target(), me);
+            scheduler.execute(this::tick);
+            return s;
         });
     }
 

@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The operator's migration actions: rollback, drain report, cleanup, retiring a cluster's client. */
+/** The operator's migration actions: rollback, retry, drain report, cleanup, retiring a cluster's client. */
 public final class MigrationService {
     private static final Logger log = LoggerFactory.getLogger(MigrationService.class);
 
@@ -75,6 +75,16 @@ public final class MigrationService {
                         .filter(r -> r.switchEpoch() == d.epoch()).count();
                 return new RollbackResult(d.epoch(), sw, flipped, rolled.pendingDeletions().size());
             }));
+        });
+    }
+
+    /** Runs the latest switch's finished migration again (see {@link MigrationOrchestrator#retry}). */
+    public CompletableFuture<MigrationState> retryMigration() {
+        return registry.readDirective().thenCompose(d -> {
+            if (!d.present()) {
+                throw RegistryException.conflict("no switch has been made; there is no migration to run again");
+            }
+            return orchestrator.retry(d.value().epoch());
         });
     }
 

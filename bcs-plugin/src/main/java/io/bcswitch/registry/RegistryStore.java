@@ -185,15 +185,39 @@ public class RegistryStore {
 
     /** The relocation epoch (0 when nothing was ever relocated). */
     public CompletableFuture<Long> readRelocationEpoch() {
-        return read(paths.relocationEpoch(), RelocationEpoch.class)
-                .thenApply(v -> v.present() ? v.value().epoch() : 0L);
+        return readRelocationEpochRecord().thenApply(RelocationEpoch::epoch);
     }
 
-    /** Increments the relocation epoch (version-checked loop); completes with the new value. */
-    public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis) {
+    /** The relocation epoch with the ledger ids its last change touched (epoch 0, none listed, when absent). */
+    public CompletableFuture<RelocationEpoch> readRelocationEpochRecord() {
+        return read(paths.relocationEpoch(), RelocationEpoch.class)
+                .thenApply(v -> v.present() ? v.value() : new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, 0, 0));
+    }
+
+    /**
+     * Increments the relocation epoch (version-checked loop); completes with the new value.
+     *
+     * @param changed the ledger ids whose relocation was just created or removed (empty: none; null: not
+     *                listed, every broker re-reads the whole table)
+     */
+    public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis, java.util.Collection<Long> changed) {
+        List<Long> ids = changed == null ? null : List.copyOf(changed);
         return update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
-                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis)))
+                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids)))
                 .thenApply(RelocationEpoch::epoch);
+    }
+
+    /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
+    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> readRelocations(java.util.Collection<Long> ids) {
+        java.util.Map<Long, CompletableFuture<Versioned<Relocation>>> reads = new java.util.TreeMap<>();
+        for (long id : ids) {
+            reads.put(id, read(paths.relocation(id), Relocation.class));
+        }
+        return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
+            reads.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
+            return out;
+        });
     }
 
     /** Relocation epoch applied by each live broker, by broker id. */

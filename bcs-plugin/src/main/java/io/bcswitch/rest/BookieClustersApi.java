@@ -127,8 +127,8 @@ public class BookieClustersApi {
         return done(RestResponse.error(404, "no such endpoint: /" + p));
     }
 
-    private static final Set<String> MIGRATION_ENDPOINTS = Set.of("rollback", "drain", "cleanup-targets", "cleanup",
-            "close-client");
+    private static final Set<String> MIGRATION_ENDPOINTS = Set.of("rollback", "migration", "drain", "cleanup-targets",
+            "cleanup", "close-client");
 
     private CompletableFuture<RestResponse> migrationRoute(String method, String first, List<String> seg,
                                                            String contentType, byte[] body) {
@@ -146,6 +146,16 @@ public class BookieClustersApi {
                         jsonBody(contentType, body, Set.of());
                     }
                     return m.rollback().thenApply(RestResponse::ok);
+                });
+            case "migration":
+                if (seg.size() != 2 || !seg.get(1).equals("retry")) {
+                    break;
+                }
+                return allow(method, "POST").orElse(() -> {
+                    if (body != null && body.length > 0) {
+                        jsonBody(contentType, body, Set.of());
+                    }
+                    return m.retryMigration().thenApply(RestResponse::ok);
                 });
             case "drain":
                 if (seg.size() != 2) {

@@ -91,7 +91,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
                 return registerActive(name, brokerUri, clusters).thenCompose(v -> bootstrap(name));
             });
         }).thenCompose(o -> activation.activate(o.activeCluster()).thenApply(v -> o))
-          .thenCompose(o -> readRelocations().thenApply(r -> o.withRelocations(r.homes(), r.epoch())))
+          .thenCompose(o -> readRelocations(null).thenApply(r -> o.withRelocations(r.homes(), r.epoch())))
           .thenApply(o -> {
               ownership = o;
               log.info("bookie-cluster={} active at start-up, epoch={}, ranges={}", o.activeCluster(),
@@ -203,29 +203,49 @@ public class BrokerSwitchAgent implements AutoCloseable {
         });
     }
 
-    private record Relocations(Map<Long, String> homes, long epoch) {
+    private record Relocations(Map<Long, String> homes, long epoch, int read) {
     }
 
-    /** Reads the epoch first: a table read after it is at least as new as that epoch. */
-    private CompletableFuture<Relocations> readRelocations() {
-        return registry.readRelocationEpoch().thenCompose(epoch -> registry.listRelocations().thenApply(all -> {
-            Map<Long, String> homes = new HashMap<>();
-            all.forEach((id, r) -> homes.put(id, r.home()));
-            return new Relocations(homes, epoch);
-        }));
+    /**
+     * Reads the epoch first: a table read after it is at least as new as that epoch. One epoch behind,
+     * with the epoch listing what it changed (a PROMOTE batch, a rollback), only those ledgers' entries
+     * are read; otherwise (and with no {@code current}, at start-up) the whole table.
+     */
+    private CompletableFuture<Relocations> readRelocations(Ownership current) {
+        return registry.readRelocationEpochRecord().thenCompose(rec -> {
+            if (current != null && rec.changed() != null && rec.epoch() == current.relocationEpoch() + 1) {
+                return registry.readRelocations(rec.changed()).thenApply(changes -> {
+                    Map<Long, String> homes = new HashMap<>(current.relocations());
+                    changes.forEach((id, r) -> {
+                        if (r.isPresent()) {
+                            homes.put(id, r.get().home());
+                        } else {
+                            homes.remove(id);
+                        }
+                    });
+                    return new Relocations(homes, rec.epoch(), changes.size());
+                });
+            }
+            return registry.listRelocations().thenApply(all -> {
+                Map<Long, String> homes = new HashMap<>();
+                all.forEach((id, r) -> homes.put(id, r.home()));
+                return new Relocations(homes, rec.epoch(), all.size());
+            });
+        });
     }
 
     /** Re-reads the relocation table after its epoch changed; runs on the agent thread, in order. */
     private void reloadRelocations() {
         applyTail = applyTail.exceptionally(e -> null).thenCompose(v -> closed || ownership == null
                 ? CompletableFuture.completedFuture(null)
-                : readRelocations().thenAccept(r -> {
+                : readRelocations(ownership).thenAccept(r -> {
                     synchronized (this) {
                         if (r.epoch() >= ownership.relocationEpoch()) {
                             ownership = ownership.withRelocations(r.homes(), r.epoch());
                         }
                     }
-                    log.info("relocation epoch={} applied: {} relocated ledger(s)", r.epoch(), r.homes().size());
+                    log.info("relocation epoch={} applied: {} relocated ledger(s) ({} read)", r.epoch(),
+                            r.homes().size(), r.read());
                     relocationListener.accept(r.epoch());
                 }).thenCompose(x -> registry.listClusters()).thenAccept(clusters -> {
                     for (BookieClusterRecord c : clusters) {

@@ -44,6 +44,8 @@ class MigrationOrchestratorTest {
     private RegistryStore registry;
     private ScheduledExecutorService scheduler;
     private final Map<Long, AtomicInteger> copies = new ConcurrentHashMap<>();
+    /** The operator fixed what kept 13 open and removed what collided with 14. */
+    private final java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -67,10 +69,10 @@ class MigrationOrchestratorTest {
         @Override
         public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                LongFunction<CompletableFuture<Void>> pace) {
-            if (id == 13) {
+            if (id == 13 && !fixed.get()) {
                 return CompletableFuture.completedFuture(new Outcome(Result.NOT_CLOSED, 0, "open"));
             }
-            if (id == 14) {
+            if (id == 14 && !fixed.get()) {
                 return CompletableFuture.completedFuture(new Outcome(Result.COLLISION, 0, "different"));
             }
             int n = copies.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
@@ -218,6 +220,88 @@ class MigrationOrchestratorTest {
         assertEquals(1, batchesOfFirst.get(), "the broker that lost the migration promoted nothing more");
         first.close();
         second.close();
+    }
+
+    @Test
+    void aResumedRunFirstHasBrokersReReadTheWholeTable() throws Exception {
+        // a run promoted 2 and 3 (compare-and-sets done) and stopped before the epoch bump that lists them
+        for (long id : List.of(2L, 3L)) {
+            registry.write(registry.paths().relocation(id), new io.bcswitch.registry.Relocation(
+                    io.bcswitch.registry.Relocation.FORMAT_VERSION, id, "b", "a", "SCHEMA", 1, 0), -1).get();
+        }
+        registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-0", 0)
+                .withPhase(Phase.PROMOTE, 0), -1).get();
+        applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
+            CompletableFuture<Void> pass = o.tick();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (registry.readRelocationEpoch().get() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(200);
+            var first = registry.readRelocationEpochRecord().get();
+            assertEquals(1, first.epoch(), "nothing promoted before the announcement is applied");
+            assertEquals(null, first.changed(), "brokers are told to re-read the whole table (2 and 3) first");
+            applied("broker-3", Long.MAX_VALUE);
+            pass.get(30, TimeUnit.SECONDS);
+            MigrationState done = o.readState(1).get().value();
+            assertEquals(Phase.DONE_WITH_FAILURES, done.phase(), String.valueOf(done));
+            assertEquals(11, done.promoted());
+        }
+    }
+
+    @Test
+    void aFinishedMigrationRunsAgainOnRequestButNeverTwiceAtOnce() throws Exception {
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
+            assertConflict(o.retry(1), "has not started yet");
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+            assertEquals(11, o.readState(1).get().value().promoted());
+
+            fixed.set(true);
+            applied("broker-3", 0); // holds the re-run in PROMOTE
+            MigrationState again = o.retry(1).get(10, TimeUnit.SECONDS);
+            assertEquals(Phase.BUILD, again.phase());
+            assertEquals("broker-1", again.owner());
+            awaitPhase(o, Phase.PROMOTE);
+            assertConflict(o.retry(1), "is PROMOTE");
+            applied("broker-3", Long.MAX_VALUE);
+            awaitPhase(o, Phase.DONE);
+            MigrationState done = o.readState(1).get().value();
+            assertEquals(13, done.promoted(), "the open and the colliding ledger moved too: " + done);
+            assertEquals(0, done.collisions());
+            assertEquals(0, done.skipped());
+            assertEquals(13, registry.listRelocations().get().size());
+            copies.forEach((id, n) -> assertTrue(n.get() <= 2, "ledger " + id + " copied once, then found present"));
+        }
+    }
+
+    @Test
+    void aRolledBackMigrationDoesNotRunAgain() throws Exception {
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+            o.rollBack(1, "b").get(10, TimeUnit.SECONDS);
+            byte[] before = store.get(registry.paths().orchestrator(1)).get().orElseThrow().getValue();
+            assertConflict(o.retry(1), "ROLLED_BACK");
+            assertEquals(new String(before, java.nio.charset.StandardCharsets.UTF_8), new String(
+                    store.get(registry.paths().orchestrator(1)).get().orElseThrow().getValue(),
+                    java.nio.charset.StandardCharsets.UTF_8), "a refused retry changes nothing");
+        }
+    }
+
+    private static void assertConflict(CompletableFuture<?> f, String text) {
+        try {
+            f.get(10, TimeUnit.SECONDS);
+            throw new AssertionError("expected a conflict: " + text);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            assertTrue(c instanceof io.bcswitch.registry.RegistryException r
+                    && r.kind() == io.bcswitch.registry.RegistryException.Kind.CONFLICT
+                    && c.getMessage().contains(text), String.valueOf(c));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** Forwards to another copier; tests override what they script. */

@@ -100,6 +100,20 @@ class PersistedFormatTest {
     }
 
     @Test
+    void relocationEpochV1WithAndWithoutTheChangedIds() {
+        // as written before epochs listed their changes, and as a broker's applied record: re-read everything
+        RelocationEpoch old = read("{\"formatVersion\":1,\"epoch\":7,\"ts\":1700000400000}", RelocationEpoch.class);
+        assertEquals(new RelocationEpoch(1, 7, 1700000400000L), old);
+        assertEquals(null, old.changed());
+        assertEquals(Set.of("formatVersion", "epoch", "ts"), fieldNames(old));
+        RelocationEpoch listed = read("{\"formatVersion\":1,\"epoch\":8,\"ts\":1700000500000,"
+                + "\"changed\":[12,13]}", RelocationEpoch.class);
+        assertEquals(List.of(12L, 13L), listed.changed());
+        assertEquals(Set.of("formatVersion", "epoch", "ts", "changed"), fieldNames(listed));
+        assertEquals(listed, Json.read(Json.write(listed), RelocationEpoch.class));
+    }
+
+    @Test
     void roundTripOfEveryRecord() {
         List<Object> values = List.of(
                 new BookieClusterRecord(1, "a", "zk://h:1/l", ClusterStatus.DEPRECATED, 9L),

@@ -1,0 +1,108 @@
+package io.bcswitch.switching;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.RelocationEpoch;
+import io.bcswitch.registry.SwitchDirective;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How a broker follows the relocation table (in-memory metadata store): one epoch behind it re-reads only
+ * the ledgers the new epoch lists; an epoch that lists nothing known, or a broker further behind, re-reads
+ * everything.
+ */
+class RelocationReloadTest {
+    private static final long B_FIRST = 1L << 32;
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private BrokerSwitchAgent agent;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
+        agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10),
+                cluster -> CompletableFuture.completedFuture(null), o -> { }, Clock.systemUTC());
+        agent.start("zk:unused").get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        agent.close();
+        store.close();
+    }
+
+    private void relocate(long id) throws Exception {
+        registry.write(registry.paths().relocation(id), new Relocation(Relocation.FORMAT_VERSION, id, "b", "a",
+                "CURSOR", 1, 0), -1).get();
+    }
+
+    private void awaitEpoch(long epoch) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (agent.ownership().relocationEpoch() < epoch) {
+            assertTrue(System.nanoTime() < deadline, "relocation epoch " + epoch + " applied");
+            Thread.sleep(10);
+        }
+    }
+
+    private String owner(long id) {
+        return agent.ownership().owner(id).orElseThrow();
+    }
+
+    @Test
+    void oneEpochBehindReadsOnlyWhatTheEpochListsElseEverything() throws Exception {
+        relocate(10);
+        relocate(11);
+        assertEquals(1, registry.bumpRelocationEpoch(0, List.of(10L, 11L)).get());
+        awaitEpoch(1);
+        assertEquals("b", owner(10));
+        assertEquals("b", owner(11));
+
+        // a relocation no epoch lists (a run that stopped before its bump) is not seen by a delta...
+        relocate(12);
+        relocate(13);
+        assertEquals(2, registry.bumpRelocationEpoch(0, List.of(13L)).get());
+        awaitEpoch(2);
+        assertEquals("b", owner(13));
+        assertEquals("a", owner(12), "only the listed ledger was re-read");
+        // ...until an epoch lists it, or lists nothing (which every PROMOTE run starts with): see below
+        registry.bumpRelocationEpoch(0, List.of(12L)).get();
+        awaitEpoch(3);
+        assertEquals("b", owner(12));
+
+        // a removal listed by the epoch (rollback) sends reads back to the issuing cluster
+        store.delete(registry.paths().relocation(10), Optional.empty()).get();
+        registry.bumpRelocationEpoch(0, List.of(10L)).get();
+        awaitEpoch(4);
+        assertEquals("a", owner(10));
+        assertEquals("b", owner(11));
+
+        // an epoch that does not list its changes (an older writer) means: re-read the whole table
+        relocate(14);
+        store.delete(registry.paths().relocation(11), Optional.empty()).get();
+        registry.update(registry.paths().relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(
+                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, cur.orElseThrow().epoch() + 1, 0))).get();
+        awaitEpoch(5);
+        assertEquals("b", owner(14));
+        assertEquals("a", owner(11));
+        assertEquals(3, agent.ownership().relocations().size(), "12, 13, 14");
+    }
+}
