@@ -70,6 +70,10 @@ class DistributionTest {
         }
         for (ConfigKey k : ConfigKey.all()) {
             assertTrue(docs.contains("`" + k.fullName() + "`"), k.fullName() + " documented");
+            if (!k.defaultValue().isEmpty()) {
+                assertTrue(docs.contains("| `" + k.fullName() + "` | `" + k.defaultValue() + "` |"),
+                        k.fullName() + " documented with its default " + k.defaultValue());
+            }
         }
     }
 

@@ -28,11 +28,12 @@ public record ConfigKey(String name, String defaultValue, String doc) {
     public static final ConfigKey MIGRATION_CONCURRENCY = new ConfigKey("migrationConcurrency", "4",
             "After a switch, how many ledgers the migration copies at the same time (1-1024).");
     public static final ConfigKey MIGRATION_BYTES_PER_SECOND = new ConfigKey("migrationBytesPerSecond", "1048576",
-            "Upper bound on the bytes per second the migration reads from the old clusters (and writes to the "
-                    + "active one); 0: unlimited. The default keeps publish latency flat on small brokers; raise "
-                    + "it when the old cluster must be emptied quickly.");
+            "Upper bound on the bytes per second the migration reads: from the old clusters while copying and "
+                    + "from the copies while verifying them; 0: unlimited. The default keeps publish latency flat "
+                    + "on small brokers; raise it when the old cluster must be emptied quickly.");
     public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = new ConfigKey("migrationPromoteBatchSize", "100",
-            "Promotions per batch: the relocation epoch brokers react to is bumped once per batch (1-100000).");
+            "Promotions per batch: the relocation epoch brokers react to is bumped once per batch, and the next "
+                    + "batch waits until every live broker has applied it (1-100000).");
     public static final ConfigKey ROLLBACK_WINDOW_HOURS = new ConfigKey("rollbackWindowHours", "24",
             "How long after a switch it may be rolled back, and before which cleanup needs force (0-8760).");
 
