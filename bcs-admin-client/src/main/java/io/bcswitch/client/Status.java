@@ -16,9 +16,11 @@ import java.util.List;
  * @param pendingBrokers  live brokers not yet done with {@code epoch}
  * @param migration       the migration after switch {@code epoch}, or null before it starts
  * @param relocationEpoch current relocation epoch
+ * @param relocationPendingBrokers live brokers that have not yet applied {@code relocationEpoch}
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
                      List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
-                     List<String> pendingBrokers, Migration migration, long relocationEpoch) {
+                     List<String> pendingBrokers, Migration migration, long relocationEpoch,
+                     List<String> relocationPendingBrokers) {
 }

@@ -121,6 +121,11 @@ final class Render {
         if (s.migration() != null) {
             sb.append('\n').append(migration(s.migration()));
         }
+        if (s.relocationPendingBrokers() != null && !s.relocationPendingBrokers().isEmpty()) {
+            sb.append("Relocation epoch ").append(s.relocationEpoch()).append(" not yet applied by: ")
+                    .append(String.join(", ", s.relocationPendingBrokers()))
+                    .append(" (PROMOTE waits for them; nothing they may read is deleted)\n");
+        }
         return sb.toString();
     }
 

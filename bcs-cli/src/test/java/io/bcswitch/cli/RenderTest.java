@@ -39,8 +39,9 @@ class RenderTest {
                         new BrokerProgress("broker-2:8080", 1, "cluster-a", 0, 0, 0, 1, 2)),
                 false, List.of("broker-1:8080", "broker-2:8080"),
                 new io.bcswitch.client.Migration(2, "cluster-b", "BUILD", "broker-1:8080", 0, 1000, 0, 10, 4, 1, 0, 0,
-                        0, 0, 2048, List.of()), 0);
+                        0, 0, 2048, List.of()), 3, List.of("broker-2:8080"));
         String out = Render.status(s);
+        assertTrue(out.contains("Relocation epoch 3 not yet applied by: broker-2:8080 (PROMOTE waits for them"), out);
         assertTrue(out.contains("Cutover:               in progress (waiting for broker-1:8080, broker-2:8080)"), out);
         assertTrue(out.lines().anyMatch(l -> l.matches(".*\\[########------------] running\\s+4/10.*")), out);
         assertTrue(out.contains("not applied"), out);

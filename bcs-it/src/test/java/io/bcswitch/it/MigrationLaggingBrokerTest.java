@@ -95,6 +95,8 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
                 relocationEpoch, applied);
         assertEquals(broker0, stalled.get("owner").asText());
         assertTrue(applied.get(broker1).get("epoch").asLong() < relocationEpoch, "broker 1 lags: " + applied);
+        assertEquals("[\"" + broker1 + "\"]", rest0.status().get("relocationPendingBrokers").toString(),
+                "status names the broker PROMOTE waits for");
         Thread.sleep(1_500);
         JsonNode still = rest0.status().get("migration");
         assertEquals("PROMOTE", still.get("phase").asText(), still.toString());
@@ -114,6 +116,7 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
         cluster.broker(1).metadataLink().resume();
         JsonNode done = rest1.awaitMigrationFinished();
         log.info("LAGGING migration finished by broker 1: {}", done);
+        assertEquals("[]", rest1.status().get("relocationPendingBrokers").toString());
         assertEquals("DONE", done.get("phase").asText(), done.toString());
         assertEquals(broker1, done.get("owner").asText());
         int planned = done.get("planned").asInt();

@@ -21,9 +21,12 @@ import java.util.List;
  * @param pendingBrokers  live brokers that have not yet applied {@code epoch} or are still cutting over
  * @param migration       progress of the migration that follows switch {@code epoch}, or null before it starts
  * @param relocationEpoch current relocation epoch (0: nothing was ever relocated)
+ * @param relocationPendingBrokers live brokers that have not yet applied {@code relocationEpoch} (PROMOTE
+ *                        waits for them after each batch; nothing they may still read is deleted)
  */
 public record StatusReport(String activeCluster, long epoch, SwitchDirective directive, BootstrapRecord bootstrap,
                            List<IdRange> ranges, List<BookieClusterRecord> clusters,
                            List<BrokerCutoverRecord> brokers, boolean cutoverComplete, List<String> pendingBrokers,
-                           io.bcswitch.registry.MigrationState migration, long relocationEpoch) {
+                           io.bcswitch.registry.MigrationState migration, long relocationEpoch,
+                           List<String> relocationPendingBrokers) {
 }

@@ -362,11 +362,12 @@ public class SwitchService {
         var clusters = registry.listClusters();
         var brokers = registry.listBrokerProgress();
         var relocationEpoch = registry.readRelocationEpoch();
+        var relocationApplied = registry.listRelocationApplied();
         var migration = directive.thenCompose(d -> d.present()
                 ? registry.read(registry.paths().orchestrator(d.value().epoch()), io.bcswitch.registry.MigrationState.class)
                 : CompletableFuture.completedFuture(Versioned.<io.bcswitch.registry.MigrationState>absent()));
-        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch, migration)
-                .thenApply(v -> {
+        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch,
+                        relocationApplied, migration).thenApply(v -> {
             Versioned<SwitchDirective> d = directive.join();
             long epoch = d.present() ? d.value().epoch() : 0L;
             String active = d.present() ? d.value().target()
@@ -381,7 +382,8 @@ public class SwitchService {
             boolean complete = !bs.isEmpty() && pending.isEmpty();
             return new StatusReport(active, epoch, d.value(), bootstrap.join().orElse(null),
                     table == null ? List.of() : table.ranges(), clusters.join(), bs, complete, pending,
-                    migration.join().value(), relocationEpoch.join());
+                    migration.join().value(), relocationEpoch.join(), relocationApplied.join().entrySet().stream()
+                            .filter(e -> e.getValue() < relocationEpoch.join()).map(java.util.Map.Entry::getKey).toList());
         });
     }
 
