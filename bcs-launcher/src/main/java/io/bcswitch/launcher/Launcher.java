@@ -531,18 +531,18 @@ public final class Launcher {
             String lfmt = "  %-8s %8s %9s %9s %9s%n";
             out.printf(lfmt, "phase", "count", "p50", "p99", "max");
             String[] names = {"before", "during", "build", "after"};
+            long[] p99 = new long[names.length];
             for (int i = 0; i < names.length; i++) {
                 long[] s = latencies[i].sorted();
-                out.printf(lfmt, names[i], s.length, ms(Latencies.percentile(s, 50)),
-                        ms(Latencies.percentile(s, 99)), ms(s.length == 0 ? -1 : s[s.length - 1]));
+                p99[i] = Latencies.percentile(s, 99);
+                out.printf(lfmt, names[i], s.length, ms(Latencies.percentile(s, 50)), ms(p99[i]),
+                        ms(s.length == 0 ? -1 : s[s.length - 1]));
             }
-            long beforeP99 = Latencies.percentile(latencies[0].sorted(), 99);
-            if (beforeP99 > 0) {
+            if (p99[0] > 0) {
                 StringBuilder ratios = new StringBuilder("  p99 relative to 'before':");
                 for (int i = 1; i < names.length; i++) {
-                    long p99 = Latencies.percentile(latencies[i].sorted(), 99);
-                    ratios.append(p99 < 0 ? String.format(" %s -", names[i])
-                            : String.format(" %s %.1fx", names[i], (double) p99 / beforeP99));
+                    ratios.append(p99[i] < 0 ? String.format(" %s -", names[i])
+                            : String.format(" %s %.1fx", names[i], (double) p99[i] / p99[0]));
                 }
                 out.println(ratios);
             }

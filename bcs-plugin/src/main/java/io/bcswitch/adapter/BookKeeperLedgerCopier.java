@@ -152,7 +152,8 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         return done(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
                                 + " does not match (closed/last entry/length)");
                     }
-                    return matches(p.dst(), id, m, sourceCrcs, pace).thenApply(same -> same
+                    return checksums(p.dst(), id, m, m.getLastEntryId(), pace)
+                            .thenApply(copyCrcs -> Arrays.equals(copyCrcs, sourceCrcs)).thenApply(same -> same
                             ? new Outcome(Result.COPIED, bytes, "copied " + (m.getLastEntryId() + 1) + " entries, "
                                     + bytes + " bytes" + note)
                             : new Outcome(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
@@ -194,79 +195,42 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
         });
     }
 
-    /**
-     * True when the copy's entries 0..last have the payload checksums taken from the source while copying.
-     * The read-back is paced like the copy: it hits the bookies that serve the brokers' writes.
-     */
-    private CompletableFuture<Boolean> matches(BookKeeper dst, long id, LedgerMetadata m, long[] crcs,
-                                               LongFunction<CompletableFuture<Void>> pace) {
-        if (crcs.length == 0) {
-            return CompletableFuture.completedFuture(true);
-        }
-        return open(dst, id, m, false).thenCompose(h -> matchesFrom(h, 0, crcs, pace)
-                .whenComplete((same, e) -> h.closeAsync()));
-    }
-
-    private CompletableFuture<Boolean> matchesFrom(ReadHandle h, long first, long[] crcs,
-                                                   LongFunction<CompletableFuture<Void>> pace) {
-        long last = crcs.length - 1;
-        if (first > last) {
-            return CompletableFuture.completedFuture(true);
-        }
-        long end = Math.min(last, first + BATCH_ENTRIES - 1);
-        long[] bytes = new long[1];
-        return h.readAsync(first, end).thenApply(entries -> {
-            try (LedgerEntries es = entries) {
-                long expected = first;
-                for (LedgerEntry e : es) {
-                    bytes[0] += e.getEntryBuffer().readableBytes();
-                    if (e.getEntryId() != expected || crc(e) != crcs[Math.toIntExact(expected)]) {
-                        return false;
-                    }
-                    expected++;
-                }
-                return expected == end + 1;
-            }
-        }).thenCompose(same -> !same ? CompletableFuture.completedFuture(false)
-                : pace.apply(bytes[0]).thenCompose(v -> matchesFrom(h, end + 1, crcs, pace)));
-    }
-
     /** True when entries 0..{@code last} of both ledgers have the same payloads (CRC32C each). */
     private CompletableFuture<Boolean> compare(BookKeeper src, BookKeeper dst, long id, LedgerMetadata m, long last,
                                                LongFunction<CompletableFuture<Void>> pace) {
-        if (last < 0) {
-            return CompletableFuture.completedFuture(true);
-        }
-        return open(src, id, m, false).thenCompose(a -> open(dst, id, m, false).thenCompose(b ->
-                compareFrom(a, b, 0, last, pace).whenComplete((same, e) -> {
-                    a.closeAsync();
-                    b.closeAsync();
-                })));
+        return checksums(src, id, m, last, pace).thenCombine(checksums(dst, id, m, last, pace), Arrays::equals);
     }
 
-    private CompletableFuture<Boolean> compareFrom(ReadHandle a, ReadHandle b, long first, long last,
-                                                   LongFunction<CompletableFuture<Void>> pace) {
-        if (first > last) {
-            return CompletableFuture.completedFuture(true);
+    /**
+     * CRC32C of the payload of entries 0..{@code last}, read in batches paced like the copy (a read-back
+     * of a copy hits the bookies that serve the brokers' writes).
+     */
+    private CompletableFuture<long[]> checksums(BookKeeper client, long id, LedgerMetadata m, long last,
+                                                LongFunction<CompletableFuture<Void>> pace) {
+        long[] crcs = new long[Math.toIntExact(last + 1)];
+        if (crcs.length == 0) {
+            return CompletableFuture.completedFuture(crcs);
         }
-        long end = Math.min(last, first + BATCH_ENTRIES - 1);
-        long[] bytes = new long[1];
-        return a.readAsync(first, end).thenCombine(b.readAsync(first, end), (x, y) -> {
-            try (LedgerEntries ex = x; LedgerEntries ey = y) {
-                var ix = ex.iterator();
-                var iy = ey.iterator();
-                while (ix.hasNext() && iy.hasNext()) {
-                    LedgerEntry p = ix.next();
-                    LedgerEntry q = iy.next();
-                    bytes[0] += p.getEntryBuffer().readableBytes() + q.getEntryBuffer().readableBytes();
-                    if (p.getEntryId() != q.getEntryId() || crc(p) != crc(q)) {
-                        return false;
-                    }
+        return open(client, id, m, false).thenCompose(h -> checksumsFrom(h, 0, crcs, pace)
+                .whenComplete((v, e) -> h.closeAsync())).thenApply(v -> crcs);
+    }
+
+    private CompletableFuture<Void> checksumsFrom(ReadHandle h, long first, long[] crcs,
+                                                  LongFunction<CompletableFuture<Void>> pace) {
+        if (first >= crcs.length) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long end = Math.min(crcs.length - 1, first + BATCH_ENTRIES - 1);
+        return h.readAsync(first, end).thenApply(entries -> {
+            long bytes = 0;
+            try (LedgerEntries es = entries) {
+                for (LedgerEntry e : es) {
+                    bytes += e.getEntryBuffer().readableBytes();
+                    crcs[Math.toIntExact(e.getEntryId())] = crc(e);
                 }
-                return !ix.hasNext() && !iy.hasNext();
             }
-        }).thenCompose(same -> !same ? CompletableFuture.completedFuture(false)
-                : pace.apply(bytes[0]).thenCompose(v -> compareFrom(a, b, end + 1, last, pace)));
+            return bytes;
+        }).thenCompose(pace::apply).thenCompose(v -> checksumsFrom(h, end + 1, crcs, pace));
     }
 
     private static long crc(LedgerEntry e) {

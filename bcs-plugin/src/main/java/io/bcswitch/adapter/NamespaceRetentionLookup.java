@@ -50,8 +50,7 @@ final class NamespaceRetentionLookup implements RetentionLookup {
         }
         TopicPoliciesService service = p.getTopicPoliciesService();
         return service.getTopicPoliciesAsync(topic, TopicPoliciesService.GetType.LOCAL_ONLY)
-                .thenCompose(local -> retentionOf(local).isPresent()
-                        ? CompletableFuture.completedFuture(local.map(x -> x))
+                .thenCompose(local -> retentionOf(local).isPresent() ? CompletableFuture.completedFuture(local)
                         : service.getTopicPoliciesAsync(topic, TopicPoliciesService.GetType.GLOBAL_ONLY))
                 .thenApply(policies -> retentionOf(policies).map(r -> new Retention(r.getRetentionTimeInMinutes(),
                         "topic " + topic)))

@@ -610,9 +610,9 @@ public final class MigrationOrchestrator implements AutoCloseable {
             if (!straggling.isEmpty() || s.deleteAfterRelocationEpoch() == FLIP_NOT_ANNOUNCED) {
                 // promotions that raced with the rollback, or a rollback interrupted before it announced its
                 // flip (its epoch is still the placeholder): announce every copy's id, so brokers re-read them
-                List<Long> ids = new ArrayList<>(new java.util.TreeSet<>(s.pendingDeletions()));
-                straggling.stream().filter(id -> !ids.contains(id)).forEach(ids::add);
-                return unrelocate(straggling, ids).thenCompose(re -> persistDeletions(s, s.pendingDeletions(), re));
+                java.util.Set<Long> ids = new java.util.TreeSet<>(s.pendingDeletions());
+                ids.addAll(straggling);
+                return unrelocate(straggling, List.copyOf(ids)).thenCompose(re -> persistDeletions(s, s.pendingDeletions(), re));
             }
             return registry.listRelocationApplied().thenCompose(applied -> {
                 if (applied.isEmpty() || applied.values().stream().anyMatch(e -> e < s.deleteAfterRelocationEpoch())) {

@@ -191,10 +191,7 @@ class MigrationOrchestratorTest {
         }, copier, 3, 60_000);
         first.switchAccepted(1);
         awaitPhase(first, Phase.PROMOTE);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (registry.listRelocations().get().size() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        waitUntil(10, () -> registry.listRelocations().get().size() >= 2);
         assertEquals(1, batchesOfFirst.get());
 
         // broker-1's metadata session expired (its lock and liveness record are gone) but it keeps running;
@@ -205,10 +202,7 @@ class MigrationOrchestratorTest {
                 new BrokerCutoverRecord(1, "broker-2", 1, "b", 0, 0, 0, 1, 2)).get();
         MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!first.readState(1).get().value().owner().equals("broker-2") && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        waitUntil(10, () -> first.readState(1).get().value().owner().equals("broker-2"));
         applied("broker-3", Long.MAX_VALUE);
         pass.get(30, TimeUnit.SECONDS);
 
@@ -234,10 +228,7 @@ class MigrationOrchestratorTest {
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (registry.readRelocationEpoch().get() < 1 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            waitUntil(20, () -> registry.readRelocationEpoch().get() >= 1);
             Thread.sleep(200);
             var first = registry.readRelocationEpochRecord().get();
             assertEquals(1, first.epoch(), "nothing promoted before the announcement is applied");
@@ -379,14 +370,23 @@ class MigrationOrchestratorTest {
     }
 
     private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
+        if (!waitUntil(30, () -> {
             var s = o.readState(1).get();
-            if (s.present() && s.value().phase() == phase) {
-                return;
+            return s.present() && s.value().phase() == phase;
+        })) {
+            throw new AssertionError("phase " + phase + " not reached");
+        }
+    }
+
+    /** Polls {@code condition} every 20 ms for at most {@code seconds}; whether it became true. */
+    private static boolean waitUntil(int seconds, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (condition.call()) {
+                return true;
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("phase " + phase + " not reached");
+        return false;
     }
 }
