@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * read back and compared entry by entry with the CRC32C of each payload taken from the source while
  * copying.
  *
+ * <p>Each copy's custom metadata carries {@value #COPY_OF_KEY} (the cluster it was copied from): cleanup deletes a
+ * ledger that merely sits in another cluster's id range only when it is one of these. Metadata comparisons
+ * between a ledger and its copy leave that key out.
+ *
  * <p>An unclosed ledger already on the target with the source's sizes, digest, password and custom
  * metadata can only be an earlier copy whose writer died (this cluster issues no id of another
  * cluster's range): if its entries are a prefix of the source's it is deleted and copied again;
@@ -38,6 +42,8 @@ import org.slf4j.LoggerFactory;
 final class BookKeeperLedgerCopier implements LedgerCopier {
     private static final Logger log = LoggerFactory.getLogger(BookKeeperLedgerCopier.class);
     private static final int BATCH_ENTRIES = 64;
+    /** Custom-metadata key marking a copy this plugin made; the value names the cluster it was copied from. */
+    static final String COPY_OF_KEY = "bookie-cluster-switch/copy-of";
 
     private final Function<String, CompletableFuture<BookKeeper>> clients;
     private final Executor blocking;
@@ -109,16 +115,35 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                 && customEquals(a.getCustomMetadata(), b.getCustomMetadata());
     }
 
+    /** Equal custom metadata, leaving out the copy mark. */
     private static boolean customEquals(Map<String, byte[]> a, Map<String, byte[]> b) {
-        if (a.size() != b.size()) {
+        Map<String, byte[]> x = withoutMark(a);
+        Map<String, byte[]> y = withoutMark(b);
+        if (x.size() != y.size()) {
             return false;
         }
-        for (Map.Entry<String, byte[]> e : a.entrySet()) {
-            if (!Arrays.equals(e.getValue(), b.get(e.getKey()))) {
+        for (Map.Entry<String, byte[]> e : x.entrySet()) {
+            if (!Arrays.equals(e.getValue(), y.get(e.getKey()))) {
                 return false;
             }
         }
         return true;
+    }
+
+    private static Map<String, byte[]> withoutMark(Map<String, byte[]> custom) {
+        if (!custom.containsKey(COPY_OF_KEY)) {
+            return custom;
+        }
+        Map<String, byte[]> m = new java.util.HashMap<>(custom);
+        m.remove(COPY_OF_KEY);
+        return m;
+    }
+
+    /** The source's custom metadata with the copy mark naming {@code from}. */
+    private static Map<String, byte[]> marked(Map<String, byte[]> custom, String from) {
+        Map<String, byte[]> m = new java.util.HashMap<>(custom);
+        m.put(COPY_OF_KEY, from.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return m;
     }
 
     private CompletableFuture<Outcome> copyAndVerify(Pair p, long id, LedgerMetadata m,
@@ -130,7 +155,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                 .withAckQuorumSize(m.getAckQuorumSize())
                 .withDigestType(m.getDigestType())
                 .withPassword(m.getPassword())
-                .withCustomMetadata(m.getCustomMetadata())
+                .withCustomMetadata(marked(m.getCustomMetadata(), from))
                 .makeAdv()
                 .withLedgerId(id)
                 .execute();
@@ -257,7 +282,12 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
         return clients.apply(cluster).thenCompose(c -> metadata(c, id))
                 .thenApply(m -> m.map(x -> new LedgerFacts(x.isClosed(), x.getLength(), x.getLastEntryId(),
-                        component(x.getCustomMetadata()))));
+                        component(x.getCustomMetadata()), text(x.getCustomMetadata().get(COPY_OF_KEY)),
+                        x.getCustomMetadata().containsKey(BrokerClientProbe.PROBE_KEY))));
+    }
+
+    private static String text(byte[] b) {
+        return b == null ? null : new String(b, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static String component(Map<String, byte[]> custom) {

@@ -7,6 +7,7 @@ import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.rest.BookieClustersApi;
 import io.bcswitch.routing.Ownership;
+import io.bcswitch.switching.BrokerPresence;
 import io.bcswitch.switching.BrokerSwitchAgent;
 import io.bcswitch.switching.SwitchService;
 import io.netty.channel.EventLoopGroup;
@@ -54,6 +55,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private java.util.concurrent.ExecutorService migrationIo;
     private io.bcswitch.routing.ClusterClientPool migrationPool;
     private OpenTelemetryMigrationMetrics metrics;
+    private BrokerPresence presence;
+    private java.util.concurrent.ExecutorService probeCloser;
+    private static final long HANDLES_PUBLISH_SECONDS = 5;
 
     @Override
     public void initialize(ServiceConfiguration conf, MetadataStoreExtended metadataStore,
@@ -64,8 +68,17 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
         MetadataLedgerInventory inventory = new MetadataLedgerInventory(metadataStore, this::factoryOrNull);
+        routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
+        probeCloser = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "bcs-probe-closer");
+            t.setDaemon(true);
+            return t;
+        });
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
-                inventory);
+                inventory, new BrokerClientProbe(routingFactory::newProbeClient,
+                        conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
+                        conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, probeCloser));
+        presence = new BrokerPresence(registry, this::brokerId, clock);
         api = new BookieClustersApi(service);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
@@ -74,13 +87,13 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
             t.setDaemon(true);
             return t;
         });
-        ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar);
+        ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,
+                active -> routingFactory.tracker().createsOutside(active));
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
-                cutoverScheduler, this::publishProgress, this::brokerId, clock);
-        routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
+                cutoverScheduler, presence::cutover, this::brokerId, clock);
         routingFactory.onDataLedgerCreated(
                 new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler));
-        agent = new BrokerSwitchAgent(registry, config, routingFactory::renewAll, cutover, clock);
+        agent = new BrokerSwitchAgent(registry, config, routingFactory::renewAll, cutover, presence, clock);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         log.info("Bookie cluster switch plugin starting: registry={}, active bookie-cluster={}, epoch={}",
                 config.configPath(), o.activeCluster(), o.activeEpoch());
@@ -109,7 +122,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
             return o == null ? null : o.activeCluster();
         });
         orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, inventory, copier, config.migration(),
-                this::brokerId, migrationScheduler, clock, metrics);
+                this::brokerId, migrationScheduler, clock, metrics, service::switchTo);
         var drain = new io.bcswitch.migration.DrainReports(registry, inventory, copier,
                 new NamespaceRetentionLookup(() -> pulsar));
         var cleanup = new io.bcswitch.migration.CleanupService(registry, inventory, copier, orchestrator, drain,
@@ -123,14 +136,15 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
     }
 
-    private void publishRelocationApplied(long epoch) {
-        registry.writeEphemeral(registry.paths().relocationApplied(brokerId()),
-                new io.bcswitch.registry.RelocationEpoch(io.bcswitch.registry.RelocationEpoch.FORMAT_VERSION, epoch,
-                        clock.millis())).exceptionally(e -> {
-                            log.warn("Cannot publish applied relocation epoch {} of broker {}: {}", epoch, brokerId(),
-                                    e.toString());
-                            return null;
-                        });
+    /** Publishes the handles this broker's routing clients hold open, by cluster (every few seconds). */
+    private void publishHandles() {
+        Ownership o = agent.ownership();
+        if (o == null) {
+            return;
+        }
+        LedgerHandleTracker.Snapshot snap = routingFactory.tracker().snapshot(o.activeCluster(),
+                io.bcswitch.registry.BrokerCutoverRecord.MAX_OPEN_LISTED);
+        presence.handles(snap.counts(), snap.idsOutside());
     }
 
     /**
@@ -147,7 +161,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 if (cutover.lastProgress().isEmpty()) {
                     cutover.start(agent.ownership());
                 }
-                agent.onRelocationsApplied(this::publishRelocationApplied);
+                agent.onRelocationsApplied(presence::relocationApplied);
+                cutoverScheduler.scheduleWithFixedDelay(this::publishHandles, 0, HANDLES_PUBLISH_SECONDS,
+                        TimeUnit.SECONDS);
+                // what the active cluster's id generator says now, for a switch away from it if it dies
+                service.observe(agent.ownership().activeCluster(), "broker start");
                 orchestrator.start(2_000);
                 task[0].cancel(false);
             }
@@ -166,12 +184,6 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         return getDefaultStorageClass() == null ? null : getDefaultStorageClass().getManagedLedgerFactory();
     }
 
-    private void publishProgress(BrokerCutoverRecord record) {
-        registry.writeEphemeral(registry.paths().broker(record.broker()), record).exceptionally(e -> {
-            log.warn("Cannot publish cutover progress of broker {}: {}", record.broker(), e.toString());
-            return null;
-        });
-    }
 
     /**
      * Called by the plugin's broker-side components that receive the {@link PulsarService} (the REST
@@ -221,6 +233,12 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     public void close() throws IOException {
         if (agent != null) {
             agent.close();
+        }
+        if (presence != null) {
+            presence.close();
+        }
+        if (probeCloser != null) {
+            probeCloser.shutdown();
         }
         if (cutover != null) {
             cutover.close();

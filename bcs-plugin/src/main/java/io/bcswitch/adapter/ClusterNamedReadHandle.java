@@ -31,20 +31,23 @@ final class ClusterNamedReadHandle implements InvocationHandler {
 
     private final ReadHandle delegate;
     private final String cluster;
+    private final Runnable onClose;
     private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
     private final AtomicLong suppressed = new AtomicLong();
 
-    private ClusterNamedReadHandle(ReadHandle delegate, String cluster) {
+    private ClusterNamedReadHandle(ReadHandle delegate, String cluster, Runnable onClose) {
         this.delegate = delegate;
         this.cluster = cluster;
+        this.onClose = onClose;
     }
 
-    static ReadHandle wrap(ReadHandle handle, String cluster) {
+    /** {@code handle} with failed reads named; {@code onClose} runs when it is closed (close or closeAsync). */
+    static ReadHandle wrap(ReadHandle handle, String cluster, Runnable onClose) {
         if (handle == null || Proxy.isProxyClass(handle.getClass())) {
             return handle;
         }
         return (ReadHandle) Proxy.newProxyInstance(ClusterNamedReadHandle.class.getClassLoader(),
-                new Class<?>[] {ReadHandle.class}, new ClusterNamedReadHandle(handle, cluster));
+                new Class<?>[] {ReadHandle.class}, new ClusterNamedReadHandle(handle, cluster, onClose));
     }
 
     @Override
@@ -52,6 +55,9 @@ final class ClusterNamedReadHandle implements InvocationHandler {
         if (ProxyIdentity.handles(method)) {
             return ProxyIdentity.invoke(proxy, method, args,
                     () -> "ReadHandle[bookie-cluster=" + cluster + " ledger=" + delegate.getId() + "]");
+        }
+        if (method.getName().equals("close") || method.getName().equals("closeAsync")) {
+            onClose.run();
         }
         Object result;
         try {

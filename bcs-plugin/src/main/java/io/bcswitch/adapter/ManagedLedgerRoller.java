@@ -38,9 +38,22 @@ final class ManagedLedgerRoller implements TopicRoller {
     private final Supplier<ManagedLedgerFactory> factory;
     private final Supplier<PulsarService> broker;
 
-    ManagedLedgerRoller(Supplier<ManagedLedgerFactory> factory, Supplier<PulsarService> broker) {
+    private final java.util.function.ToIntFunction<String> createsInFlightOutside;
+
+    /**
+     * @param createsInFlightOutside ledger creations in flight on clusters other than the given (active) one, as the
+     *                               routing client counts them
+     */
+    ManagedLedgerRoller(Supplier<ManagedLedgerFactory> factory, Supplier<PulsarService> broker,
+                        java.util.function.ToIntFunction<String> createsInFlightOutside) {
         this.factory = factory;
         this.broker = broker;
+        this.createsInFlightOutside = createsInFlightOutside;
+    }
+
+    @Override
+    public int createsInFlightOutside(String activeCluster) {
+        return createsInFlightOutside.applyAsInt(activeCluster);
     }
 
     @Override
@@ -52,7 +65,13 @@ final class ManagedLedgerRoller implements TopicRoller {
         List<OpenLedger> out = new ArrayList<>();
         for (Map.Entry<String, ManagedLedger> e : f.getManagedLedgers().entrySet()) {
             if (e.getValue() instanceof ManagedLedgerImpl ml && !(ml.getClass().getSimpleName().startsWith("Shadow"))) {
-                out.add(new OpenLedger(e.getKey(), currentLedgerId(ml), ml.getCurrentLedgerEntries()));
+                List<Long> cursors = new ArrayList<>();
+                for (ManagedCursor c : ml.getCursors()) {
+                    if (c instanceof ManagedCursorImpl ci && ci.getCursorLedger() >= 0) {
+                        cursors.add(ci.getCursorLedger());
+                    }
+                }
+                out.add(new OpenLedger(e.getKey(), currentLedgerId(ml), ml.getCurrentLedgerEntries(), cursors));
             }
         }
         return out;

@@ -35,29 +35,31 @@ final class RecordedOpBuilder implements InvocationHandler {
 
     private final String op;
     private final LedgerRouter router;
+    private final LedgerHandleTracker tracker;
 
-    private RecordedOpBuilder(String op, LedgerRouter router,
+    private RecordedOpBuilder(String op, LedgerRouter router, LedgerHandleTracker tracker,
                               Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
                               Function<BookKeeper, Object> newRealBuilder) {
         this.op = op;
         this.router = router;
+        this.tracker = tracker;
         this.route = route;
         this.newRealBuilder = newRealBuilder;
     }
 
-    static CreateBuilder create(LedgerRouter router) {
-        return proxy(CreateBuilder.class, new RecordedOpBuilder("create", router, b -> router.forCreate(),
+    static CreateBuilder create(LedgerRouter router, LedgerHandleTracker tracker) {
+        return proxy(CreateBuilder.class, new RecordedOpBuilder("create", router, tracker, b -> router.forCreate(),
                 BookKeeper::newCreateLedgerOp));
     }
 
-    static OpenBuilder open(LedgerRouter router) {
-        return proxy(OpenBuilder.class, new RecordedOpBuilder("open", router, b -> router.forLedger(b.ledgerId()),
-                BookKeeper::newOpenLedgerOp));
+    static OpenBuilder open(LedgerRouter router, LedgerHandleTracker tracker) {
+        return proxy(OpenBuilder.class, new RecordedOpBuilder("open", router, tracker,
+                b -> router.forLedger(b.ledgerId()), BookKeeper::newOpenLedgerOp));
     }
 
-    static DeleteBuilder delete(LedgerRouter router) {
-        return proxy(DeleteBuilder.class, new RecordedOpBuilder("delete", router, b -> router.forLedger(b.ledgerId()),
-                BookKeeper::newDeleteLedgerOp));
+    static DeleteBuilder delete(LedgerRouter router, LedgerHandleTracker tracker) {
+        return proxy(DeleteBuilder.class, new RecordedOpBuilder("delete", router, tracker,
+                b -> router.forLedger(b.ledgerId()), BookKeeper::newDeleteLedgerOp));
     }
 
     @SuppressWarnings("unchecked")
@@ -82,21 +84,27 @@ final class RecordedOpBuilder implements InvocationHandler {
             return ProxyIdentity.invoke(proxy, method, args, () -> "RecordedOpBuilder" + calls);
         }
         if (method.getName().equals("execute") && method.getParameterCount() == 0) {
-            return route.apply(this).thenCompose(target -> replay(target.client()).whenComplete((r, e) -> {
-                if (e != null) {
-                    // name the cluster and ledger: BookKeeper's own errors say neither
-                    log.warn("bookie-cluster={} ledger={} {} failed: {}", target.cluster(),
-                            ledgerId() >= 0 ? ledgerId() : "(new)", op,
-                            e.toString());
+            boolean create = op.equals("create");
+            return route.apply(this).thenCompose(target -> {
+                if (create) {
+                    tracker.createStarted(target.cluster());
                 }
-            }).thenApply(result -> {
-                if (op.equals("delete")) {
-                    RoutingBookKeeper.deleteOriginal(router, ledgerId());
-                }
-                return result;
-            }).thenApply(handle -> handle instanceof ReadHandle read && op.equals("open")
-                    // later read failures on the handle are named too
-                    ? ClusterNamedReadHandle.wrap(read, target.cluster()) : handle));
+                return replay(target.client()).whenComplete((r, e) -> {
+                    if (create) {
+                        tracker.createDone(target.cluster());
+                    }
+                    if (e != null) {
+                        // name the cluster and ledger: BookKeeper's own errors say neither
+                        log.warn("bookie-cluster={} ledger={} {} failed: {}", target.cluster(),
+                                ledgerId() >= 0 ? ledgerId() : "(new)", op, e.toString());
+                    }
+                }).thenApply(result -> {
+                    if (op.equals("delete")) {
+                        RoutingBookKeeper.deleteOriginal(router, ledgerId());
+                    }
+                    return track(target.cluster(), result);
+                });
+            });
         }
         calls.add(new Call(method, args));
         Class<?> ret = method.getReturnType();
@@ -108,6 +116,23 @@ final class RecordedOpBuilder implements InvocationHandler {
             return Proxy.newProxyInstance(RecordedOpBuilder.class.getClassLoader(), new Class<?>[] {ret}, this);
         }
         throw new UnsupportedOperationException("routing client cannot record " + method);
+    }
+
+    /**
+     * The handle {@code execute()} returned, tracked. An opened read handle is wrapped: its read failures are
+     * logged with the cluster, and its close is seen.
+     */
+    private Object track(String cluster, Object handle) {
+        if (handle instanceof ReadHandle read && op.equals("open")) {
+            LedgerHandleTracker.Tracked[] tracked = new LedgerHandleTracker.Tracked[1];
+            ReadHandle wrapped = ClusterNamedReadHandle.wrap(read, cluster, () -> tracked[0].closed.set(true));
+            tracked[0] = tracker.opened(cluster, read.getId(), wrapped, false);
+            return wrapped;
+        }
+        if (handle instanceof org.apache.bookkeeper.client.api.WriteHandle w && op.equals("create")) {
+            tracker.opened(cluster, w.getId(), w, true);
+        }
+        return handle;
     }
 
     private CompletableFuture<Object> replay(BookKeeper client) {

@@ -43,6 +43,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Calls that have no ledger id (ledger manager, metadata driver, bookie info) answer for the
  * active cluster. Callbacks run on the target client's threads, or inline when the target is known.
+ *
+ * <p>Every handle returned and every creation in flight is told to a {@link LedgerHandleTracker}, shared by all
+ * routing clients of the broker. Opens of the callback API are passed on without {@code keepUpdateMetadata}: they
+ * always recover (and so close) the ledger, whose metadata cannot change afterwards, and a handle kept updated is
+ * registered with the cluster client's ledger manager for good, so it would never be let go even after its user
+ * dropped it (Pulsar drops the compacted topic's handle without closing it).
  */
 public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     private static final Logger log = LoggerFactory.getLogger(RoutingBookKeeper.class);
@@ -52,6 +58,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     private final OrderedExecutor workerPool;
     private final Runnable onClose;
     private final CreateListener createListener;
+    private final LedgerHandleTracker tracker;
     private volatile boolean closed;
 
     /**
@@ -61,16 +68,20 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
      * @param onClose    closes the per-cluster clients
      */
     public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose) {
-        this(router, workerPool, onClose, null);
+        this(router, workerPool, onClose, null, new LedgerHandleTracker());
     }
 
-    /** As above; {@code createListener} (nullable) is told about each managed-ledger data ledger created. */
+    /**
+     * As above; {@code createListener} (nullable) is told about each managed-ledger data ledger created,
+     * {@code tracker} about every handle handed out and every creation in flight.
+     */
     public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose,
-                             CreateListener createListener) {
+                             CreateListener createListener, LedgerHandleTracker tracker) {
         this.router = router;
         this.workerPool = workerPool;
         this.onClose = onClose;
         this.createListener = createListener;
+        this.tracker = tracker;
     }
 
     /** Told, on the creating client's thread, about each data ledger a managed ledger created through here. */
@@ -108,10 +119,43 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.createComplete(rc(e), null, ctx);
             } else {
+                tracker.createStarted(t.cluster());
                 t.client().asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
-                        notifying(cb, t.cluster(), customMetadata), ctx, customMetadata);
+                        tracking(t, notifying(cb, t.cluster(), customMetadata)), ctx, customMetadata);
             }
         });
+    }
+
+    /** {@code cb}, with the creation counted as done and its handle tracked before it runs. */
+    private CreateCallback tracking(Target t, CreateCallback cb) {
+        return (rc, lh, ctx) -> {
+            tracker.createDone(t.cluster());
+            if (rc == BKException.Code.OK && lh != null) {
+                tracker.opened(t.cluster(), lh.getId(), lh, true);
+            }
+            cb.createComplete(rc, lh, ctx);
+        };
+    }
+
+    /** A handle of {@code t}'s cluster handed out through a sync call: tracked. */
+    private LedgerHandle track(Target t, LedgerHandle lh, boolean write) {
+        tracker.opened(t.cluster(), lh.getId(), lh, write);
+        return lh;
+    }
+
+    /** Runs a sync create on {@code t}, counted as in flight meanwhile. */
+    private LedgerHandle create(Target t, SyncCreate create) throws BKException, InterruptedException {
+        tracker.createStarted(t.cluster());
+        try {
+            return track(t, create.run(t.client()), true);
+        } finally {
+            tracker.createDone(t.cluster());
+        }
+    }
+
+    @FunctionalInterface
+    private interface SyncCreate {
+        LedgerHandle run(BookKeeper client) throws BKException, InterruptedException;
     }
 
     /** {@code cb}, telling the create listener first when it completes a managed-ledger data ledger. */
@@ -141,8 +185,9 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.createComplete(rc(e), null, ctx);
             } else {
-                t.client().asyncCreateLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb,
-                        ctx, customMetadata);
+                tracker.createStarted(t.cluster());
+                t.client().asyncCreateLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
+                        tracking(t, cb), ctx, customMetadata);
             }
         });
     }
@@ -155,64 +200,65 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.createComplete(rc(e), null, ctx);
             } else {
+                tracker.createStarted(t.cluster());
                 t.client().asyncCreateLedgerAdv(ledgerId, ensSize, writeQuorumSize, ackQuorumSize, digestType,
-                        passwd, cb, ctx, customMetadata);
+                        passwd, tracking(t, cb), ctx, customMetadata);
             }
         });
     }
 
     @Override
     public LedgerHandle createLedger(DigestType digestType, byte[] passwd) throws BKException, InterruptedException {
-        return sync(router.forCreate()).client().createLedger(digestType, passwd);
+        return create(sync(router.forCreate()), c -> c.createLedger(digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedger(int ensSize, int qSize, DigestType digestType, byte[] passwd)
             throws InterruptedException, BKException {
-        return sync(router.forCreate()).client().createLedger(ensSize, qSize, digestType, passwd);
+        return create(sync(router.forCreate()), c -> c.createLedger(ensSize, qSize, digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                      byte[] passwd) throws InterruptedException, BKException {
-        return sync(router.forCreate()).client()
-                .createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd);
+        return create(sync(router.forCreate()),
+                c -> c.createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                      byte[] passwd, Map<String, byte[]> customMetadata)
             throws InterruptedException, BKException {
-        return sync(router.forCreate()).client()
-                .createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata);
+        return create(sync(router.forCreate()),
+                c -> c.createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata));
     }
 
     @Override
     public LedgerHandle createLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                         byte[] passwd) throws InterruptedException, BKException {
-        return sync(router.forCreate()).client()
-                .createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd);
+        return create(sync(router.forCreate()),
+                c -> c.createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                         byte[] passwd, Map<String, byte[]> customMetadata)
             throws InterruptedException, BKException {
-        return sync(router.forCreate()).client()
-                .createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata);
+        return create(sync(router.forCreate()),
+                c -> c.createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata));
     }
 
     @Override
     public LedgerHandle createLedgerAdv(long ledgerId, int ensSize, int writeQuorumSize, int ackQuorumSize,
                                         DigestType digestType, byte[] passwd, Map<String, byte[]> customMetadata)
             throws InterruptedException, BKException {
-        return sync(router.forCreate()).client().createLedgerAdv(ledgerId, ensSize, writeQuorumSize,
-                ackQuorumSize, digestType, passwd, customMetadata);
+        return create(sync(router.forCreate()), c -> c.createLedgerAdv(ledgerId, ensSize, writeQuorumSize,
+                ackQuorumSize, digestType, passwd, customMetadata));
     }
 
     @Override
     public CreateBuilder newCreateLedgerOp() {
-        return RecordedOpBuilder.create(router);
+        return RecordedOpBuilder.create(router, tracker);
     }
 
     // ---------------------------------------------------------------- open
@@ -229,8 +275,9 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             if (e != null) {
                 cb.openComplete(rc(e), null, ctx);
             } else {
-                t.client().asyncOpenLedger(lId, digestType, passwd, namingFailures(t, lId, "open", cb), ctx,
-                        keepUpdateMetadata);
+                // without keepUpdateMetadata: see the class comment
+                t.client().asyncOpenLedger(lId, digestType, passwd, tracked(t, namingFailures(t, lId, "open", cb)),
+                        ctx, false);
             }
         });
     }
@@ -243,7 +290,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
                 cb.openComplete(rc(e), null, ctx);
             } else {
                 t.client().asyncOpenLedgerNoRecovery(lId, digestType, passwd,
-                        namingFailures(t, lId, "open (no recovery)", cb), ctx);
+                        tracked(t, namingFailures(t, lId, "open (no recovery)", cb)), ctx);
             }
         });
     }
@@ -251,24 +298,27 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     @Override
     public LedgerHandle openLedger(long lId, DigestType digestType, byte[] passwd)
             throws BKException, InterruptedException {
-        return sync(router.forLedger(lId)).client().openLedger(lId, digestType, passwd);
+        Target t = sync(router.forLedger(lId));
+        return track(t, t.client().openLedger(lId, digestType, passwd), false);
     }
 
     @Override
     public LedgerHandle openLedger(long lId, DigestType digestType, byte[] passwd, boolean keepUpdateMetadata)
             throws BKException, InterruptedException {
-        return sync(router.forLedger(lId)).client().openLedger(lId, digestType, passwd, keepUpdateMetadata);
+        Target t = sync(router.forLedger(lId));
+        return track(t, t.client().openLedger(lId, digestType, passwd, false), false);
     }
 
     @Override
     public LedgerHandle openLedgerNoRecovery(long lId, DigestType digestType, byte[] passwd)
             throws BKException, InterruptedException {
-        return sync(router.forLedger(lId)).client().openLedgerNoRecovery(lId, digestType, passwd);
+        Target t = sync(router.forLedger(lId));
+        return track(t, t.client().openLedgerNoRecovery(lId, digestType, passwd), false);
     }
 
     @Override
     public OpenBuilder newOpenLedgerOp() {
-        return RecordedOpBuilder.open(router);
+        return RecordedOpBuilder.open(router, tracker);
     }
 
     // ---------------------------------------------------------------- delete, metadata
@@ -314,7 +364,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
 
     @Override
     public DeleteBuilder newDeleteLedgerOp() {
-        return RecordedOpBuilder.delete(router);
+        return RecordedOpBuilder.delete(router, tracker);
     }
 
     @Override
@@ -423,6 +473,16 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             log.warn("Routing failed: no bookie-cluster client within {}s", SYNC_ROUTE_TIMEOUT_SECONDS);
             throw BKException.create(BKException.Code.TimeoutException);
         }
+    }
+
+    /** {@code cb}, with the handle it gets tracked first. */
+    private OpenCallback tracked(Target t, OpenCallback cb) {
+        return (rc, lh, ctx) -> {
+            if (rc == BKException.Code.OK && lh != null) {
+                tracker.opened(t.cluster(), lh.getId(), lh, false);
+            }
+            cb.openComplete(rc, lh, ctx);
+        };
     }
 
     /**

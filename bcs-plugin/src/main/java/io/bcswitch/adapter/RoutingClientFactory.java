@@ -34,6 +34,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
     private final Supplier<Ownership> ownership;
     private final Supplier<CompletableFuture<Ownership>> refresh;
     private final List<ClusterClientPool> pools = new CopyOnWriteArrayList<>();
+    private final LedgerHandleTracker tracker = new LedgerHandleTracker();
     private volatile RoutingBookKeeper.CreateListener createListener;
 
     RoutingClientFactory(BookKeeperClientFactory brokerFactory, RegistryStore registry,
@@ -71,7 +72,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         return CompletableFuture.completedFuture(new RoutingBookKeeper(router, worker, () -> {
             pools.remove(pool);
             pool.close();
-        }, createListener));
+        }, createListener, tracker));
     }
 
     /** What the broker built its first client with; the migration's clients are built the same way. */
@@ -108,6 +109,26 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         }
         return newPool("migration", b.conf(), b.store(), b.eventLoopGroup(), Optional.empty(), null,
                 NullStatsLogger.INSTANCE);
+    }
+
+    /** Every handle the routing clients of this broker handed out and creations in flight, by cluster. */
+    LedgerHandleTracker tracker() {
+        return tracker;
+    }
+
+    /**
+     * A client built exactly like the broker's clients of {@code uri}'s cluster (the broker's own factory and
+     * settings), for probing a cluster before it is switched to; the caller closes it.
+     */
+    CompletableFuture<BookKeeper> newProbeClient(String uri) {
+        BrokerSettings b = brokerSettings;
+        if (b == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "the managed-ledger storage has not created its client yet"));
+        }
+        ServiceConfiguration c = BrokerConfigs.isBrokerImplicitCluster(b.conf(), uri)
+                ? b.conf() : BrokerConfigs.withMetadataServiceUri(b.conf(), uri);
+        return brokerFactory.create(c, b.store(), b.eventLoopGroup(), Optional.empty(), null, NullStatsLogger.INSTANCE);
     }
 
     /** Closes {@code cluster}'s clients in every pool (it was retired). */

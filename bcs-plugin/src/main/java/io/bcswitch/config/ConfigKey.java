@@ -25,6 +25,11 @@ public record ConfigKey(String name, String defaultValue, String doc) {
     public static final ConfigKey PROBE_TIMEOUT_SECONDS = new ConfigKey("probeTimeoutSeconds", "10",
             "Longest wait for a bookie cluster's metadata service during register, precheck and switch.");
 
+    public static final ConfigKey RESYNC_INTERVAL_SECONDS = new ConfigKey("resyncIntervalSeconds", "30",
+            "How often each broker re-reads the switch directive, the range table and the relocation epoch, and "
+                    + "re-creates its registry records if they are gone, in case a change notification was missed "
+                    + "(1-3600). Session changes of the metadata store trigger the same re-read at once.");
+
     public static final ConfigKey MIGRATION_CONCURRENCY = new ConfigKey("migrationConcurrency", "4",
             "After a switch, how many ledgers the migration copies at the same time (1-1024).");
     public static final ConfigKey MIGRATION_BYTES_PER_SECOND = new ConfigKey("migrationBytesPerSecond", "1048576",
@@ -39,7 +44,7 @@ public record ConfigKey(String name, String defaultValue, String doc) {
 
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
-                PROBE_TIMEOUT_SECONDS, MIGRATION_CONCURRENCY, MIGRATION_BYTES_PER_SECOND,
+                PROBE_TIMEOUT_SECONDS, RESYNC_INTERVAL_SECONDS, MIGRATION_CONCURRENCY, MIGRATION_BYTES_PER_SECOND,
                 MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS);
     }
 

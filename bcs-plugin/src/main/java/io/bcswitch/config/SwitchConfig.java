@@ -13,9 +13,11 @@ import java.util.Properties;
  * @param cutoverEnabled         whether open ledgers are rolled over right after a switch
  * @param probeTimeoutSeconds    bounded wait for a bookie cluster's metadata service
  * @param migration              how the post-switch migration is paced and guarded
+ * @param resyncIntervalSeconds  how often each broker re-reads the registry as a safety net
  */
 public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
-                           boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration) {
+                           boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration,
+                           int resyncIntervalSeconds) {
 
     /**
      * @param concurrency       ledgers copied at the same time
@@ -35,7 +37,7 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
     public SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
                         boolean cutoverEnabled, int probeTimeoutSeconds) {
         this(configPath, currentClusterName, cutoverTopicsPerSecond, cutoverEnabled, probeTimeoutSeconds,
-                Migration.DEFAULTS);
+                Migration.DEFAULTS, Integer.parseInt(ConfigKey.RESYNC_INTERVAL_SECONDS.defaultValue()));
     }
 
     public static final String PREFIX = "bookieClusterSwitch.";
@@ -73,7 +75,8 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 wholeNumber(props, ConfigKey.MIGRATION_BYTES_PER_SECOND, 0, Long.MAX_VALUE / 2),
                 (int) wholeNumber(props, ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE, 1, 100_000),
                 (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS, 0, 8760));
-        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration);
+        int resync = (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS, 1, 3600);
+        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration, resync);
     }
 
     private static long wholeNumber(Properties props, ConfigKey key, long min, long max) {

@@ -21,12 +21,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Bounded cutover after a switch: every managed ledger on this broker that is writing a ledger owned
- * by another cluster is rolled over, at most {@code topicsPerSecond} per second, so that its next
- * ledger is created on the active cluster. Ledgers whose roll raced with something else (a roll or a
- * ledger creation already in flight at switch time) are swept again until all write to the active
- * cluster or the sweep limit is reached. Runs on one scheduler thread; a newer switch replaces a
- * running cutover.
+ * Bounded cutover after a switch: every managed ledger on this broker that is writing a ledger owned by another
+ * cluster, or whose cursors write their positions to one, is rolled over, at most {@code topicsPerSecond} per
+ * second, so that its next ledger is created on the active cluster.
+ *
+ * <p>Every sweep looks at all the broker's open ledgers again, not only at the ones found at the start: a topic
+ * that was loading, or creating a ledger, when the switch arrived gets its new ledger on the old cluster after the
+ * cutover started. The cutover is finished (and status may say complete) only when a sweep finds no open ledger
+ * and no cursor ledger on another cluster and no ledger creation in flight there. A ledger that will not roll is
+ * retried about once a second; after {@link #MAX_SWEEPS} sweeps it is reported as failed and retried every few
+ * seconds, never given up. With {@code cutoverEnabled=false} nothing is rolled, but the same check decides when
+ * the cutover is over (ledgers then move at their normal rollover). Runs on one scheduler thread; a newer switch
+ * replaces a running cutover.
  */
 public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(CutoverRunner.class);
@@ -34,6 +40,8 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     static final int MAX_SWEEPS = (int) (60_000 / SWEEP_INTERVAL_MS);
     /** A roll that did not take is tried again after this many sweeps (about a second). */
     static final int RETRY_EVERY_SWEEPS = 4;
+    /** After {@link #MAX_SWEEPS}, only every this many sweeps does anything (about every 5 s). */
+    static final int SLOW_EVERY_SWEEPS = 20;
 
     private final TopicRoller roller;
     private final boolean enabled;
@@ -85,15 +93,19 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     private final class Run {
         private final Ownership ownership;
         private final long startedAt = clock.millis();
-        private final Set<String> toMove = new HashSet<>();
+        /** every managed ledger found writing (or with a cursor writing) to another cluster since the start */
+        private final Set<String> found = new HashSet<>();
         private final Set<String> moved = new HashSet<>();
         private final Map<String, Integer> attempts = new HashMap<>();
         private final Deque<String> queue = new ArrayDeque<>();
+        private List<String> pending = List.of();
+        private int createsElsewhere;
         private int failed;
         private int sweeps;
         private long finishedAt;
         private ScheduledFuture<?> rollTask;
         private ScheduledFuture<?> sweepTask;
+        private BrokerCutoverRecord lastPublished;
         private volatile boolean cancelled;
 
         Run(Ownership ownership) {
@@ -101,30 +113,52 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         }
 
         void begin() {
-            for (TopicRoller.OpenLedger l : roller.openLedgers()) {
-                if (needsMove(l.currentLedgerId())) {
-                    toMove.add(l.name());
-                    queue.add(l.name());
-                }
-            }
+            scan();
+            queue.addAll(pending);
             log.info("bookie-cluster={} epoch={} cutover: {} of {} open ledgers write to another cluster{}",
-                    ownership.activeCluster(), ownership.activeEpoch(), toMove.size(), roller.openLedgers().size(),
+                    ownership.activeCluster(), ownership.activeEpoch(), pending.size(), roller.openLedgers().size(),
                     enabled ? "" : " (cutoverEnabled=false: they move at their next normal rollover)");
-            if (!enabled) {
-                failed = toMove.size();
-                finishedAt = clock.millis();
-                publish();
+            if (pending.isEmpty() && createsElsewhere == 0) {
+                finish();
                 return;
             }
+            if (!enabled) {
+                failed = pending.size();
+            }
             publish();
-            long periodMicros = Math.max(1L, (long) (1_000_000 / topicsPerSecond));
-            rollTask = scheduler.scheduleAtFixedRate(this::rollNext, 0, periodMicros, TimeUnit.MICROSECONDS);
+            if (enabled) {
+                long periodMicros = Math.max(1L, (long) (1_000_000 / topicsPerSecond));
+                rollTask = scheduler.scheduleAtFixedRate(this::rollNext, 0, periodMicros, TimeUnit.MICROSECONDS);
+            }
             sweepTask = scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS,
                     TimeUnit.MILLISECONDS);
         }
 
         private boolean needsMove(long ledgerId) {
             return ledgerId >= 0 && !ownership.owner(ledgerId).map(ownership.activeCluster()::equals).orElse(false);
+        }
+
+        /** Looks at every open ledger of the broker: which still write (or have a cursor writing) elsewhere. */
+        private void scan() {
+            List<String> now = new ArrayList<>();
+            Set<String> open = new HashSet<>();
+            for (TopicRoller.OpenLedger l : roller.openLedgers()) {
+                open.add(l.name());
+                if (needsMove(l.currentLedgerId()) || l.cursorLedgers().stream().anyMatch(this::needsMove)) {
+                    now.add(l.name());
+                    found.add(l.name());
+                    moved.remove(l.name());
+                } else if (found.contains(l.name())) {
+                    moved.add(l.name());
+                }
+            }
+            for (String name : found) {
+                if (!open.contains(name)) {
+                    moved.add(name); // closed or unloaded: its next ledgers will be created on the active cluster
+                }
+            }
+            pending = now;
+            createsElsewhere = roller.createsInFlightOutside(ownership.activeCluster());
         }
 
         private void rollNext() {
@@ -138,7 +172,8 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             attempts.merge(name, 1, Integer::sum);
             java.util.concurrent.CompletableFuture<TopicRoller.RollMethod> f;
             try {
-                f = roller.roll(name);
+                f = needsMove(roller.currentLedgerId(name)) ? roller.roll(name)
+                        : java.util.concurrent.CompletableFuture.completedFuture(TopicRoller.RollMethod.SKIPPED);
                 int cursors = roller.rollCursors(name, this::needsMove);
                 if (cursors > 0) {
                     log.info("bookie-cluster={} epoch={} ledger-name={} rolled {} cursor ledger(s) over",
@@ -151,75 +186,80 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
                 if (e != null) {
                     log.warn("bookie-cluster={} epoch={} ledger-name={} rollover failed: {}",
                             ownership.activeCluster(), ownership.activeEpoch(), name, e.toString());
-                } else {
+                } else if (how != TopicRoller.RollMethod.SKIPPED) {
                     log.info("bookie-cluster={} epoch={} ledger-name={} cutover by {}", ownership.activeCluster(),
                             ownership.activeEpoch(), name, how);
                 }
             });
         }
 
-        /** Re-checks every ledger still to move; queues again the ones whose roll did not take. */
+        /** Looks again at every open ledger; queues again the ones whose roll did not take. */
         private void sweep() {
             if (cancelled) {
                 return;
             }
+            sweeps++;
+            if (sweeps > MAX_SWEEPS && sweeps % SLOW_EVERY_SWEEPS != 0) {
+                return;
+            }
             try {
-                sweepOnce();
+                scan();
             } catch (RuntimeException e) {
                 log.warn("bookie-cluster={} epoch={} cutover sweep failed (will retry): {}",
                         ownership.activeCluster(), ownership.activeEpoch(), e.toString());
-                if (sweeps >= MAX_SWEEPS) {
-                    finish(toMove.size() - moved.size());
+                return;
+            }
+            if (pending.isEmpty() && createsElsewhere == 0) {
+                finish();
+                return;
+            }
+            boolean slow = sweeps >= MAX_SWEEPS;
+            if (enabled) {
+                for (String name : pending) {
+                    boolean firstTime = !attempts.containsKey(name);
+                    if (!queue.contains(name) && (firstTime || slow || sweeps % RETRY_EVERY_SWEEPS == 0)) {
+                        queue.add(name); // a roll that lost a race is tried again, not hammered
+                    }
                 }
             }
+            failed = !enabled || slow ? pending.size() : 0;
+            if (sweeps == MAX_SWEEPS) {
+                log.warn("bookie-cluster={} epoch={} cutover: {} ledger(s) still write to another cluster after {} s "
+                        + "({}), {} creation(s) in flight there; still trying", ownership.activeCluster(),
+                        ownership.activeEpoch(), MAX_SWEEPS * SWEEP_INTERVAL_MS / 1000,
+                        pending.subList(0, Math.min(5, pending.size())), createsElsewhere);
+            }
+            publish();
         }
 
-        private void sweepOnce() {
-            sweeps++;
-            List<String> pending = new ArrayList<>();
-            for (String name : toMove) {
-                if (moved.contains(name)) {
-                    continue;
-                }
-                long id = roller.currentLedgerId(name);
-                if (id >= 0 && !needsMove(id)) {
-                    moved.add(name);
-                } else if (id < 0 && roller.openLedgers().stream().noneMatch(l -> l.name().equals(name))) {
-                    moved.add(name); // closed or unloaded: its next ledger will be created on the active cluster
-                } else {
-                    pending.add(name);
-                }
-            }
-            for (String name : pending) {
-                if (!queue.contains(name) && sweeps % RETRY_EVERY_SWEEPS == 0) {
-                    queue.add(name); // a roll that lost a race is tried again, not hammered
-                }
-            }
-            if (pending.isEmpty() || sweeps >= MAX_SWEEPS) {
-                finish(pending.size());
-            } else {
-                publish();
-            }
-        }
-
-        private void finish(int notMoved) {
-            failed = notMoved;
+        private void finish() {
+            failed = 0;
             finishedAt = clock.millis();
-            rollTask.cancel(false);
-            sweepTask.cancel(false);
-            log.info("bookie-cluster={} epoch={} cutover finished in {} ms: {} moved, {} not moved",
-                    ownership.activeCluster(), ownership.activeEpoch(), finishedAt - startedAt, moved.size(), notMoved);
+            if (rollTask != null) {
+                rollTask.cancel(false);
+            }
+            if (sweepTask != null) {
+                sweepTask.cancel(false);
+            }
+            log.info("bookie-cluster={} epoch={} cutover finished in {} ms: {} moved; no open ledger of this broker "
+                    + "writes to another cluster", ownership.activeCluster(), ownership.activeEpoch(),
+                    finishedAt - startedAt, moved.size());
             publish();
         }
 
         BrokerCutoverRecord record() {
             return new BrokerCutoverRecord(BrokerCutoverRecord.FORMAT_VERSION, brokerId.get(), ownership.activeEpoch(),
-                    ownership.activeCluster(), toMove.size(), moved.size(), failed, startedAt, finishedAt);
+                    ownership.activeCluster(), found.size(), moved.size(), failed, startedAt, finishedAt);
         }
 
         private void publish() {
+            BrokerCutoverRecord r = record();
+            if (r.equals(lastPublished)) {
+                return;
+            }
+            lastPublished = r;
             try {
-                progress.accept(record());
+                progress.accept(r);
             } catch (RuntimeException e) {
                 log.warn("Cannot publish cutover progress: {}", e.toString());
             }

@@ -6,8 +6,18 @@ import java.util.concurrent.CompletableFuture;
 /** What the cutover needs from the broker: the ledgers being written, and a way to roll one over. */
 public interface TopicRoller {
 
-    /** A managed ledger open on this broker and the ledger it is writing (-1: none yet). */
-    record OpenLedger(String name, long currentLedgerId, long currentLedgerEntries) {
+    /**
+     * A managed ledger open on this broker, the ledger it is writing (-1: none yet) and the metadata ledgers its
+     * cursors write their positions to.
+     */
+    record OpenLedger(String name, long currentLedgerId, long currentLedgerEntries, List<Long> cursorLedgers) {
+        public OpenLedger {
+            cursorLedgers = cursorLedgers == null ? List.of() : List.copyOf(cursorLedgers);
+        }
+
+        public OpenLedger(String name, long currentLedgerId, long currentLedgerEntries) {
+            this(name, currentLedgerId, currentLedgerEntries, List.of());
+        }
     }
 
     /** Every managed ledger open on this broker. */
@@ -31,6 +41,14 @@ public interface TopicRoller {
      * @return how many cursors were asked to roll over
      */
     default int rollCursors(String name, java.util.function.LongPredicate onOldCluster) {
+        return 0;
+    }
+
+    /**
+     * Ledger creations in flight on clusters other than {@code activeCluster}: a topic or cursor that was creating
+     * a ledger when the switch arrived may still get one there, so the cutover is not over while any is.
+     */
+    default int createsInFlightOutside(String activeCluster) {
         return 0;
     }
 

@@ -4,12 +4,14 @@ import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -21,16 +23,27 @@ import org.slf4j.LoggerFactory;
 /**
  * Empties an old bookie cluster of what nothing needs any more, and retires it.
  *
- * <p>A ledger on the cluster is a target only when it is safe to delete: its home is elsewhere
- * (relocated, and every live broker routes with the relocation epoch that moved it, or a stray copy),
- * or nothing in the broker metadata names it and Pulsar created it as a managed-ledger, schema or
- * compacted-topic ledger. Ledgers of unknown origin are never deleted. Refused (409) while the
- * cluster is active, while a cutover or a migration is in progress, and, unless forced, inside the
- * rollback window of the latest switch.
+ * <p>A ledger on the cluster is a target only when it is safe to delete:
+ * <ul>
+ *   <li>RELOCATED: its home is a copy elsewhere that exists and has the same content (closed, same last entry
+ *       and length), and every live broker routes with the relocation epoch that moved it;</li>
+ *   <li>STRAY_COPY: a copy this plugin made (its custom metadata says so) of a ledger whose home is elsewhere;
+ *       a ledger that merely has an id of another cluster's range is never one;</li>
+ *   <li>UNREFERENCED: nothing in the broker metadata names it, it is closed, and either its id is of a range
+ *       the cluster issued and Pulsar made it as a managed-ledger, schema or compacted-topic ledger, or this plugin
+ *       made it (a copy, a probe).</li>
+ * </ul>
+ * Ledgers of unknown origin are never deleted, nor any ledger a live broker holds open on the cluster. The plan
+ * is made from one read of the metadata, and every batch is checked again against a fresh read right before it
+ * is deleted. Refused (409) while the cluster is active, while a cutover or a migration is in progress, and,
+ * unless forced, inside the rollback window of the latest switch.
  */
 public final class CleanupService {
     private static final Logger log = LoggerFactory.getLogger(CleanupService.class);
     private static final Set<String> DELETABLE_COMPONENTS = Set.of("managed-ledger", "schema", "compacted-ledger");
+    /** Ledgers deleted per re-check of the metadata. */
+    static final int BATCH = 200;
+    private static final int MAX_NOTES = 100;
 
     private final RegistryStore registry;
     private final LedgerInventory inventory;
@@ -77,11 +90,17 @@ public final class CleanupService {
         }));
     }
 
-    private record Plan(List<CleanupTarget> targets, int kept) {
+    /**
+     * @param notes why ledgers that look deletable are kept for now (held open by a broker, home copy missing)
+     */
+    private record Plan(List<CleanupTarget> targets, int kept, List<String> notes) {
     }
 
-    /** What planning reads from the metadata store: read once per request. */
-    private record Snapshot(RegistryView view, Set<Long> referenced, boolean allBrokersApplied) {
+    /** What deciding reads from the metadata store: read once per plan, and again before every batch. */
+    private record Snapshot(RegistryView view, Set<Long> referenced, BrokerView brokers) {
+        boolean allBrokersApplied() {
+            return !brokers.live().isEmpty() && brokers.relocationPending(view.relocationEpoch()).isEmpty();
+        }
     }
 
     private CompletableFuture<Snapshot> snapshot() {
@@ -89,58 +108,100 @@ public final class CleanupService {
     }
 
     private CompletableFuture<Snapshot> snapshot(RegistryView view) {
-        return inventory.references().thenCombine(
-                registry.listRelocationApplied(), (refs, applied) -> {
-                    Set<Long> referenced = new HashSet<>();
-                    for (LedgerReference r : refs) {
-                        referenced.add(r.ledgerId());
-                    }
-                    boolean allApplied = !applied.isEmpty()
-                            && applied.values().stream().allMatch(e -> e >= view.relocationEpoch());
-                    return new Snapshot(view, referenced, allApplied);
-                });
+        return inventory.references().thenCombine(BrokerView.read(registry), (refs, brokers) -> {
+            Set<Long> referenced = new HashSet<>();
+            for (LedgerReference r : refs) {
+                referenced.add(r.ledgerId());
+            }
+            return new Snapshot(view, referenced, brokers);
+        });
     }
 
     private CompletableFuture<Plan> plan(String src, Snapshot snap) {
-        RegistryView view = snap.view();
-        if (src.equals(view.activeCluster())) {
+        if (src.equals(snap.view().activeCluster())) {
             return CompletableFuture.failedFuture(activeCluster(src));
         }
-        Set<Long> referenced = snap.referenced();
-        boolean allApplied = snap.allBrokersApplied();
-        return copier.list(src).thenCompose(ids -> {
-            List<CompletableFuture<Optional<CleanupTarget>>> each = new ArrayList<>();
-            for (long id : ids) {
-                Optional<String> home = view.home(id);
-                if (home.isEmpty()) {
-                    each.add(CompletableFuture.completedFuture(Optional.empty())); // not ours
-                } else if (!home.get().equals(src)) {
-                    boolean relocated = view.relocations().containsKey(id);
-                    each.add(CompletableFuture.completedFuture(!relocated || allApplied
-                            ? Optional.of(new CleanupTarget(id, src, relocated ? "RELOCATED" : "STRAY_COPY"))
-                            : Optional.empty()));
-                } else if (!referenced.contains(id)) {
-                    each.add(copier.facts(id, src).thenApply(f -> f.isPresent()
-                            && DELETABLE_COMPONENTS.contains(f.get().pulsarComponent())
-                            ? Optional.of(new CleanupTarget(id, src, "UNREFERENCED")) : Optional.empty()));
-                } else {
-                    each.add(CompletableFuture.completedFuture(Optional.empty()));
-                }
+        return copier.list(src).thenCompose(ids -> decide(src, ids, snap));
+    }
+
+    /** Which of {@code ids} (on {@code src}) may be deleted now, by {@code snap}. */
+    private CompletableFuture<Plan> decide(String src, List<Long> ids, Snapshot snap) {
+        List<String> notes = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Optional<CleanupTarget>>> each = new ArrayList<>();
+        for (long id : ids) {
+            each.add(decide(src, id, snap, notes));
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<CleanupTarget> out = new ArrayList<>();
+            for (var f : each) {
+                f.join().ifPresent(out::add);
             }
-            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                List<CleanupTarget> out = new ArrayList<>();
-                for (var f : each) {
-                    f.join().ifPresent(out::add);
+            List<String> kept = notes.size() > MAX_NOTES ? new ArrayList<>(notes.subList(0, MAX_NOTES)) : notes;
+            return new Plan(out, ids.size() - out.size(), List.copyOf(kept));
+        });
+    }
+
+    private CompletableFuture<Optional<CleanupTarget>> decide(String src, long id, Snapshot snap, List<String> notes) {
+        RegistryView view = snap.view();
+        Optional<String> home = view.home(id);
+        if (home.isEmpty()) {
+            return none(); // not in any range of ours
+        }
+        boolean referenced = snap.referenced().contains(id);
+        if (referenced && home.get().equals(src)) {
+            return none();
+        }
+        List<String> holders = snap.brokers().holdingOpen(src, id);
+        if (!holders.isEmpty()) {
+            notes.add("ledger " + id + " is open on broker(s) " + holders + " (a reader still uses it there)");
+            return none();
+        }
+        return copier.facts(id, src).thenCompose(facts -> {
+            if (facts.isEmpty()) {
+                return none(); // gone meanwhile
+            }
+            LedgerCopier.LedgerFacts f = facts.get();
+            if (!referenced) {
+                // our brokers create ledgers on src only with ids of src's ranges: anything else there that is not
+                // a copy or probe of ours belongs to someone else
+                boolean ours = f.copyOf() != null || f.probe();
+                boolean issuedHere = view.ranges().owner(id).map(src::equals).orElse(false);
+                boolean deletable = f.closed() && (ours
+                        || issuedHere && DELETABLE_COMPONENTS.contains(f.pulsarComponent()));
+                return deletable ? target(id, src, "UNREFERENCED") : none();
+            }
+            if (!view.relocations().containsKey(id)) {
+                // the home is the cluster that issued the id: only a copy of ours may go
+                return f.copyOf() != null ? target(id, src, "STRAY_COPY") : none();
+            }
+            if (!snap.allBrokersApplied()) {
+                return none();
+            }
+            return copier.facts(id, home.get()).thenCompose(homeFacts -> {
+                if (homeFacts.isPresent() && homeFacts.get().sameClosedContent(f)) {
+                    return target(id, src, "RELOCATED");
                 }
-                return new Plan(out, ids.size() - out.size());
+                notes.add("ledger " + id + ": its home copy on " + home.get() + " is "
+                        + (homeFacts.isEmpty() ? "missing" : "different") + "; the one on " + src + " is kept");
+                log.warn("bookie-cluster={} ledger={}: home copy on {} is {}; kept", src, id, home.get(),
+                        homeFacts.isEmpty() ? "missing" : "different");
+                return none();
             });
         });
     }
 
+    private static CompletableFuture<Optional<CleanupTarget>> none() {
+        return CompletableFuture.completedFuture(Optional.empty());
+    }
+
+    private static CompletableFuture<Optional<CleanupTarget>> target(long id, String src, String reason) {
+        return CompletableFuture.completedFuture(Optional.of(new CleanupTarget(id, src, reason)));
+    }
+
     /**
      * Deletes (or, with {@code dryRun}, lists) the targets on {@code src}, at most {@code maxDeletions}
-     * (0: no limit). When nothing the brokers reference is left on {@code src} afterwards, marks it
-     * DEPRECATED.
+     * (0: no limit), in batches each checked again against a fresh read of the metadata right before it is
+     * deleted. When nothing the brokers reference is left on {@code src} afterwards, marks it DEPRECATED.
      */
     public CompletableFuture<CleanupResult> cleanup(String src, boolean dryRun, int maxDeletions, boolean force) {
         if (maxDeletions < 0) {
@@ -154,26 +215,53 @@ public final class CleanupService {
                     ? plan.targets().subList(0, maxDeletions) : plan.targets();
             if (dryRun) {
                 return CompletableFuture.completedFuture(new CleanupResult(true, src, List.copyOf(chosen), 0,
-                        plan.kept(), List.of(), false));
+                        plan.kept(), List.of(), false, plan.notes()));
             }
-            List<CompletableFuture<String>> dels = new ArrayList<>();
-            for (CleanupTarget t : chosen) {
-                dels.add(copier.delete(t.ledgerId(), src).thenApply(v -> (String) null)
-                        .exceptionally(e -> "ledger " + t.ledgerId() + ": " + e));
-            }
-            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                List<String> errors = dels.stream().map(CompletableFuture::join).filter(x -> x != null).toList();
-                int deleted = chosen.size() - errors.size();
-                int originals = (int) chosen.stream().filter(t -> t.reason().equals("RELOCATED")).count();
-                metrics.deleted(src, deleted);
+            List<String> errors = Collections.synchronizedList(new ArrayList<>());
+            List<String> notes = Collections.synchronizedList(new ArrayList<>(plan.notes()));
+            List<CleanupTarget> deleted = Collections.synchronizedList(new ArrayList<>());
+            return deleteInBatches(src, chosen, 0, deleted, errors, notes).thenCompose(v -> {
+                int originals = (int) deleted.stream().filter(t -> t.reason().equals("RELOCATED")).count();
+                metrics.deleted(src, deleted.size());
                 log.info("bookie-cluster={} cleanup deleted {} ledger(s) ({} relocated originals), {} error(s), {} kept",
-                        src, deleted, originals, errors.size(), plan.kept());
+                        src, deleted.size(), originals, errors.size(), plan.kept() + chosen.size() - deleted.size());
                 CompletableFuture<Void> mark = originals > 0 && epoch > 0
                         ? orchestrator.originalsDeleted(epoch, originals) : CompletableFuture.completedFuture(null);
                 return mark.thenCompose(x -> deprecateIfDrained(src)).thenApply(dep -> new CleanupResult(false, src,
-                        List.copyOf(chosen), deleted, plan.kept(), errors, dep));
+                        List.copyOf(deleted), deleted.size(), plan.kept() + chosen.size() - deleted.size(),
+                        List.copyOf(errors), dep, notes.size() > MAX_NOTES ? List.copyOf(notes.subList(0, MAX_NOTES))
+                        : List.copyOf(notes)));
             });
         })));
+    }
+
+    /** Each batch: a fresh read of the metadata, the batch decided again by it, then deleted. */
+    private CompletableFuture<Void> deleteInBatches(String src, List<CleanupTarget> chosen, int from,
+                                                    List<CleanupTarget> deleted, List<String> errors,
+                                                    List<String> notes) {
+        if (from >= chosen.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CleanupTarget> batch = chosen.subList(from, Math.min(chosen.size(), from + BATCH));
+        List<Long> ids = batch.stream().map(CleanupTarget::ledgerId).toList();
+        return snapshot().thenCompose(fresh -> decide(src, ids, fresh)).thenCompose(recheck -> {
+            notes.addAll(recheck.notes());
+            Set<Long> still = new HashSet<>();
+            recheck.targets().forEach(t -> still.add(t.ledgerId()));
+            List<CompletableFuture<Void>> dels = new ArrayList<>();
+            for (CleanupTarget t : recheck.targets()) {
+                dels.add(copier.delete(t.ledgerId(), src).thenRun(() -> deleted.add(t)).exceptionally(e -> {
+                    errors.add("ledger " + t.ledgerId() + ": " + e);
+                    return null;
+                }));
+            }
+            for (long id : ids) {
+                if (!still.contains(id)) {
+                    log.info("bookie-cluster={} ledger={}: no longer deletable when checked again; kept", src, id);
+                }
+            }
+            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new));
+        }).thenCompose(v -> deleteInBatches(src, chosen, from + batch.size(), deleted, errors, notes));
     }
 
     private static RegistryException activeCluster(String src) {
@@ -196,10 +284,10 @@ public final class CleanupService {
                     + ") is inside its rollback window of " + config.rollbackWindowHours() + " h; cleanup would make "
                     + "rollback impossible. Wait, or pass force"));
         }
-        return registry.listBrokerProgress().thenCompose(bs -> {
-            if (bs.isEmpty() || !bs.stream().allMatch(b -> b.appliedEpoch() == epoch && b.done())) {
-                throw RegistryException.conflict("the cutover of switch epoch " + epoch + " is still running; "
-                        + "retry when status says it is complete");
+        return BrokerView.read(registry).thenCompose(bs -> {
+            if (!bs.cutoverComplete(epoch)) {
+                throw RegistryException.conflict("the cutover of switch epoch " + epoch + " is still running on "
+                        + bs.cutoverPending(epoch) + "; retry when status says it is complete");
             }
             return orchestrator.readState(epoch);
         }).thenApply(state -> {
@@ -211,10 +299,13 @@ public final class CleanupService {
         });
     }
 
-    /** Marks {@code cluster} DEPRECATED when it owns nothing the broker cluster references. */
+    /**
+     * Marks {@code cluster} DEPRECATED when it owns nothing the broker cluster references and no live broker holds a
+     * ledger handle on it.
+     */
     public CompletableFuture<Boolean> deprecateIfDrained(String cluster) {
         return drain.report(cluster).thenCompose(report -> {
-            if (!report.empty() || report.active()) {
+            if (!report.empty() || report.active() || !report.openHandles().isEmpty()) {
                 return CompletableFuture.completedFuture(false);
             }
             return registry.update(registry.paths().cluster(cluster), BookieClusterRecord.class, cur ->

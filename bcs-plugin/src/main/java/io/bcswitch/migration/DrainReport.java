@@ -13,10 +13,13 @@ import java.util.List;
  *                       nothing else pins it, or null when that cannot be known (infinite retention, other
  *                       kinds still there, open ledgers)
  * @param note           how to read {@code switchOffAfter}
+ * @param openHandles    ledger handles live brokers hold open on the cluster, by broker: its clients are not
+ *                       closed, nor the ledgers those handles read deleted, while there are any (a topic unload
+ *                       releases them)
  */
 public record DrainReport(String cluster, boolean active, String status, boolean empty, int ledgers, long bytes,
                           List<KindTotal> byKind, int openLedgers, List<DataLedger> dataLedgers, Long switchOffAfter,
-                          String note) {
+                          String note, java.util.Map<String, Integer> openHandles) {
 
     public record KindTotal(String kind, int ledgers, long bytes) {
     }

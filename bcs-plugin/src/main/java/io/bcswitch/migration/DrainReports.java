@@ -45,7 +45,11 @@ public final class DrainReports {
             if (rec.isEmpty()) {
                 throw RegistryException.notFound("bookie cluster '" + cluster + "' is not registered");
             }
-            return RegistryView.read(registry).thenCompose(view -> inventory.references().thenCompose(refs -> {
+            return RegistryView.read(registry).thenCombine(io.bcswitch.registry.BrokerView.read(registry),
+                    (view, brokers) -> new Object[] {view, brokers}).thenCompose(vb -> {
+                RegistryView view = (RegistryView) vb[0];
+                Map<String, Integer> handles = ((io.bcswitch.registry.BrokerView) vb[1]).handlesOn(cluster);
+                return inventory.references().thenCompose(refs -> {
                 Map<Long, LedgerReference> mine = new LinkedHashMap<>();
                 for (LedgerReference r : refs) {
                     if (view.home(r.ledgerId()).map(cluster::equals).orElse(false)) {
@@ -66,12 +70,14 @@ public final class DrainReports {
                 }
                 return CompletableFuture.allOf(rows.toArray(CompletableFuture[]::new)).thenApply(v -> build(cluster,
                         rec.get().status().name(), cluster.equals(view.activeCluster()),
-                        rows.stream().map(CompletableFuture::join).toList()));
-            }));
+                        rows.stream().map(CompletableFuture::join).toList(), handles));
+                });
+            });
         });
     }
 
-    private static DrainReport build(String cluster, String status, boolean active, List<Row> rows) {
+    private static DrainReport build(String cluster, String status, boolean active, List<Row> rows,
+                                     Map<String, Integer> handles) {
         Map<LedgerKind, long[]> totals = new EnumMap<>(LedgerKind.class);
         List<DrainReport.DataLedger> data = new ArrayList<>();
         int open = 0;
@@ -126,7 +132,13 @@ public final class DrainReports {
                         + "finish (see status) or check its issues"
                 : "some data ledgers have infinite or unknown retention, or are open: they pin the cluster until "
                         + "their topics are deleted or retention is changed";
+        if (empty && !handles.isEmpty()) {
+            note = "nothing the brokers reference is on " + cluster + ", but broker(s) " + handles.keySet()
+                    + " still hold ledger handles there (for example a compacted topic's view read before the "
+                    + "migration): unload those topics, then run cleanup";
+        }
         return new DrainReport(cluster, active, status, empty, counted, bytes, byKind, open,
-                data.size() > MAX_DATA_LEDGERS ? data.subList(0, MAX_DATA_LEDGERS) : data, switchOff, note);
+                data.size() > MAX_DATA_LEDGERS ? data.subList(0, MAX_DATA_LEDGERS) : data, switchOff, note,
+                handles);
     }
 }

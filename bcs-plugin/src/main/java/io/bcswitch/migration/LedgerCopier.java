@@ -31,13 +31,26 @@ public interface LedgerCopier {
      *
      * @param pulsarComponent the {@code component} custom-metadata value of ledgers Pulsar created
      *                        ({@code managed-ledger}, {@code schema}, {@code compacted-ledger}, ...), else null
+     * @param copyOf          for a copy the migration made: the cluster it was copied from (its custom metadata
+     *                        says so), else null
+     * @param probe           a ledger a precheck created to probe the cluster
      */
-    record LedgerFacts(boolean closed, long length, long lastEntryId, String pulsarComponent) {
+    record LedgerFacts(boolean closed, long length, long lastEntryId, String pulsarComponent, String copyOf,
+                       boolean probe) {
+        public LedgerFacts(boolean closed, long length, long lastEntryId, String pulsarComponent) {
+            this(closed, length, lastEntryId, pulsarComponent, null, false);
+        }
+
+        /** Same content as {@code other} by BookKeeper's metadata: both closed, same last entry and length. */
+        public boolean sameClosedContent(LedgerFacts other) {
+            return closed && other.closed && lastEntryId == other.lastEntryId && length == other.length;
+        }
     }
 
     /**
      * Copies closed ledger {@code ledgerId} from {@code from} to {@code to} with the same id, entry ids,
-     * custom metadata, ensemble and quorum sizes, digest type and password, then verifies the copy
+     * custom metadata (plus a mark naming {@code from}, so that cleanup knows its own copies), ensemble and
+     * quorum sizes, digest type and password, then verifies the copy
      * (closed, last entry id, length, CRC32C of every entry payload). Never opens the source with
      * recovery and never fences it; never overwrites an existing ledger on the target.
      *

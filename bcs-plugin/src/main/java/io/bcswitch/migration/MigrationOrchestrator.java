@@ -2,67 +2,77 @@ package io.bcswitch.migration;
 
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
-import io.bcswitch.inventory.LedgerKind;
-import io.bcswitch.inventory.LedgerReference;
-import io.bcswitch.registry.LedgerIssue;
+import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
 import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.SwitchDirective;
 import io.bcswitch.registry.Versioned;
+import io.bcswitch.switching.SwitchResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.pulsar.metadata.api.extended.CreateOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves the small, closed metadata ledgers (cursor, schema, compacted-topic) off the clusters a switch
- * left behind: BUILD copies and verifies each onto the active cluster, PROMOTE makes each verified copy
- * the ledger's home in the relocation table (one compare-and-set per ledger, batches announced by the
- * relocation epoch; the next batch waits until every live broker has applied the last one, so no
- * broker routes more than one batch behind). Data ledgers are never copied: they stay where they are until retention removes
- * them.
+ * Moves the small, closed metadata ledgers (cursor, schema, compacted-topic) off the clusters a switch left
+ * behind, as one visible state machine per switch (its phases and the only moves between them are in
+ * {@link Phase}): PENDING (every broker's cutover) → BUILD (copy and verify onto the active cluster) → PROMOTE
+ * (make each verified copy the ledger's home in the relocation table, batches announced by the relocation epoch;
+ * the next batch waits until every live broker has applied the last one) → DONE or DONE_WITH_FAILURES; and
+ * ROLLING_BACK → ROLLED_BACK when the operator undoes the switch, after which the copies are deleted. Data ledgers
+ * are never copied: they stay where they are until retention removes them.
  *
- * <p>Runs on one broker at a time: the one holding the ephemeral lock {@code <configPath>/orchestrator-lock}.
- * The broker that accepted the switch starts at once; any other broker takes over a migration that has
- * no lock holder (its broker died or restarted) on its next tick. Every step is idempotent, so a
- * resumed run replans from the inventory: copies found identical on the target count as done,
- * promotions found present count as done.
+ * <p>One driver per broker runs everything one step at a time: the periodic pass and the operator's actions
+ * (retry, rollback) are queued onto it, never run beside it. Across brokers, only the broker holding the
+ * ephemeral lock {@code <configPath>/orchestrator-lock} acts; the broker that accepted the switch starts at once,
+ * any other takes over a migration whose broker is gone on its next pass. Every state write checks the stored
+ * owner, so a broker that lost the lock (its session expired) stops at its next step. Every step is idempotent.
+ *
+ * <p>Nothing is ever deleted on a guess: a rolled-back copy is deleted only after every live broker routes
+ * without it, never while its cluster is active, and each id is checked again right before: a ledger that is now
+ * any relocation's home, or that the cluster itself issued, is never deleted.
  */
 public final class MigrationOrchestrator implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
     /** Other brokers leave a fresh switch to the broker that accepted it for this long. */
     static final long START_GRACE_MILLIS = 10_000;
-    private static final int OPEN_RETRY_PASSES = 3;
-    private static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
-    private static final long PERSIST_INTERVAL_MILLIS = 1_000;
     /** How long PROMOTE waits, after each batch, for every live broker to apply the batch's relocation epoch. */
     static final long APPLY_WAIT_MILLIS = 30_000;
     private static final long APPLY_POLL_MILLIS = 100;
-    /**
-     * A rollback's deletions wait for this relocation epoch until the rollback has announced its flip
-     * (nothing is deleted meanwhile); a rollback interrupted before that is announced by the next pass.
-     */
-    private static final long FLIP_NOT_ANNOUNCED = Long.MAX_VALUE;
+    /** An unfinished rollback is resumed by the periodic pass at most this often. */
+    static final long ROLLBACK_RESUME_MILLIS = 30_000;
+    /** How long an operator's rollback waits for the orchestrator lock (the running pass stops within seconds). */
+    private static final long LOCK_WAIT_MILLIS = 30_000;
+
+    /** A finished rollback: its state, and the switch back (null when a later switch had been made already). */
+    public record RollbackOutcome(MigrationState state, SwitchResult switched) {
+    }
+
+    /** Switches the brokers back for a rollback; completes with the new switch. */
+    @FunctionalInterface
+    public interface SwitchBack {
+        CompletableFuture<SwitchResult> switchTo(String cluster);
+    }
 
     private final RegistryStore registry;
     private final LedgerInventory inventory;
@@ -74,20 +84,24 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private final MigrationMetrics metrics;
     private final ByteRateLimiter limiter;
     private final long applyWaitNanos;
-    private final AtomicBoolean running = new AtomicBoolean();
+    private final SwitchBack switchBack;
     private final Set<Long> acceptedHere = ConcurrentHashMap.newKeySet();
+    private final Object driverLock = new Object();
+    private CompletableFuture<Void> driverTail = CompletableFuture.completedFuture(null);
+    private CompletableFuture<Void> queuedPass;
     private volatile ScheduledFuture<?> ticker;
     private volatile boolean closed;
 
     public MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                                  SwitchConfig.Migration config, Supplier<String> brokerId,
-                                 ScheduledExecutorService scheduler, Clock clock, MigrationMetrics metrics) {
-        this(registry, inventory, copier, config, brokerId, scheduler, clock, metrics, APPLY_WAIT_MILLIS);
+                                 ScheduledExecutorService scheduler, Clock clock, MigrationMetrics metrics,
+                                 SwitchBack switchBack) {
+        this(registry, inventory, copier, config, brokerId, scheduler, clock, metrics, switchBack, APPLY_WAIT_MILLIS);
     }
 
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, Supplier<String> brokerId, ScheduledExecutorService scheduler,
-                          Clock clock, MigrationMetrics metrics, long applyWaitMillis) {
+                          Clock clock, MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
         this.registry = registry;
         this.inventory = inventory;
         this.copier = copier;
@@ -96,9 +110,56 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this.scheduler = scheduler;
         this.clock = clock;
         this.metrics = metrics;
+        this.switchBack = switchBack;
         this.limiter = new ByteRateLimiter(config.bytesPerSecond(), scheduler, System::nanoTime);
         this.applyWaitNanos = TimeUnit.MILLISECONDS.toNanos(applyWaitMillis);
     }
+
+    // ---- what a run needs ----
+
+    RegistryStore registry() {
+        return registry;
+    }
+
+    LedgerInventory inventory() {
+        return inventory;
+    }
+
+    LedgerCopier copier() {
+        return copier;
+    }
+
+    SwitchConfig.Migration config() {
+        return config;
+    }
+
+    MigrationMetrics metrics() {
+        return metrics;
+    }
+
+    ByteRateLimiter limiter() {
+        return limiter;
+    }
+
+    String me() {
+        return brokerId.get();
+    }
+
+    long now() {
+        return clock.millis();
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    CompletableFuture<Void> delay(long millis) {
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        scheduler.schedule(() -> later.complete(null), millis, TimeUnit.MILLISECONDS);
+        return later;
+    }
+
+    // ---- the driver ----
 
     /** Checks for work every {@code periodMillis}. */
     public void start(long periodMillis) {
@@ -108,94 +169,161 @@ public final class MigrationOrchestrator implements AutoCloseable {
     /** This broker accepted switch {@code epoch}: it runs its migration without waiting for the grace period. */
     public void switchAccepted(long epoch) {
         acceptedHere.add(epoch);
-        scheduler.execute(this::tick);
+        tick();
     }
 
-    /** One pass: resume or start the latest switch's migration if nobody runs it, then due deletions. */
+    /** Runs {@code action} on the driver, after everything queued before it. */
+    private <T> CompletableFuture<T> enqueue(Supplier<CompletableFuture<T>> action) {
+        synchronized (driverLock) {
+            CompletableFuture<T> result = driverTail.thenCompose(v -> {
+                if (closed) {
+                    return CompletableFuture.<T>failedFuture(RegistryException.unavailable(
+                            "the migration driver of broker " + me() + " is closed"));
+                }
+                try {
+                    return action.get();
+                } catch (RuntimeException e) {
+                    return CompletableFuture.failedFuture(e);
+                }
+            });
+            driverTail = result.handle((x, e) -> null);
+            return result;
+        }
+    }
+
+    /**
+     * Queues one pass (at most one is queued at a time): finish an interrupted rollback, run or resume the latest
+     * switch's migration, then deletions that are due. Completes when that pass has run.
+     */
     public CompletableFuture<Void> tick() {
-        if (closed || !running.compareAndSet(false, true)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        CompletableFuture<Void> pass;
-        try {
-            pass = step();
-        } catch (RuntimeException e) {
-            pass = CompletableFuture.failedFuture(e);
-        }
-        return pass.whenComplete((v, e) -> {
-            running.set(false);
-            if (e != null && !closed) {
-                log.warn("migration pass failed on broker {} (will retry): {}", brokerId.get(), e.toString());
+        synchronized (driverLock) {
+            if (queuedPass != null && !queuedPass.isDone()) {
+                return queuedPass;
             }
-        });
+            CompletableFuture<Void>[] self = new CompletableFuture[1];
+            self[0] = enqueue(() -> {
+                synchronized (driverLock) {
+                    if (queuedPass == self[0]) {
+                        queuedPass = null; // a tick from now on queues the next pass
+                    }
+                }
+                return pass();
+            }).whenComplete((v, e) -> {
+                if (e != null && !closed) {
+                    log.warn("migration pass failed on broker {} (will retry): {}", me(), e.toString());
+                }
+            });
+            queuedPass = self[0];
+            return self[0];
+        }
     }
 
-    private CompletableFuture<Void> step() {
-        // cheap reads every tick (directive, state); the relocation table only when there is work
+    private CompletableFuture<Void> pass() {
+        // cheap reads every pass (directive, latest state); the rest only when there is work
         return registry.readDirective().thenCompose(directive -> {
             if (!directive.present()) {
                 return CompletableFuture.completedFuture(null);
             }
-            long epoch = directive.value().epoch();
-            return readState(epoch).thenCompose(state -> {
+            SwitchDirective d = directive.value();
+            return readState(d.epoch()).thenCompose(state -> {
                 boolean work = !state.present() || !state.value().phase().terminal();
-                if (!work && state.value().pendingDeletions().isEmpty()) {
-                    return states().thenCompose(all -> all.stream().anyMatch(s -> !s.pendingDeletions().isEmpty())
-                            ? locked(() -> processDeletions(all)) : CompletableFuture.completedFuture(null));
+                if (work && state.present() && state.value().phase() == Phase.ROLLING_BACK) {
+                    return resumeRollbacks();
                 }
-                if (!state.present() && !acceptedHere.contains(epoch)
-                        && clock.millis() - directive.value().ts() < START_GRACE_MILLIS) {
+                if (!work) {
+                    return states().thenCompose(this::housekeeping);
+                }
+                if (!state.present() && !acceptedHere.contains(d.epoch())
+                        && clock.millis() - d.ts() < START_GRACE_MILLIS) {
                     return CompletableFuture.completedFuture(null);
                 }
                 String owner = state.present() ? state.value().owner() : null;
                 return ownerAlive(owner).thenCompose(alive -> {
-                    if (work && alive && !owner.equals(brokerId.get())) {
+                    if (alive && !owner.equals(me())) {
                         return CompletableFuture.<Void>completedFuture(null); // its broker is running it
                     }
-                    return locked(() -> (work ? run(epoch, directive.value().target(), directive.value().ts()) : CompletableFuture.<Void>completedFuture(null))
-                            .thenCompose(v -> processDeletions()));
+                    return locked(() -> drive(d)).thenCompose(v -> states()).thenCompose(this::housekeeping);
                 });
             });
         });
     }
 
-    /** Whether {@code broker} is live (its ephemeral progress record exists). */
+    /** Rollbacks to finish, deletions that are due, copy lists nobody needs any more. */
+    private CompletableFuture<Void> housekeeping(List<MigrationState> all) {
+        boolean rollingBack = all.stream().anyMatch(s -> s.phase() == Phase.ROLLING_BACK);
+        boolean deletions = all.stream().anyMatch(MigrationState::deletionsPending);
+        if (rollingBack) {
+            return resumeRollbacks();
+        }
+        return registry.copyEpochs().thenCompose(epochs -> {
+            long latest = all.stream().mapToLong(MigrationState::switchEpoch).max().orElse(0);
+            List<Long> unneeded = epochs.stream().filter(e -> e < latest && all.stream()
+                    .noneMatch(s -> s.switchEpoch() == e && s.phase() == Phase.ROLLED_BACK)).toList();
+            if (!deletions && unneeded.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return locked(() -> processDeletions(all).thenCompose(v -> dropCopyLists(unneeded)));
+        });
+    }
+
+    /** Whether {@code broker} is live (Pulsar's broker registry or the plugin's record). */
     private CompletableFuture<Boolean> ownerAlive(String broker) {
         if (broker == null) {
             return CompletableFuture.completedFuture(false);
         }
-        return registry.listBrokerProgress().thenApply(bs -> bs.stream().anyMatch(b -> b.broker().equals(broker)));
+        return BrokerView.read(registry).thenApply(v -> v.live().contains(broker));
     }
 
     // ---- lock ----
 
     private CompletableFuture<Void> locked(Supplier<CompletableFuture<Void>> body) {
+        return tryLocked(body).thenApply(ran -> null);
+    }
+
+    /** Runs {@code body} holding the lock; completes with false (body not run) when another broker holds it. */
+    private CompletableFuture<Boolean> tryLocked(Supplier<CompletableFuture<Void>> body) {
         String path = registry.paths().orchestratorLock();
-        byte[] me = brokerId.get().getBytes(StandardCharsets.UTF_8);
-        return registry.metadataStore().put(path, me, Optional.of(-1L), java.util.EnumSet.of(CreateOption.Ephemeral))
+        byte[] mine = me().getBytes(StandardCharsets.UTF_8);
+        return registry.metadataStore().put(path, mine, Optional.of(-1L),
+                        java.util.EnumSet.of(CreateOption.Ephemeral))
                 .handle((stat, e) -> e == null)
                 .thenCompose(acquired -> {
                     if (!acquired) {
                         return registry.metadataStore().get(path).thenCompose(cur -> {
                             // our own lock left behind by a pass whose unlock failed
                             if (cur.isPresent() && new String(cur.get().getValue(), StandardCharsets.UTF_8)
-                                    .equals(brokerId.get())) {
-                                return body.get();
+                                    .equals(me())) {
+                                return body.get().thenApply(v -> true);
                             }
-                            return CompletableFuture.<Void>completedFuture(null);
+                            return CompletableFuture.completedFuture(false);
                         });
                     }
-                    return body.get().whenComplete((v, e) -> unlock(path));
+                    return body.get().whenComplete((v, e) -> unlock(path)).thenApply(v -> true);
                 });
     }
 
     /** Deletes the lock if it is still this broker's (it may have expired with our session and been retaken). */
     private void unlock(String path) {
         registry.metadataStore().get(path).thenCompose(cur -> cur.isPresent()
-                        && new String(cur.get().getValue(), StandardCharsets.UTF_8).equals(brokerId.get())
+                        && new String(cur.get().getValue(), StandardCharsets.UTF_8).equals(me())
                         ? registry.metadataStore().delete(path, Optional.of(cur.get().getStat().getVersion()))
                         : CompletableFuture.completedFuture(null))
                 .exceptionally(x -> null);
+    }
+
+    /** Holds the lock for {@code body}, waiting (bounded) while another broker's pass still holds it. */
+    private CompletableFuture<Void> lockedWaiting(Supplier<CompletableFuture<Void>> body, long deadlineNanos) {
+        return tryLocked(body).thenCompose(ran -> {
+            if (ran) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                return CompletableFuture.failedFuture(RegistryException.unavailable("another broker holds the "
+                        + "migration lock; the rollback is recorded and will be finished by the broker that runs "
+                        + "the migration, or ask again"));
+            }
+            return delay(200).thenCompose(v -> lockedWaiting(body, deadlineNanos));
+        });
     }
 
     // ---- state ----
@@ -216,240 +344,111 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     /**
-     * Writes {@code change} of the stored state unless it was rolled back or superseded meanwhile, or
-     * another broker has taken the migration over (this one lost its lock: its metadata session expired
-     * while it was cut off, say): completes with what is stored, so the caller sees when it must stop
-     * ({@link #goOn}).
+     * Completes with switch {@code epoch}'s stored state once {@code condition} holds for it (checked every 100 ms,
+     * whoever wrote it); for tests and tools that must wait for a phase instead of sleeping.
      */
-    private CompletableFuture<MigrationState> persist(long epoch, java.util.function.UnaryOperator<MigrationState> change,
-                                                      MigrationState initial) {
-        String me = brokerId.get();
+    public CompletableFuture<MigrationState> await(long epoch, Predicate<MigrationState> condition) {
+        return readState(epoch).thenCompose(s -> s.present() && condition.test(s.value())
+                ? CompletableFuture.completedFuture(s.value())
+                : closed ? CompletableFuture.failedFuture(new IllegalStateException("closed"))
+                : delay(100).thenCompose(v -> await(epoch, condition)));
+    }
+
+    /**
+     * Writes {@code change} of the stored state unless a run must stop (rolled back, superseded, or another broker
+     * has taken the migration over: this one lost its lock, its metadata session expired while it was cut off):
+     * completes with what is stored, so the caller sees when it must stop ({@link #goOn}).
+     */
+    CompletableFuture<MigrationState> persist(long epoch, UnaryOperator<MigrationState> change) {
+        String mine = me();
         return registry.update(statePath(epoch), MigrationState.class, cur -> {
-            if (cur.isPresent() && (stopped(cur.get()) || !cur.get().owner().equals(me))) {
+            if (cur.isEmpty() || cur.get().phase().stopsRuns() || !cur.get().owner().equals(mine)) {
                 return Optional.empty();
             }
-            return Optional.of(change.apply(cur.orElse(initial)));
+            return Optional.of(change.apply(cur.get()));
         });
-    }
-
-    /** Takes the migration over (under the lock): the stored owner becomes this broker. */
-    private CompletableFuture<MigrationState> claim(long epoch, MigrationState initial) {
-        String me = brokerId.get();
-        return registry.update(statePath(epoch), MigrationState.class, cur -> cur.isPresent() && stopped(cur.get())
-                ? Optional.empty() : Optional.of(cur.orElse(initial).withOwner(me, clock.millis())));
-    }
-
-    private static boolean stopped(MigrationState s) {
-        return s.phase() == Phase.ROLLED_BACK || s.phase() == Phase.SUPERSEDED;
     }
 
     /** Whether this broker still runs the migration whose stored state is {@code s}. */
-    private boolean goOn(MigrationState s) {
-        return !closed && !s.phase().terminal() && s.owner().equals(brokerId.get());
+    boolean goOn(MigrationState s) {
+        return !closed && !s.phase().terminal() && !s.phase().stopsRuns() && s.owner().equals(me());
     }
 
-    // ---- the migration ----
-
-    private record Item(long ledgerId, LedgerKind kind, String from, String referencedBy) {
-    }
-
-    private CompletableFuture<Void> run(long epoch, String target, long switchTs) {
-        String me = brokerId.get();
-        MigrationState initial = MigrationState.start(epoch, target, me, clock.millis());
-        return claim(epoch, initial).thenCompose(s -> {
-            if (s.phase().terminal()) {
-                return CompletableFuture.completedFuture(null);
+    /** Whether this broker still runs switch {@code epoch}'s migration, which is still the latest switch's. */
+    CompletableFuture<Boolean> stillMine(long epoch) {
+        return readState(epoch).thenCompose(st -> registry.readDirective().thenCompose(d -> {
+            if (st.present() && !st.value().owner().equals(me())) {
+                log.warn("switch epoch={} migration: broker {} has taken it over; this broker ({}) stops promoting",
+                        epoch, st.value().owner(), me());
+                return CompletableFuture.completedFuture(false);
             }
-            if (s.phase() == Phase.PENDING) {
-                return cutoverComplete(epoch).thenCompose(complete -> {
-                    if (!complete) {
-                        log.info("switch epoch={} migration to bookie-cluster={} waits for every broker's cutover",
-                                epoch, target);
-                        return CompletableFuture.<Void>completedFuture(null);
-                    }
-                    return persist(epoch, x -> x.withPhase(Phase.BUILD, clock.millis()), initial)
-                            .thenCompose(x -> goOn(x) ? build(epoch, target, initial)
-                                    : CompletableFuture.<Void>completedFuture(null));
-                });
+            if (st.present() && (st.value().phase().terminal() || st.value().phase().stopsRuns())) {
+                log.info("switch epoch={} migration stops before promoting: {}", epoch, st.value().phase());
+                return CompletableFuture.completedFuture(false);
             }
-            return build(epoch, target, initial);
-        });
-    }
-
-    private CompletableFuture<Boolean> cutoverComplete(long epoch) {
-        return registry.listBrokerProgress().thenApply(bs -> !bs.isEmpty()
-                && bs.stream().allMatch(b -> b.appliedEpoch() == epoch && b.done()));
-    }
-
-    /** BUILD then PROMOTE for the current plan; safe to re-run from the start at any point. */
-    private CompletableFuture<Void> build(long epoch, String target, MigrationState initial) {
-        long started = System.nanoTime();
-        return RegistryView.read(registry).thenCompose(view -> plan(view, target).thenCompose(items -> {
-            // a resumed run: what this migration already promoted counts as planned and promoted
-            int prior = (int) view.relocations().values().stream()
-                    .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).count();
-            log.info("switch epoch={} migration BUILD on broker {}: {} ledger(s) to copy to bookie-cluster={}{}",
-                    epoch, brokerId.get(), items.size(), target, prior > 0 ? " (" + prior + " promoted before)" : "");
-            Tally tally = new Tally(items.size() + prior);
-            tally.promoted.set(prior);
-            return copyAll(epoch, target, items, tally, initial, 1).thenCompose(v -> {
-                if (closed) {
-                    // this broker is shutting down: keep the phase, another broker (or a restart) resumes
-                    return persist(epoch, s -> tally.apply(s, clock.millis()), initial)
-                            .thenApply(s -> s.withPhase(Phase.BUILD, clock.millis()));
-                }
-                double secs = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
-                log.info("switch epoch={} migration BUILD done: {} copied, {} already present, {} failed, {} skipped "
-                        + "(open), {} collisions, {} bytes in {} s ({} ledgers/s, {} MB/s)", epoch, tally.copied.get(),
-                        tally.present.get(), tally.failed.get(), tally.skipped.size(), tally.collisions.get(),
-                        tally.bytes.get(), String.format("%.2f", secs),
-                        String.format("%.1f", (tally.copied.get() + tally.present.get()) / secs),
-                        String.format("%.2f", tally.bytes.get() / secs / 1e6));
-                return persist(epoch, s -> tally.apply(s, clock.millis()).withPhase(Phase.PROMOTE, clock.millis()),
-                        initial);
-            }).thenCompose(s -> s.phase() != Phase.PROMOTE || !goOn(s) ? CompletableFuture.completedFuture(null)
-                    : announce(epoch, view).thenCompose(v -> promote(epoch, target, tally, initial)));
+            if (d.present() && d.value().epoch() != epoch) {
+                log.info("switch epoch={} migration stops before promoting: a newer switch was made", epoch);
+                return transition(epoch, Set.of(Phase.PENDING, Phase.BUILD, Phase.PROMOTE), Phase.SUPERSEDED,
+                        s -> s).thenApply(s -> false);
+            }
+            return CompletableFuture.completedFuture(true);
         }));
     }
 
-    /** Closed non-data ledgers whose home is not {@code target}, one item per ledger id. */
-    private CompletableFuture<List<Item>> plan(RegistryView view, String target) {
-        return inventory.references().thenApply(refs -> {
-            Map<Long, Item> items = new LinkedHashMap<>();
-            for (LedgerReference r : refs) {
-                if (r.kind() == LedgerKind.DATA || r.kind() == LedgerKind.OTHER) {
-                    continue;
-                }
-                Optional<String> home = view.home(r.ledgerId());
-                if (home.isEmpty() || home.get().equals(target)) {
-                    continue;
-                }
-                items.putIfAbsent(r.ledgerId(), new Item(r.ledgerId(), r.kind(), home.get(), r.referencedBy()));
+    /**
+     * Moves switch {@code epoch}'s stored migration from one of {@code from} to {@code to} (a move {@link Phase}
+     * allows; anything else is a bug and fails), applying {@code and} too; completes with what is stored, which
+     * the caller checks (another writer may have moved it first).
+     */
+    private CompletableFuture<MigrationState> transition(long epoch, Set<Phase> from, Phase to,
+                                                         UnaryOperator<MigrationState> and) {
+        return registry.update(statePath(epoch), MigrationState.class, cur -> cur
+                .filter(s -> from.contains(s.phase()))
+                .map(s -> and.apply(s.moveTo(to, clock.millis()))));
+    }
+
+    private CompletableFuture<List<MigrationState>> states() {
+        String root = registry.paths().orchestrators();
+        return registry.metadataStore().getChildren(root).thenCompose(names -> {
+            List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
+            for (String n : names) {
+                reads.add(registry.read(root + "/" + n, MigrationState.class));
             }
-            return new ArrayList<>(items.values());
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v ->
+                    reads.stream().map(CompletableFuture::join).filter(Versioned::present)
+                            .map(Versioned::value).toList());
         });
     }
 
-    /** Counts of one run, folded into the persisted state. */
-    private static final class Tally {
-        final int planned;
-        final AtomicInteger copied = new AtomicInteger();
-        final AtomicInteger present = new AtomicInteger();
-        final AtomicInteger promoted = new AtomicInteger();
-        final AtomicInteger failed = new AtomicInteger();
-        final AtomicInteger collisions = new AtomicInteger();
-        final AtomicLong bytes = new AtomicLong();
-        final AtomicLong unpersistedBytes = new AtomicLong();
-        final List<LedgerIssue> issues = Collections.synchronizedList(new ArrayList<>());
-        final List<Long> built = Collections.synchronizedList(new ArrayList<>());
-        final List<Item> skipped = Collections.synchronizedList(new ArrayList<>());
-        final Map<Long, Item> byId = new ConcurrentHashMap<>();
-        volatile long lastPersist;
+    // ---- the phases of the latest switch's migration ----
 
-        Tally(int planned) {
-            this.planned = planned;
-        }
-
-        MigrationState apply(MigrationState s, long now) {
-            List<LedgerIssue> all;
-            synchronized (issues) {
-                all = new ArrayList<>(issues);
-            }
-            synchronized (skipped) {
-                for (Item i : skipped) {
-                    all.add(new LedgerIssue(i.ledgerId(), i.kind().name(), i.from(), "SKIPPED",
-                            "still open on " + i.from() + " (" + i.referencedBy() + "); it is not copied while it may "
-                                    + "be written: it moves when its topic rolls it over"));
-                }
-            }
-            List<Long> b;
-            synchronized (built) {
-                b = new ArrayList<>(built);
-            }
-            long delta = unpersistedBytes.getAndSet(0);
-            return s.withProgress(planned, copied.get(), present.get(), promoted.get(), failed.get(), skipped.size(),
-                    collisions.get(), delta, all, b, now);
-        }
+    /** Takes the latest switch's migration over (under the lock) and runs the handler of its phase. */
+    private CompletableFuture<Void> drive(SwitchDirective d) {
+        long epoch = d.epoch();
+        String target = d.target();
+        MigrationState initial = MigrationState.start(epoch, target, me(), clock.millis());
+        return registry.update(statePath(epoch), MigrationState.class, cur -> cur.isPresent()
+                        && (cur.get().phase().stopsRuns() || cur.get().phase().terminal()) ? Optional.empty()
+                        : Optional.of(cur.orElse(initial).edit().owner(me()).updatedAt(clock.millis()).build()))
+                .thenCompose(s -> switch (s.phase()) {
+                    case PENDING -> pending(epoch, target);
+                    case BUILD, PROMOTE -> new MigrationRun(this, epoch, target).run(s);
+                    default -> CompletableFuture.completedFuture(null);
+                });
     }
 
-    private CompletableFuture<Void> copyAll(long epoch, String target, List<Item> items, Tally tally,
-                                            MigrationState initial, int pass) {
-        AtomicInteger next = new AtomicInteger();
-        List<Item> stillOpen = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Void>> workers = new ArrayList<>();
-        int n = Math.min(config.concurrency(), Math.max(1, items.size()));
-        for (int w = 0; w < n; w++) {
-            workers.add(worker(epoch, target, items, next, tally, stillOpen, initial));
-        }
-        return CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            if (stillOpen.isEmpty() || pass >= OPEN_RETRY_PASSES || closed) {
-                tally.skipped.addAll(stillOpen);
+    /** PENDING: waits until every live broker has applied the switch and finished its cutover. */
+    private CompletableFuture<Void> pending(long epoch, String target) {
+        return BrokerView.read(registry).thenCompose(brokers -> {
+            if (!brokers.cutoverComplete(epoch)) {
+                log.info("switch epoch={} migration to bookie-cluster={} waits for the cutover of broker(s) {}", epoch,
+                        target, brokers.cutoverPending(epoch));
                 return CompletableFuture.completedFuture(null);
             }
-            // an open cursor ledger usually closes within seconds: the cutover rolls it over
-            CompletableFuture<Void> later = new CompletableFuture<>();
-            scheduler.schedule(() -> later.complete(null), OPEN_RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
-            return later.thenCompose(x -> copyAll(epoch, target, new ArrayList<>(stillOpen), tally, initial, pass + 1));
+            return transition(epoch, Set.of(Phase.PENDING), Phase.BUILD, s -> s).thenCompose(s -> goOn(s)
+                    && s.phase() == Phase.BUILD ? new MigrationRun(this, epoch, target).run(s)
+                    : CompletableFuture.completedFuture(null));
         });
-    }
-
-    private CompletableFuture<Void> worker(long epoch, String target, List<Item> items, AtomicInteger next,
-                                           Tally tally, List<Item> stillOpen, MigrationState initial) {
-        int i = next.getAndIncrement();
-        if (i >= items.size() || closed) {
-            return CompletableFuture.completedFuture(null);
-        }
-        Item item = items.get(i);
-        tally.byId.put(item.ledgerId(), item);
-        return copier.copy(item.ledgerId(), item.from(), target, limiter::acquire)
-                .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)))
-                .thenCompose(o -> {
-                    record(epoch, target, item, o, tally, stillOpen);
-                    long now = clock.millis();
-                    if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
-                        tally.lastPersist = now;
-                        return persist(epoch, s -> tally.apply(s, now), initial).thenApply(this::goOn);
-                    }
-                    return CompletableFuture.completedFuture(true);
-                })
-                .thenCompose(go -> go ? worker(epoch, target, items, next, tally, stillOpen, initial)
-                        : CompletableFuture.completedFuture(null));
-    }
-
-    private void record(long epoch, String target, Item item, LedgerCopier.Outcome o, Tally tally, List<Item> stillOpen) {
-        switch (o.result()) {
-            case COPIED -> {
-                tally.copied.incrementAndGet();
-                tally.bytes.addAndGet(o.bytes());
-                tally.unpersistedBytes.addAndGet(o.bytes());
-                tally.built.add(item.ledgerId());
-                metrics.ledgerCopied(item.from(), target, o.bytes());
-            }
-            case ALREADY_PRESENT -> {
-                tally.present.incrementAndGet();
-                tally.built.add(item.ledgerId());
-            }
-            case NOT_CLOSED -> stillOpen.add(item);
-            case SOURCE_MISSING -> log.info("switch epoch={} ledger={} bookie-cluster={} gone before it was copied "
-                    + "(deleted meanwhile); nothing to move", epoch, item.ledgerId(), item.from());
-            case COLLISION -> {
-                tally.collisions.incrementAndGet();
-                metrics.collision(target);
-                tally.issues.add(new LedgerIssue(item.ledgerId(), item.kind().name(), item.from(), "COLLISION",
-                        o.detail()));
-                log.warn("switch epoch={} ledger={} COLLISION: bookie-cluster={} already holds a different ledger "
-                        + "with this id; the ledger stays home on {}: {}", epoch, item.ledgerId(), target,
-                        item.from(), o.detail());
-            }
-            case FAILED -> {
-                tally.failed.incrementAndGet();
-                metrics.verificationFailed(target);
-                tally.issues.add(new LedgerIssue(item.ledgerId(), item.kind().name(), item.from(), "FAILED",
-                        o.detail()));
-                log.warn("switch epoch={} ledger={} copy from bookie-cluster={} to {} failed; it stays home on {}: {}",
-                        epoch, item.ledgerId(), item.from(), target, item.from(), o.detail());
-            }
-        }
     }
 
     /**
@@ -457,102 +456,32 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * table once: an interrupted run (this switch's or an earlier one's) may have stopped between its
      * compare-and-sets and the bump that lists them, and brokers otherwise re-read only what an epoch lists.
      */
-    private CompletableFuture<Void> announce(long epoch, RegistryView view) {
+    CompletableFuture<Void> announce(long epoch, RegistryView view) {
         if (view.relocations().isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         return registry.bumpRelocationEpoch(clock.millis(), null).thenCompose(re -> {
             log.info("switch epoch={} PROMOTE starts: brokers re-read the relocation table ({} relocation(s)), "
                     + "relocation epoch={}", epoch, view.relocations().size(), re);
-            return awaitApplied(epoch, re, System.nanoTime() + applyWaitNanos);
+            return awaitApplied(epoch, re);
         });
-    }
-
-    private CompletableFuture<Void> promote(long epoch, String target, Tally tally, MigrationState initial) {
-        List<Long> ids;
-        synchronized (tally.built) {
-            ids = new ArrayList<>(tally.built);
-        }
-        Collections.sort(ids);
-        return promoteBatches(epoch, target, ids, 0, tally, initial).thenCompose(v -> persist(epoch, s -> {
-            MigrationState t = tally.apply(s, clock.millis());
-            if (closed) {
-                return t; // interrupted: the phase stays PROMOTE until a resumed run finishes it
-            }
-            boolean clean = tally.failed.get() == 0 && tally.collisions.get() == 0 && tally.skipped.isEmpty();
-            return t.withPhase(clean ? Phase.DONE : Phase.DONE_WITH_FAILURES, clock.millis());
-        }, initial)).thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} failed, "
-                + "{} skipped, {} collisions", epoch, target, s.phase(), s.promoted(), s.failed(), s.skipped(),
-                s.collisions()));
-    }
-
-    private CompletableFuture<Void> promoteBatches(long epoch, String target, List<Long> ids, int from, Tally tally,
-                                                   MigrationState initial) {
-        if (from >= ids.size() || closed) {
-            return CompletableFuture.completedFuture(null);
-        }
-        List<Long> batch = ids.subList(from, Math.min(ids.size(), from + config.promoteBatchSize()));
-        // stop if the switch was rolled back or superseded while we copied
-        return readState(epoch).thenCompose(st -> registry.readDirective().thenCompose(d -> {
-            if (st.present() && !st.value().owner().equals(brokerId.get())) {
-                log.warn("switch epoch={} migration: broker {} has taken it over; this broker ({}) stops promoting",
-                        epoch, st.value().owner(), brokerId.get());
-                return CompletableFuture.completedFuture(false);
-            }
-            if ((st.present() && st.value().phase().terminal()) || (d.present() && d.value().epoch() != epoch)) {
-                log.info("switch epoch={} migration stops before promoting: {}", epoch,
-                        d.present() && d.value().epoch() != epoch ? "a newer switch was made" : st.value().phase());
-                if (d.present() && d.value().epoch() != epoch) {
-                    return persist(epoch, s -> s.withPhase(Phase.SUPERSEDED, clock.millis()), initial)
-                            .thenApply(s -> false);
-                }
-                return CompletableFuture.completedFuture(false);
-            }
-            List<CompletableFuture<Boolean>> each = new ArrayList<>();
-            for (long id : batch) {
-                Item item = tally.byId.get(id);
-                Relocation r = new Relocation(Relocation.FORMAT_VERSION, id, target, item.from(), item.kind().name(),
-                        epoch, clock.millis());
-                each.add(registry.write(registry.paths().relocation(id), r, -1L).handle((v, e) -> {
-                    if (e == null) {
-                        return true;
-                    }
-                    if (RegistryStore.isVersionConflict(e)) {
-                        return null; // exists: checked below
-                    }
-                    throw new java.util.concurrent.CompletionException(e);
-                }).thenCompose(ok -> ok != null ? CompletableFuture.completedFuture(ok)
-                        : registry.read(registry.paths().relocation(id), Relocation.class)
-                        .thenApply(cur -> cur.present() && cur.value().home().equals(target))));
-            }
-            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                int ok = (int) each.stream().filter(CompletableFuture::join).count();
-                tally.promoted.addAndGet(ok);
-                metrics.promoted(target, ok);
-                return registry.bumpRelocationEpoch(clock.millis(), batch).thenApply(re -> {
-                    log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}", epoch,
-                            ok, target, re);
-                    return re;
-                });
-            }).thenCompose(re -> persist(epoch, s -> tally.apply(s, clock.millis()), initial)
-                    .thenCompose(s -> !goOn(s) ? CompletableFuture.completedFuture(false)
-                            : awaitApplied(epoch, re, System.nanoTime() + applyWaitNanos).thenApply(x -> true)));
-        })).thenCompose(go -> go ? promoteBatches(epoch, target, ids, from + batch.size(), tally, initial)
-                : CompletableFuture.completedFuture(null));
     }
 
     /**
      * Waits until every live broker routes with relocation epoch {@code re}, so that no broker falls more
-     * than one batch behind the table; gives up waiting at {@code deadline} (a broker that is live but
-     * stuck only slows PROMOTE down, and cleanup deletes nothing until it has caught up anyway).
+     * than one batch behind the table; gives up waiting after the apply wait (a broker that is live but
+     * stuck only slows PROMOTE down, and nothing it may read is deleted until it has caught up anyway).
      */
+    CompletableFuture<Void> awaitApplied(long epoch, long re) {
+        return awaitApplied(epoch, re, System.nanoTime() + applyWaitNanos);
+    }
+
     private CompletableFuture<Void> awaitApplied(long epoch, long re, long deadlineNanos) {
         if (closed) {
             return CompletableFuture.completedFuture(null);
         }
-        return registry.listRelocationApplied().thenCompose(applied -> {
-            List<String> behind = applied.entrySet().stream().filter(e -> e.getValue() < re).map(Map.Entry::getKey)
-                    .sorted().toList();
+        return BrokerView.read(registry).thenCompose(brokers -> {
+            List<String> behind = brokers.relocationPending(re);
             if (behind.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -562,137 +491,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         TimeUnit.NANOSECONDS.toSeconds(applyWaitNanos));
                 return CompletableFuture.completedFuture(null);
             }
-            CompletableFuture<Void> later = new CompletableFuture<>();
-            scheduler.schedule(() -> later.complete(null), APPLY_POLL_MILLIS, TimeUnit.MILLISECONDS);
-            return later.thenCompose(v -> awaitApplied(epoch, re, deadlineNanos));
+            return delay(APPLY_POLL_MILLIS).thenCompose(v -> awaitApplied(epoch, re, deadlineNanos));
         });
     }
 
-    // ---- deletions scheduled by a rollback ----
-
-    private CompletableFuture<List<MigrationState>> states() {
-        String root = registry.paths().orchestrators();
-        return registry.metadataStore().getChildren(root).thenCompose(names -> {
-                    List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
-                    for (String n : names) {
-                        reads.add(registry.read(root + "/" + n, MigrationState.class));
-                    }
-                    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v ->
-                            reads.stream().map(CompletableFuture::join).filter(Versioned::present)
-                                    .map(Versioned::value).toList());
-                });
-    }
-
-    /**
-     * Deletes the copies a rollback left on the rolled-back target, once every live broker routes with a
-     * relocation epoch in which they are no longer home. A promotion that raced with the rollback is
-     * flipped back here first.
-     */
-    private CompletableFuture<Void> processDeletions() {
-        return states().thenCompose(this::processDeletions);
-    }
-
-    private CompletableFuture<Void> processDeletions(List<MigrationState> all) {
-        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (MigrationState s : all) {
-            if (s.phase() == Phase.ROLLED_BACK && !s.pendingDeletions().isEmpty()) {
-                chain = chain.thenCompose(v -> deleteCopies(s));
-            }
-        }
-        return chain;
-    }
-
-    private CompletableFuture<Void> deleteCopies(MigrationState s) {
-        return RegistryView.read(registry).thenCompose(view -> {
-            List<Long> straggling = view.relocations().values().stream()
-                    .filter(r -> r.switchEpoch() == s.switchEpoch() && r.home().equals(s.target()))
-                    .map(Relocation::ledgerId).toList();
-            if (!straggling.isEmpty() || s.deleteAfterRelocationEpoch() == FLIP_NOT_ANNOUNCED) {
-                // promotions that raced with the rollback, or a rollback interrupted before it announced its
-                // flip (its epoch is still the placeholder): announce every copy's id, so brokers re-read them
-                java.util.Set<Long> ids = new java.util.TreeSet<>(s.pendingDeletions());
-                ids.addAll(straggling);
-                return unrelocate(straggling, List.copyOf(ids)).thenCompose(re -> persistDeletions(s, s.pendingDeletions(), re));
-            }
-            return registry.listRelocationApplied().thenCompose(applied -> {
-                if (applied.isEmpty() || applied.values().stream().anyMatch(e -> e < s.deleteAfterRelocationEpoch())) {
-                    return CompletableFuture.completedFuture(null); // a broker may still read the copies
-                }
-                List<CompletableFuture<Long>> dels = new ArrayList<>();
-                for (long id : s.pendingDeletions()) {
-                    dels.add(copier.delete(id, s.target()).thenApply(v -> id).exceptionally(e -> {
-                        log.warn("ledger={} bookie-cluster={}: cannot delete rolled-back copy yet: {}", id, s.target(),
-                                e.toString());
-                        return null;
-                    }));
-                }
-                return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                    List<Long> remaining = new ArrayList<>(s.pendingDeletions());
-                    int deleted = 0;
-                    for (var d : dels) {
-                        if (d.join() != null) {
-                            remaining.remove(d.join());
-                            deleted++;
-                        }
-                    }
-                    metrics.deleted(s.target(), deleted);
-                    log.info("switch epoch={} rollback: deleted {} copy/copies from bookie-cluster={}, {} left", 
-                            s.switchEpoch(), deleted, s.target(), remaining.size());
-                    return persistDeletions(s, remaining, s.deleteAfterRelocationEpoch());
-                });
-            });
-        });
-    }
-
-    private CompletableFuture<Void> persistDeletions(MigrationState s, List<Long> remaining, long afterEpoch) {
-        return registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
-                c.withDeletions(remaining, c.deleteAfterRelocationEpoch() == FLIP_NOT_ANNOUNCED ? afterEpoch
-                        : Math.max(afterEpoch, c.deleteAfterRelocationEpoch()), clock.millis())))
-                .thenApply(x -> null);
-    }
-
-    /** Removes relocations (reads go back to the originals) and announces it; completes with the new epoch. */
-    CompletableFuture<Long> unrelocate(List<Long> ids) {
-        return unrelocate(ids, ids);
-    }
-
-    /** Removes the relocations of {@code ids} and announces {@code announced} (a superset) as changed. */
-    private CompletableFuture<Long> unrelocate(List<Long> ids, List<Long> announced) {
-        List<CompletableFuture<Void>> dels = new ArrayList<>();
-        for (long id : ids) {
-            dels.add(registry.metadataStore().delete(registry.paths().relocation(id), Optional.empty())
-                    .exceptionally(e -> null));
-        }
-        return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new))
-                .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), announced));
-    }
-
-    /**
-     * Rollback support: marks switch {@code epoch}'s migration rolled back (a running BUILD or PROMOTE on
-     * any broker stops at its next step), flips its promotions back and schedules its copies for
-     * deletion once every broker has applied the flip.
-     */
-    public CompletableFuture<MigrationState> rollBack(long epoch, String target) {
-        return RegistryView.read(registry).thenCompose(view -> {
-            List<Long> promoted = view.relocations().values().stream()
-                    .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).map(Relocation::ledgerId).toList();
-            MigrationState none = MigrationState.start(epoch, target, brokerId.get(), clock.millis());
-            return registry.update(statePath(epoch), MigrationState.class, cur -> {
-                MigrationState s = cur.orElse(none);
-                java.util.Set<Long> copies = new java.util.TreeSet<>(s.built());
-                copies.addAll(promoted);
-                return Optional.of(s.rolledBack(new ArrayList<>(copies), FLIP_NOT_ANNOUNCED, clock.millis()));
-            }).thenCompose(s -> unrelocate(promoted).thenCompose(re -> {
-                metrics.rolledBack(target);
-                log.info("switch epoch={} rolled back: {} promotion(s) flipped back (relocation epoch={}), {} copy/copies "
-                        + "on bookie-cluster={} to delete once every broker has applied it", epoch, promoted.size(), re,
-                        s.pendingDeletions().size(), target);
-                // the placeholder epoch set above is replaced by the real one (not a max)
-                return registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
-                        c.withDeletions(c.pendingDeletions(), re, clock.millis())));
-            }));
-        });
-    }
+    // ---- operator actions ----
 
     /**
      * Runs switch {@code epoch}'s finished migration again on this broker (after the operator fixed what
@@ -701,8 +504,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * runs, and when the switch was rolled back or superseded.
      */
     public CompletableFuture<MigrationState> retry(long epoch) {
-        String me = brokerId.get();
-        return readState(epoch).thenCompose(cur -> {
+        return enqueue(() -> readState(epoch).thenCompose(cur -> {
             if (!cur.present()) {
                 throw RegistryException.conflict("the migration of switch epoch " + epoch + " has not started yet; "
                         + "it starts by itself once every broker has finished its cutover");
@@ -710,27 +512,348 @@ public final class MigrationOrchestrator implements AutoCloseable {
             MigrationState s = cur.value();
             if (s.phase() != Phase.DONE && s.phase() != Phase.DONE_WITH_FAILURES) {
                 throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
-                        + (s.phase().terminal() ? "" : " on broker " + s.owner()) + "; only a finished migration "
-                        + "(DONE or DONE_WITH_FAILURES) can be run again");
+                        + (s.phase().terminal() || s.phase() == Phase.ROLLING_BACK ? "" : " on broker " + s.owner())
+                        + "; only a finished migration (DONE or DONE_WITH_FAILURES) can be run again");
             }
-            return registry.update(statePath(epoch), MigrationState.class, c -> c.filter(x -> x.phase() == s.phase())
-                    .map(x -> x.withOwner(me, clock.millis()).withPhase(Phase.BUILD, clock.millis())));
+            return transition(epoch, Set.of(s.phase()), Phase.BUILD, x -> x.edit().owner(me()).build());
         }).thenApply(s -> {
-            if (s.phase() != Phase.BUILD || !s.owner().equals(me)) {
+            if (s.phase() != Phase.BUILD || !s.owner().equals(me())) {
                 throw RegistryException.conflict("the migration of switch epoch " + epoch + " changed meanwhile ("
                         + s.phase() + " on broker " + s.owner() + ")");
             }
             log.info("switch epoch={} migration to bookie-cluster={} runs again on broker {} (operator request)",
-                    epoch, s.target(), me);
-            scheduler.execute(this::tick);
+                    epoch, s.target(), me());
+            acceptedHere.add(epoch);
+            tick();
             return s;
+        }));
+    }
+
+    /**
+     * Rollback of switch {@code epoch} (to {@code target}, back to {@code origin}): records the intent first
+     * (ROLLING_BACK; a run on any broker stops at its next step), then, on this broker's driver holding the lock,
+     * flips the switch's promotions back, switches the brokers back and marks it ROLLED_BACK. Each step is
+     * idempotent: if one fails the intent stays, status shows why, and the rollback is finished by asking again
+     * or by the next passes.
+     */
+    public CompletableFuture<RollbackOutcome> rollBack(long epoch, String target, String origin) {
+        MigrationState none = MigrationState.start(epoch, target, me(), clock.millis());
+        return registry.update(statePath(epoch), MigrationState.class, cur -> {
+            MigrationState s = cur.orElse(none);
+            if (s.phase() == Phase.ROLLING_BACK || s.phase() == Phase.ROLLED_BACK) {
+                return Optional.empty(); // asked again: resume
+            }
+            if (!s.phase().canMove(Phase.ROLLING_BACK)) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
+                        + "; it cannot be rolled back");
+            }
+            return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
+        }).thenCompose(s -> {
+            if (s.phase() == Phase.ROLLED_BACK) {
+                return CompletableFuture.completedFuture(new RollbackOutcome(s, null));
+            }
+            log.info("switch epoch={} rollback to bookie-cluster={} recorded; finishing it on broker {}", epoch,
+                    s.rollbackTo(), me());
+            return enqueue(() -> {
+                CompletableFuture<RollbackOutcome> done = new CompletableFuture<>();
+                lockedWaiting(() -> finishRollback(epoch).thenAccept(done::complete),
+                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOCK_WAIT_MILLIS))
+                        .whenComplete((v, e) -> {
+                            if (e != null) {
+                                done.completeExceptionally(e);
+                            }
+                        });
+                return done;
+            });
+        });
+    }
+
+    /** Rollbacks whose finish failed or was interrupted, resumed (at most every {@link #ROLLBACK_RESUME_MILLIS}). */
+    private CompletableFuture<Void> resumeRollbacks() {
+        return states().thenCompose(all -> {
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            for (MigrationState s : all) {
+                if (s.phase() == Phase.ROLLING_BACK && (s.rollbackError() == null
+                        || clock.millis() - s.updatedAt() >= ROLLBACK_RESUME_MILLIS)) {
+                    chain = chain.thenCompose(v -> locked(() -> finishRollback(s.switchEpoch())
+                            .<Void>thenApply(x -> null).exceptionally(e -> null)));
+                }
+            }
+            return chain;
+        });
+    }
+
+    /** The rollback's steps, each idempotent; under the lock. Fails (the intent stays) when the switch back fails. */
+    private CompletableFuture<RollbackOutcome> finishRollback(long epoch) {
+        return readState(epoch).thenCompose(st -> {
+            if (!st.present()) {
+                throw RegistryException.conflict("no migration state for switch epoch " + epoch);
+            }
+            MigrationState s = st.value();
+            if (s.phase() == Phase.ROLLED_BACK) {
+                return CompletableFuture.completedFuture(new RollbackOutcome(s, null));
+            }
+            if (s.phase() != Phase.ROLLING_BACK) {
+                throw RegistryException.conflict("switch epoch " + epoch + " is " + s.phase() + ", not ROLLING_BACK");
+            }
+            CompletableFuture<MigrationState> flipped = s.rollbackFlipEpoch() > 0
+                    ? CompletableFuture.completedFuture(s) : flip(s);
+            return flipped.thenCompose(f -> switchBackIfLatest(f)).thenCompose(sw -> transition(epoch,
+                    Set.of(Phase.ROLLING_BACK), Phase.ROLLED_BACK, x -> x.edit().rollback(x.rollbackTo(), null,
+                            x.rollbackFlipEpoch()).build())
+                    .thenApply(done -> {
+                        metrics.rolledBack(done.target());
+                        log.info("switch epoch={} rolled back: promotions flipped back (relocation epoch={}), {} "
+                                + "copy/copies on bookie-cluster={} to delete once every broker has applied it", epoch,
+                                done.rollbackFlipEpoch(), done.pendingDeletionCount(), done.target());
+                        return new RollbackOutcome(done, sw);
+                    }));
+        });
+    }
+
+    /**
+     * Step 1: the switch's promotions are undone (each ledger's previous home is restored: its original, or the
+     * copy an earlier switch promoted), announced by one relocation epoch, which the copies' deletion waits for.
+     */
+    private CompletableFuture<MigrationState> flip(MigrationState s) {
+        long epoch = s.switchEpoch();
+        return RegistryView.read(registry).thenCompose(view -> unpromote(epoch, s.target(), view)).thenCompose(ids ->
+                registry.readCopies(epoch).thenCompose(chunks -> {
+                    Set<Long> copies = new TreeSet<>();
+                    chunks.values().forEach(copies::addAll);
+                    copies.addAll(s.built());
+                    copies.addAll(s.pendingDeletions());
+                    // copies an earlier version kept in the state go into the chunks, with the rest
+                    List<Long> legacy = new ArrayList<>(s.built());
+                    legacy.addAll(s.pendingDeletions());
+                    legacy.removeIf(id -> chunks.values().stream().anyMatch(c -> c.contains(id)));
+                    CompletableFuture<Void> folded = legacy.isEmpty() ? CompletableFuture.completedFuture(null)
+                            : registry.writeCopies(epoch, concat(chunks, legacy), chunkedSize(chunks));
+                    return folded.thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), ids))
+                            .thenCompose(re -> {
+                                log.info("switch epoch={} rollback: {} promotion(s) flipped back, relocation epoch={}",
+                                        epoch, ids.size(), re);
+                                return registry.update(statePath(epoch), MigrationState.class, cur -> cur
+                                        .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                                        .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
+                                                .deletions(copies.size(), re).updatedAt(clock.millis()).build()));
+                            });
+                }));
+    }
+
+    private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {
+        List<Long> all = new ArrayList<>();
+        chunks.values().forEach(all::addAll);
+        all.addAll(more);
+        return all;
+    }
+
+    private static int chunkedSize(Map<Integer, List<Long>> chunks) {
+        return chunks.values().stream().mapToInt(List::size).sum();
+    }
+
+    /**
+     * Undoes switch {@code epoch}'s promotions to {@code target}: each ledger goes back to its previous home when
+     * that copy is still there, else to its original when that is there; a ledger with neither keeps its home on
+     * the target (and its copy there is never deleted). Completes with the ids changed.
+     */
+    private CompletableFuture<List<Long>> unpromote(long epoch, String target, RegistryView view) {
+        List<Relocation> promoted = view.relocations().values().stream()
+                .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).toList();
+        Map<Long, CompletableFuture<Boolean>> restorable = new java.util.TreeMap<>();
+        for (Relocation r : promoted) {
+            String back = r.beforeThisSwitch().map(Relocation::home).orElse(r.from());
+            restorable.put(r.ledgerId(), copier.facts(r.ledgerId(), back).thenApply(Optional::isPresent)
+                    .exceptionally(e -> true)); // unreadable is not missing: routing back to it is what was before
+        }
+        return CompletableFuture.allOf(restorable.values().toArray(CompletableFuture[]::new)).thenCompose(v ->
+                registry.updateRelocations(restorable.keySet(), (id, cur) -> {
+                    if (cur.isEmpty() || cur.get().switchEpoch() != epoch || !cur.get().home().equals(target)) {
+                        return cur;
+                    }
+                    if (!restorable.get(id).join()) {
+                        log.warn("switch epoch={} rollback: ledger={} stays home on bookie-cluster={}: the copy it was "
+                                + "read from before is gone", epoch, id, target);
+                        return cur;
+                    }
+                    return cur.get().beforeThisSwitch();
+                })).thenApply(stored -> stored.entrySet().stream()
+                .filter(e -> e.getValue().map(r -> !(r.switchEpoch() == epoch && r.home().equals(target)))
+                        .orElse(true))
+                .map(Map.Entry::getKey).toList());
+    }
+
+    /** Step 2: the brokers are switched back, unless a later switch was made meanwhile (it decides then). */
+    private CompletableFuture<SwitchResult> switchBackIfLatest(MigrationState s) {
+        long epoch = s.switchEpoch();
+        return registry.readDirective().thenCompose(d -> {
+            if (!d.present() || d.value().epoch() != epoch) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return switchBack.switchTo(s.rollbackTo()).thenApply(sw -> {
+                log.info("switch epoch={} to bookie-cluster={} rolled back: now epoch={} on {}", epoch, s.target(),
+                        sw.directive().epoch(), s.rollbackTo());
+                return sw;
+            }).exceptionallyCompose(e -> {
+                String why = String.valueOf(RegistryStore.unwrap(e).getMessage());
+                log.warn("switch epoch={} rollback: cannot switch back to bookie-cluster={} yet (the rollback stays "
+                        + "recorded and is finished when asked again, or by itself): {}", epoch, s.rollbackTo(), why);
+                return registry.update(statePath(epoch), MigrationState.class, cur -> cur
+                        .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                        .map(x -> x.edit().rollback(x.rollbackTo(), why, x.rollbackFlipEpoch())
+                                .updatedAt(clock.millis()).build()))
+                        .thenCompose(x -> CompletableFuture.failedFuture(e));
+            });
         });
     }
 
     /** Cleanup deleted {@code n} originals after switch {@code epoch}: its rollback is no longer possible. */
     public CompletableFuture<Void> originalsDeleted(long epoch, int n) {
         return registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
-                c.withOriginalsDeleted(n, clock.millis()))).thenApply(x -> null);
+                c.edit().originalsDeleted(c.originalsDeleted() + n).updatedAt(clock.millis()).build()))
+                .thenApply(x -> null);
+    }
+
+    // ---- deletions after a rollback ----
+
+    /**
+     * Before ledgers are promoted to {@code target}, they are taken off the deletion lists of rolled-back
+     * switches to the same cluster: a ledger is never at once home somewhere and scheduled for deletion there.
+     */
+    CompletableFuture<Void> cancelDeletions(String target, List<Long> ids) {
+        return states().thenCompose(all -> {
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            Set<Long> wanted = new TreeSet<>(ids);
+            for (MigrationState s : all) {
+                if (s.phase() == Phase.ROLLED_BACK && s.target().equals(target) && s.deletionsPending()) {
+                    chain = chain.thenCompose(v -> registry.readCopies(s.switchEpoch()).thenCompose(chunks -> {
+                        List<CompletableFuture<Void>> writes = new ArrayList<>();
+                        int[] removed = {0};
+                        chunks.forEach((n, list) -> {
+                            if (list.stream().anyMatch(wanted::contains)) {
+                                List<Long> rest = list.stream().filter(id -> !wanted.contains(id)).toList();
+                                removed[0] += list.size() - rest.size();
+                                writes.add(registry.replaceCopiesChunk(s.switchEpoch(), n, rest));
+                            }
+                        });
+                        if (removed[0] == 0) {
+                            return CompletableFuture.completedFuture(null);
+                        }
+                        log.info("switch epoch={}: {} rolled-back copy/copies on bookie-cluster={} are promoted again; "
+                                + "they are no longer deleted", s.switchEpoch(), removed[0], target);
+                        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenCompose(x ->
+                                registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
+                                        c.edit().deletions(Math.max(0, c.pendingDeletionCount() - removed[0]),
+                                                c.deleteAfterRelocationEpoch()).build()))).thenApply(x -> null);
+                    }));
+                }
+            }
+            return chain;
+        });
+    }
+
+    private CompletableFuture<Void> processDeletions(List<MigrationState> all) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (MigrationState s : all) {
+            if (s.deletionsPending()) {
+                chain = chain.thenCompose(v -> deleteCopies(s));
+            }
+        }
+        return chain;
+    }
+
+    /**
+     * Deletes the copies a rollback left on the rolled-back target, once every live broker routes with the epoch
+     * that flipped them back, never while the target is the active cluster (its own migration wants them), and
+     * each id checked again right before: a ledger that is now home on the target, that the target itself issued,
+     * or that a broker holds open there, is not deleted.
+     */
+    private CompletableFuture<Void> deleteCopies(MigrationState s) {
+        long epoch = s.switchEpoch();
+        String target = s.target();
+        return RegistryView.read(registry).thenCompose(view -> {
+            if (target.equals(view.activeCluster())) {
+                return CompletableFuture.completedFuture(null);
+            }
+            List<Long> straggling = view.relocations().values().stream()
+                    .filter(r -> r.switchEpoch() == epoch && r.home().equals(target))
+                    .map(Relocation::ledgerId).toList();
+            if (!straggling.isEmpty()) {
+                // a promotion that raced with the rollback: flipped back now, and announced
+                return unpromote(epoch, target, view).thenCompose(ids -> registry.bumpRelocationEpoch(clock.millis(),
+                        ids)).thenCompose(re -> registry.update(statePath(epoch), MigrationState.class, cur -> cur
+                        .map(c -> c.edit().deletions(c.pendingDeletionCount(), re).build()))).thenApply(x -> null);
+            }
+            return BrokerView.read(registry).thenCompose(brokers -> {
+                List<String> behind = brokers.relocationPending(s.deleteAfterRelocationEpoch());
+                if (brokers.live().isEmpty() || !behind.isEmpty()) {
+                    return CompletableFuture.completedFuture(null); // a broker may still read the copies
+                }
+                return registry.readCopies(epoch).thenCompose(chunks -> {
+                    Map<Integer, List<Long>> work = new java.util.TreeMap<>(chunks);
+                    if (!s.pendingDeletions().isEmpty()) {
+                        work.put(-1, s.pendingDeletions()); // an earlier version's list
+                    }
+                    return deleteChunks(s, view, brokers, work);
+                });
+            });
+        });
+    }
+
+    private CompletableFuture<Void> deleteChunks(MigrationState s, RegistryView view, BrokerView brokers,
+                                                 Map<Integer, List<Long>> chunks) {
+        String target = s.target();
+        RangeTable ranges = view.ranges();
+        List<CompletableFuture<Integer>> each = new ArrayList<>();
+        int[] deleted = {0};
+        for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
+            List<CompletableFuture<Long>> kept = new ArrayList<>();
+            for (long id : chunk.getValue()) {
+                if (view.home(id).map(target::equals).orElse(false) || ranges.owner(id).map(target::equals)
+                        .orElse(false)) {
+                    continue; // home there (or issued there): not a copy to delete any more
+                }
+                if (!brokers.holdingOpen(target, id).isEmpty()) {
+                    kept.add(CompletableFuture.completedFuture(id));
+                    continue;
+                }
+                kept.add(copier.delete(id, target).thenApply(v -> {
+                    synchronized (deleted) {
+                        deleted[0]++;
+                    }
+                    return (Long) null;
+                }).exceptionally(e -> {
+                    log.warn("ledger={} bookie-cluster={}: cannot delete rolled-back copy yet: {}", id, target,
+                            e.toString());
+                    return id;
+                }));
+            }
+            each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+                List<Long> rest = kept.stream().map(CompletableFuture::join).filter(java.util.Objects::nonNull)
+                        .toList();
+                CompletableFuture<Void> write = chunk.getKey() < 0 ? CompletableFuture.completedFuture(null)
+                        : registry.replaceCopiesChunk(s.switchEpoch(), chunk.getKey(), rest);
+                return write.thenApply(x -> rest.size());
+            }));
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
+            metrics.deleted(target, deleted[0]);
+            log.info("switch epoch={} rollback: deleted {} copy/copies from bookie-cluster={}, {} left", s.switchEpoch(),
+                    deleted[0], target, remaining);
+            return registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
+                    c.edit().deletions(remaining, c.deleteAfterRelocationEpoch()).updatedAt(clock.millis()).build()))
+                    .thenApply(x -> null);
+        });
+    }
+
+    /** Copy lists of switches that can no longer be rolled back (a newer switch exists): not needed any more. */
+    private CompletableFuture<Void> dropCopyLists(List<Long> epochs) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (long e : epochs) {
+            chain = chain.thenCompose(v -> registry.dropCopies(e));
+        }
+        return chain;
     }
 
     @Override

@@ -36,10 +36,12 @@ public final class MigrationService {
     }
 
     /**
-     * Undoes the latest switch within {@code rollbackWindowHours}: checks the previous cluster can take
-     * writes again (precheck), flips the switch's promotions back so reads go to the originals, then
-     * switches back to it (with a fresh ledger-id range). The switch's copies are deleted later, once
-     * every live broker routes without them.
+     * Undoes the latest switch within {@code rollbackWindowHours}: checks the previous cluster can take writes
+     * again (precheck), records the rollback (the migration becomes ROLLING_BACK: nothing of it runs any more),
+     * flips the switch's promotions back so reads go to the originals, then switches back to it (with a fresh
+     * ledger-id range) and marks the migration ROLLED_BACK. If a step fails, the rollback stays recorded, status
+     * shows why, and asking again (or the orchestrator by itself) finishes it. The switch's copies are deleted
+     * later, once every live broker routes without them.
      */
     public CompletableFuture<RollbackResult> rollback() {
         return RegistryView.read(registry).thenCompose(view -> {
@@ -47,15 +49,16 @@ public final class MigrationService {
                 throw RegistryException.conflict("no switch has been made; there is nothing to roll back");
             }
             var d = view.directive().value();
-            long ageMillis = clock.millis() - d.ts();
-            long window = config.rollbackWindowHours() * 3_600_000L;
-            if (ageMillis > window) {
-                throw RegistryException.conflict("the rollback window of " + config.rollbackWindowHours()
-                        + " h for switch epoch " + d.epoch() + " (to '" + d.target() + "') has passed ("
-                        + String.format("%.1f", ageMillis / 3_600_000.0) + " h ago); switch to '" + d.origin()
-                        + "' instead if it is still wanted");
-            }
             return orchestrator.readState(d.epoch()).thenCompose(state -> {
+                boolean resuming = state.present() && state.value().phase() == io.bcswitch.registry.Phase.ROLLING_BACK;
+                long ageMillis = clock.millis() - d.ts();
+                long window = config.rollbackWindowHours() * 3_600_000L;
+                if (!resuming && ageMillis > window) {
+                    throw RegistryException.conflict("the rollback window of " + config.rollbackWindowHours()
+                            + " h for switch epoch " + d.epoch() + " (to '" + d.target() + "') has passed ("
+                            + String.format("%.1f", ageMillis / 3_600_000.0) + " h ago); switch to '" + d.origin()
+                            + "' instead if it is still wanted");
+                }
                 if (state.present() && state.value().originalsDeleted() > 0) {
                     throw RegistryException.conflict("cleanup already deleted " + state.value().originalsDeleted()
                             + " original ledger(s) from old clusters after switch epoch " + d.epoch()
@@ -67,14 +70,13 @@ public final class MigrationService {
                     throw new RegistryException(RegistryException.Kind.CONFLICT, "cannot roll back to '" + d.origin()
                             + "': " + String.join("; ", pre.problems()), pre);
                 }
-                return orchestrator.rollBack(d.epoch(), d.target());
-            }).thenCompose(rolled -> switches.switchTo(d.origin()).thenApply(sw -> {
-                log.info("switch epoch={} to bookie-cluster={} rolled back: now epoch={} on {}", d.epoch(), d.target(),
-                        sw.directive().epoch(), d.origin());
+                return orchestrator.rollBack(d.epoch(), d.target(), d.origin());
+            }).thenApply(outcome -> {
                 int flipped = (int) view.relocations().values().stream()
                         .filter(r -> r.switchEpoch() == d.epoch()).count();
-                return new RollbackResult(d.epoch(), sw, flipped, rolled.pendingDeletions().size());
-            }));
+                return new RollbackResult(d.epoch(), outcome.switched(), flipped,
+                        outcome.state().pendingDeletionCount());
+            });
         });
     }
 
@@ -112,7 +114,8 @@ public final class MigrationService {
         }).thenCompose(done -> {
             if (!done && rec.status() != io.bcswitch.registry.ClusterStatus.DEPRECATED) {
                 throw RegistryException.conflict("bookie cluster '" + cluster + "' still holds ledgers the brokers "
-                        + "reference (see GET /drain/" + cluster + "); its clients stay open");
+                        + "reference, or brokers hold ledger handles open on it (see GET /drain/" + cluster
+                        + "); its clients stay open");
             }
             return switches.get(cluster);
         }));

@@ -9,7 +9,14 @@ package io.bcswitch.precheck;
  * @param maxLedgerId          largest id of a ledger that exists on the cluster, -1 when it has none
  * @param writableBookies      bookies registered as writable
  * @param readOnlyBookies      bookies registered read-only
+ * @param instanceId           the cluster's identity ({@code <ledgersRoot>/INSTANCEID}), null when it has none
  */
 public record ClusterFacts(String layoutManagerFactory, boolean supports63BitIds, long maxHighOrderBits,
-                           long maxLedgerId, int writableBookies, int readOnlyBookies) {
+                           long maxLedgerId, int writableBookies, int readOnlyBookies, String instanceId) {
+
+    public ClusterFacts(String layoutManagerFactory, boolean supports63BitIds, long maxHighOrderBits,
+                        long maxLedgerId, int writableBookies, int readOnlyBookies) {
+        this(layoutManagerFactory, supports63BitIds, maxHighOrderBits, maxLedgerId, writableBookies, readOnlyBookies,
+                null);
+    }
 }

@@ -35,14 +35,17 @@ public class StoreClusterMetadata implements ClusterMetadata {
         CompletableFuture<List<String>> hobs = store.getChildren(root + "/idgen-long");
         CompletableFuture<List<String>> available = store.getChildren(root + "/available");
         CompletableFuture<List<String>> readonly = store.getChildren(root + "/available/readonly");
-        return CompletableFuture.allOf(layout, hobs, available, readonly).thenCompose(v -> {
+        CompletableFuture<String> instance = store.get(root + "/INSTANCEID").thenApply(r -> r
+                .map(g -> new String(g.getValue(), StandardCharsets.UTF_8).trim()).filter(x -> !x.isEmpty())
+                .orElse(null));
+        return CompletableFuture.allOf(layout, hobs, available, readonly, instance).thenCompose(v -> {
             String factory = layoutFactory(layout.join());
             long maxHob = hobs.join().stream().filter(h -> h.startsWith(HOB_PREFIX))
                     .mapToLong(h -> parseLong(h.substring(HOB_PREFIX.length()))).max().orElse(0L);
             int writable = (int) available.join().stream().filter(n -> !n.equals("readonly")).count();
             CompletableFuture<Long> last = maxLedgerId();
             return last.thenApply(l -> new ClusterFacts(factory, supportsLongIds(factory), maxHob, l, writable,
-                    readonly.join().size()));
+                    readonly.join().size(), instance.join()));
         }).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 

@@ -1,6 +1,7 @@
 package io.bcswitch.registry;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.regex.Pattern;
 
 /**
@@ -11,10 +12,18 @@ import java.util.regex.Pattern;
  * @param metadataServiceUri the cluster's BookKeeper metadata service URI
  * @param status            lifecycle status
  * @param registeredAt      epoch millis of registration
+ * @param instanceId        the bookie cluster's own identity ({@code INSTANCEID} under its ledgers root), null
+ *                          until it was read; two registrations of one bookie cluster are refused by it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record BookieClusterRecord(int formatVersion, String name, String metadataServiceUri,
-                                  ClusterStatus status, long registeredAt) {
+                                  ClusterStatus status, long registeredAt, String instanceId) {
+
+    public BookieClusterRecord(int formatVersion, String name, String metadataServiceUri, ClusterStatus status,
+                               long registeredAt) {
+        this(formatVersion, name, metadataServiceUri, status, registeredAt, null);
+    }
 
     public static final int FORMAT_VERSION = 1;
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{1,64}");
@@ -24,6 +33,10 @@ public record BookieClusterRecord(int formatVersion, String name, String metadat
     }
 
     public BookieClusterRecord withStatus(ClusterStatus newStatus) {
-        return new BookieClusterRecord(FORMAT_VERSION, name, metadataServiceUri, newStatus, registeredAt);
+        return new BookieClusterRecord(FORMAT_VERSION, name, metadataServiceUri, newStatus, registeredAt, instanceId);
+    }
+
+    public BookieClusterRecord withInstanceId(String id) {
+        return new BookieClusterRecord(FORMAT_VERSION, name, metadataServiceUri, status, registeredAt, id);
     }
 }

@@ -1,80 +1,204 @@
 package io.bcswitch.registry;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Persisted progress of the migration that follows switch {@code switchEpoch}, at
- * {@code <configPath>/orchestrator/<switchEpoch>}. Written by the one broker running it; any broker
- * resumes from it. Counters are cumulative over runs; a resumed run recounts ledgers it finds already
- * copied as {@code alreadyPresent}.
+ * {@code <configPath>/orchestrator/<switchEpoch>}. Written by the one broker running it; any broker resumes from
+ * it. Counters are cumulative over runs; a resumed run recounts ledgers it finds already copied as
+ * {@code alreadyPresent}. Every list in it is bounded: the ids of the copies made live in
+ * {@code <configPath>/copies/<switchEpoch>/} ({@link IdChunk}s), the issues are capped at {@link #MAX_ISSUES}.
  *
- * @param built             ids copied and verified on {@code target} by this migration (what a rollback deletes)
- * @param pendingDeletions  copies to delete from {@code target} after a rollback, once every live broker
- *                          has applied relocation epoch {@code deleteAfterRelocationEpoch}
- * @param originalsDeleted  originals cleanup deleted from old clusters after this switch (a rollback is
- *                          then refused: they could no longer be read back)
+ * @param copies             number of copy ids recorded in the copies chunks (what a rollback deletes)
+ * @param built              ids copied by earlier versions, which kept them here (read, never written)
+ * @param pendingDeletions   copies an earlier version's rollback left to delete (read, never written)
+ * @param deleteAfterRelocationEpoch copies of a rolled-back migration are deleted once every live broker has
+ *                           applied this relocation epoch
+ * @param originalsDeleted   originals cleanup deleted from old clusters after this switch (a rollback is then
+ *                           refused: they could no longer be read back)
+ * @param rollbackTo         the cluster a requested rollback switches back to (set with ROLLING_BACK)
+ * @param rollbackError      why the last attempt to finish the rollback failed (cleared when it succeeds)
+ * @param rollbackFlipEpoch  relocation epoch that announced the rollback's flip of the promotions (0: not yet)
+ * @param pendingDeletionCount copies of a rolled-back migration still to delete
+ * @param notPromoted        planned ledgers whose home is not the target at the end, each with an issue
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record MigrationState(int formatVersion, long switchEpoch, String target, Phase phase, String owner,
                              long startedAt, long updatedAt, long finishedAt, int planned, int copied,
                              int alreadyPresent, int promoted, int failed, int skipped, int collisions,
                              long bytesCopied, List<LedgerIssue> issues, List<Long> built,
-                             List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted) {
+                             List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
+                             int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
+                             int pendingDeletionCount, int notPromoted) {
     public static final int FORMAT_VERSION = 1;
     /** Issues kept in the record (the count fields are exact). */
     public static final int MAX_ISSUES = 200;
 
     public MigrationState {
-        issues = issues == null ? List.of() : List.copyOf(issues);
+        issues = issues == null ? List.of() : List.copyOf(issues.size() > MAX_ISSUES ? issues.subList(0, MAX_ISSUES)
+                : issues);
         built = built == null ? List.of() : List.copyOf(built);
         pendingDeletions = pendingDeletions == null ? List.of() : List.copyOf(pendingDeletions);
     }
 
     public static MigrationState start(long epoch, String target, String owner, long now) {
         return new MigrationState(FORMAT_VERSION, epoch, target, Phase.PENDING, owner, now, now, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, List.of(), List.of(), List.of(), 0, 0);
+                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0);
     }
 
-    public MigrationState withPhase(Phase p, long now) {
-        return new MigrationState(formatVersion, switchEpoch, target, p, owner, startedAt, now,
-                p.terminal() ? now : finishedAt, planned, copied, alreadyPresent, promoted, failed, skipped,
-                collisions, bytesCopied, issues, built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted);
+    public Edit edit() {
+        return new Edit(this);
     }
 
-    public MigrationState withOwner(String broker, long now) {
-        return new MigrationState(formatVersion, switchEpoch, target, phase, broker, startedAt, now, finishedAt,
-                planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built,
-                pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted);
+    /** This state moved to {@code next}; refused (IllegalStateException) when the phase table does not allow it. */
+    public MigrationState moveTo(Phase next, long now) {
+        if (!phase.canMove(next)) {
+            throw new IllegalStateException("switch epoch " + switchEpoch + " migration cannot move from " + phase
+                    + " to " + next);
+        }
+        return edit().phase(next).updatedAt(now).finishedAt(next.terminal() ? now : 0).build();
     }
 
-    /** Counters of one BUILD or PROMOTE pass replace the previous pass's (a resumed run redoes the plan). */
-    public MigrationState withProgress(int planned, int copied, int alreadyPresent, int promoted, int failed,
-                                       int skipped, int collisions, long bytes, List<LedgerIssue> issues,
-                                       List<Long> built, long now) {
-        List<LedgerIssue> kept = issues.size() > MAX_ISSUES ? new ArrayList<>(issues.subList(0, MAX_ISSUES)) : issues;
-        return new MigrationState(formatVersion, switchEpoch, target, phase, owner, startedAt, now, finishedAt,
-                planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied + bytes, kept,
-                built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted);
+    /** Copies a rollback may have left on {@code target} that are still to delete (legacy lists included). */
+    public boolean deletionsPending() {
+        return phase == Phase.ROLLED_BACK && (pendingDeletionCount > 0 || !pendingDeletions.isEmpty());
     }
 
-    public MigrationState rolledBack(List<Long> toDelete, long afterEpoch, long now) {
-        return new MigrationState(formatVersion, switchEpoch, target, Phase.ROLLED_BACK, owner, startedAt, now, now,
-                planned, copied, alreadyPresent, 0, failed, skipped, collisions, bytesCopied, issues, built,
-                toDelete, afterEpoch, originalsDeleted);
-    }
+    /** A mutable copy, for changing a few fields of this 27-field record. */
+    public static final class Edit {
+        private long switchEpoch;
+        private String target;
+        private Phase phase;
+        private String owner;
+        private long startedAt;
+        private long updatedAt;
+        private long finishedAt;
+        private int planned;
+        private int copied;
+        private int alreadyPresent;
+        private int promoted;
+        private int failed;
+        private int skipped;
+        private int collisions;
+        private long bytesCopied;
+        private List<LedgerIssue> issues;
+        private List<Long> built;
+        private List<Long> pendingDeletions;
+        private long deleteAfterRelocationEpoch;
+        private int originalsDeleted;
+        private int copies;
+        private String rollbackTo;
+        private String rollbackError;
+        private long rollbackFlipEpoch;
+        private int pendingDeletionCount;
+        private int notPromoted;
 
-    /** Copies still to delete after a rollback, and the relocation epoch every broker must have applied first. */
-    public MigrationState withDeletions(List<Long> remaining, long afterRelocationEpoch, long now) {
-        return new MigrationState(formatVersion, switchEpoch, target, phase, owner, startedAt, now, finishedAt,
-                planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built,
-                remaining, afterRelocationEpoch, originalsDeleted);
-    }
+        private Edit(MigrationState s) {
+            switchEpoch = s.switchEpoch;
+            target = s.target;
+            phase = s.phase;
+            owner = s.owner;
+            startedAt = s.startedAt;
+            updatedAt = s.updatedAt;
+            finishedAt = s.finishedAt;
+            planned = s.planned;
+            copied = s.copied;
+            alreadyPresent = s.alreadyPresent;
+            promoted = s.promoted;
+            failed = s.failed;
+            skipped = s.skipped;
+            collisions = s.collisions;
+            bytesCopied = s.bytesCopied;
+            issues = s.issues;
+            built = s.built;
+            pendingDeletions = s.pendingDeletions;
+            deleteAfterRelocationEpoch = s.deleteAfterRelocationEpoch;
+            originalsDeleted = s.originalsDeleted;
+            copies = s.copies;
+            rollbackTo = s.rollbackTo;
+            rollbackError = s.rollbackError;
+            rollbackFlipEpoch = s.rollbackFlipEpoch;
+            pendingDeletionCount = s.pendingDeletionCount;
+            notPromoted = s.notPromoted;
+        }
 
-    public MigrationState withOriginalsDeleted(int more, long now) {
-        return new MigrationState(formatVersion, switchEpoch, target, phase, owner, startedAt, now, finishedAt,
-                planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built,
-                pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted + more);
+        Edit phase(Phase p) {
+            phase = p;
+            return this;
+        }
+
+        public Edit owner(String o) {
+            owner = o;
+            return this;
+        }
+
+        public Edit updatedAt(long t) {
+            updatedAt = t;
+            return this;
+        }
+
+        Edit finishedAt(long t) {
+            finishedAt = t;
+            return this;
+        }
+
+        /** Counters of the current run: replace the previous run's (a resumed run redoes the plan). */
+        public Edit progress(int planned, int copied, int alreadyPresent, int promoted, int failed, int skipped,
+                             int collisions, int notPromoted) {
+            this.planned = planned;
+            this.copied = copied;
+            this.alreadyPresent = alreadyPresent;
+            this.promoted = promoted;
+            this.failed = failed;
+            this.skipped = skipped;
+            this.collisions = collisions;
+            this.notPromoted = notPromoted;
+            return this;
+        }
+
+        public Edit addBytes(long bytes) {
+            bytesCopied += bytes;
+            return this;
+        }
+
+        public Edit issues(List<LedgerIssue> all) {
+            issues = new ArrayList<>(all);
+            return this;
+        }
+
+        public Edit copies(int n) {
+            copies = n;
+            return this;
+        }
+
+        public Edit rollback(String to, String error, long flipEpoch) {
+            rollbackTo = to;
+            rollbackError = error;
+            rollbackFlipEpoch = flipEpoch;
+            return this;
+        }
+
+        public Edit deletions(int pending, long afterRelocationEpoch) {
+            pendingDeletionCount = pending;
+            deleteAfterRelocationEpoch = afterRelocationEpoch;
+            pendingDeletions = List.of(); // the legacy list is folded into the chunks when a rollback starts
+            return this;
+        }
+
+        public Edit originalsDeleted(int total) {
+            originalsDeleted = total;
+            return this;
+        }
+
+        public MigrationState build() {
+            return new MigrationState(FORMAT_VERSION, switchEpoch, target, phase, owner, startedAt, updatedAt,
+                    finishedAt, planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied,
+                    issues, built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo,
+                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted);
+        }
     }
 }

@@ -36,6 +36,10 @@ public class RegistryException extends RuntimeException {
         return new RegistryException(Kind.NOT_FOUND, message);
     }
 
+    public static RegistryException unavailable(String message) {
+        return new RegistryException(Kind.UNAVAILABLE, message);
+    }
+
     public static RegistryException conflict(String message) {
         return new RegistryException(Kind.CONFLICT, message);
     }

@@ -42,13 +42,48 @@ public record RegistryPaths(String root) {
         return brokers() + "/" + brokerId;
     }
 
-    /** One node per relocated ledger: {@code <root>/relocations/<ledgerId>}. */
+    /** Shards of ids the relocation table is split into (fixed: it is part of the persisted layout). */
+    public static final int RELOCATION_SHARDS = 1024;
+
+    /**
+     * The relocation table: {@code <root>/relocations/s<NNNN>}, one {@link RelocationShard} per shard of ids.
+     * Nodes {@code <root>/relocations/<ledgerId>} (one per ledger) are the layout of earlier versions; they are
+     * still read, and replaced by the shard entry when the ledger's relocation next changes.
+     */
     public String relocations() {
         return root + "/relocations";
     }
 
-    public String relocation(long ledgerId) {
+    public String relocationShard(long ledgerId) {
+        return relocations() + "/" + shardName(Math.floorMod(ledgerId, RELOCATION_SHARDS));
+    }
+
+    /** Shard node name: {@code s0000}..{@code s1023} (never a number, so never a legacy per-ledger node). */
+    public static String shardName(int shard) {
+        return String.format("s%04d", shard);
+    }
+
+    /** Earlier versions' one-node-per-ledger relocation. */
+    public String legacyRelocation(long ledgerId) {
         return relocations() + "/" + ledgerId;
+    }
+
+    /** Highest ids each cluster was seen to issue. */
+    public String idWatermark(String cluster) {
+        return root + "/id-watermarks/" + cluster;
+    }
+
+    /** Ids of the copies the migration after switch {@code epoch} made, in {@link IdChunk}s. */
+    public String copies(long epoch) {
+        return copiesRoot() + "/" + epoch;
+    }
+
+    public String copiesRoot() {
+        return root + "/copies";
+    }
+
+    public String copiesChunk(long epoch, int chunk) {
+        return copies(epoch) + "/" + String.format("%06d", chunk);
     }
 
     /** Bumped after every change of the relocation table; brokers watch it. */

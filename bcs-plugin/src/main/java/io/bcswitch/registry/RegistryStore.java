@@ -163,24 +163,152 @@ public class RegistryStore {
         });
     }
 
-    /** Every relocation, by ledger id. */
+    // ---- the relocation table: sharded nodes (and the per-ledger nodes of earlier versions) ----
+
+    private static final java.util.regex.Pattern SHARD = java.util.regex.Pattern.compile("s\\d{4}");
+    /** A shard node refuses to grow past this (well under ZooKeeper's default 1 MB packet limit). */
+    static final int MAX_SHARD_BYTES = 512 * 1024;
+
+    /** Every relocation, by ledger id: one read per shard (plus one per legacy per-ledger node). */
     public CompletableFuture<java.util.Map<Long, Relocation>> listRelocations() {
         // getChildren, not exists: a parent created implicitly may not "exist" in every store implementation
-        return store.getChildren(paths.relocations()).thenCompose(ids -> {
-                    List<CompletableFuture<Versioned<Relocation>>> reads = new ArrayList<>();
-                    for (String id : ids) {
-                        reads.add(read(paths.relocations() + "/" + id, Relocation.class));
+        return store.getChildren(paths.relocations()).thenCompose(names -> {
+            List<CompletableFuture<Versioned<RelocationShard>>> shards = new ArrayList<>();
+            List<CompletableFuture<Versioned<Relocation>>> legacy = new ArrayList<>();
+            for (String n : names) {
+                if (SHARD.matcher(n).matches()) {
+                    shards.add(read(paths.relocations() + "/" + n, RelocationShard.class));
+                } else if (isNumber(n)) {
+                    legacy.add(read(paths.relocations() + "/" + n, Relocation.class));
+                }
+            }
+            List<CompletableFuture<?>> all = new ArrayList<>(shards);
+            all.addAll(legacy);
+            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                java.util.Map<Long, Relocation> out = new java.util.TreeMap<>();
+                for (var r : legacy) {
+                    if (r.join().present()) {
+                        out.put(r.join().value().ledgerId(), r.join().value());
                     }
-                    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                        java.util.Map<Long, Relocation> out = new java.util.TreeMap<>();
-                        for (var r : reads) {
-                            if (r.join().present()) {
-                                out.put(r.join().value().ledgerId(), r.join().value());
-                            }
-                        }
-                        return out;
-                    });
-                });
+                }
+                for (var sh : shards) {
+                    if (sh.join().present()) {
+                        out.putAll(sh.join().value().relocations()); // a shard entry replaces a legacy node
+                    }
+                }
+                return out;
+            });
+        });
+    }
+
+    private static boolean isNumber(String s) {
+        return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
+    }
+
+    /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
+    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> readRelocations(java.util.Collection<Long> ids) {
+        java.util.Map<String, List<Long>> byShard = byShard(ids);
+        java.util.Map<String, CompletableFuture<Versioned<RelocationShard>>> shards = new java.util.TreeMap<>();
+        byShard.keySet().forEach(path -> shards.put(path, read(path, RelocationShard.class)));
+        return CompletableFuture.allOf(shards.values().toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
+            java.util.Map<Long, CompletableFuture<Versioned<Relocation>>> legacy = new java.util.TreeMap<>();
+            byShard.forEach((path, list) -> {
+                RelocationShard shard = shards.get(path).join().value();
+                for (long id : list) {
+                    Relocation r = shard == null ? null : shard.relocations().get(id);
+                    if (r != null) {
+                        out.put(id, Optional.of(r));
+                    } else {
+                        legacy.put(id, read(paths.legacyRelocation(id), Relocation.class));
+                    }
+                }
+            });
+            return CompletableFuture.allOf(legacy.values().toArray(CompletableFuture[]::new)).thenApply(x -> {
+                legacy.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
+                return out;
+            });
+        });
+    }
+
+    private java.util.Map<String, List<Long>> byShard(java.util.Collection<Long> ids) {
+        java.util.Map<String, List<Long>> byShard = new java.util.TreeMap<>();
+        for (long id : new java.util.TreeSet<>(ids)) {
+            byShard.computeIfAbsent(paths.relocationShard(id), k -> new ArrayList<>()).add(id);
+        }
+        return byShard;
+    }
+
+    /**
+     * Changes the relocations of several ledgers: {@code change} gets each one's current relocation (empty: none)
+     * and returns the one to store (empty: none). One version-checked update loop per shard, so concurrent
+     * writers never lose each other's changes and a ledger relocated before can be relocated again. A legacy
+     * per-ledger node of a changed ledger is removed (its entry now lives in the shard). Completes with what is
+     * stored for each id afterwards.
+     */
+    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> updateRelocations(
+            java.util.Collection<Long> ids, java.util.function.BiFunction<Long, Optional<Relocation>,
+            Optional<Relocation>> change) {
+        java.util.Map<String, List<Long>> byShard = byShard(ids);
+        return readRelocations(ids).thenCompose(before -> {
+            List<CompletableFuture<java.util.Map<Long, Optional<Relocation>>>> each = new ArrayList<>();
+            byShard.forEach((path, list) -> each.add(updateShard(path, list, before, change)));
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
+                each.forEach(f -> out.putAll(f.join()));
+                return out;
+            });
+        });
+    }
+
+    private CompletableFuture<java.util.Map<Long, Optional<Relocation>>> updateShard(String path, List<Long> ids,
+            java.util.Map<Long, Optional<Relocation>> before,
+            java.util.function.BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
+        // legacy nodes are read once (before): they are only ever deleted, never written, by this version
+        java.util.Set<Long> hadLegacy = new java.util.TreeSet<>();
+        return update(path, RelocationShard.class, cur -> {
+            java.util.Map<Long, Relocation> m = new java.util.TreeMap<>(cur.map(RelocationShard::relocations)
+                    .orElse(java.util.Map.of()));
+            boolean changed = false;
+            for (long id : ids) {
+                Relocation inShard = m.get(id);
+                Optional<Relocation> current = inShard != null ? Optional.of(inShard) : before.get(id);
+                if (inShard == null && current.isPresent()) {
+                    hadLegacy.add(id);
+                }
+                Optional<Relocation> next = change.apply(id, current);
+                if (next.isPresent()) {
+                    if (!next.get().equals(inShard)) {
+                        m.put(id, next.get());
+                        changed = true;
+                    }
+                } else if (inShard != null) {
+                    m.remove(id);
+                    changed = true;
+                }
+            }
+            if (!changed) {
+                return Optional.empty();
+            }
+            RelocationShard next = new RelocationShard(RelocationShard.FORMAT_VERSION, m);
+            if (Json.write(next).length > MAX_SHARD_BYTES) {
+                throw new IllegalStateException("relocation shard " + path + " would exceed " + MAX_SHARD_BYTES
+                        + " bytes with " + m.size() + " entries");
+            }
+            return Optional.of(next);
+        }).thenCompose(stored -> {
+            List<CompletableFuture<Void>> dels = new ArrayList<>();
+            for (long id : hadLegacy) {
+                dels.add(store.delete(paths.legacyRelocation(id), Optional.empty()).exceptionally(e -> null));
+            }
+            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
+                for (long id : ids) {
+                    out.put(id, Optional.ofNullable(stored == null ? null : stored.relocations().get(id)));
+                }
+                return out;
+            });
+        });
     }
 
     /** The relocation epoch (0 when nothing was ever relocated). */
@@ -198,25 +326,168 @@ public class RegistryStore {
      * Increments the relocation epoch (version-checked loop); completes with the new value.
      *
      * @param changed the ledger ids whose relocation was just created or removed (empty: none; null: not
-     *                listed, every broker re-reads the whole table)
+     *                listed, every broker re-reads the whole table). More than {@link RelocationEpoch#MAX_LISTED}
+     *                are not listed: the node stays bounded, brokers re-read the table.
      */
     public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis, java.util.Collection<Long> changed) {
-        List<Long> ids = changed == null ? null : List.copyOf(changed);
+        List<Long> ids = changed == null || changed.size() > RelocationEpoch.MAX_LISTED ? null : List.copyOf(changed);
         return update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
                 RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids)))
                 .thenApply(RelocationEpoch::epoch);
     }
 
-    /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
-    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> readRelocations(java.util.Collection<Long> ids) {
-        java.util.Map<Long, CompletableFuture<Versioned<Relocation>>> reads = new java.util.TreeMap<>();
-        for (long id : ids) {
-            reads.put(id, read(paths.relocation(id), Relocation.class));
+    // ---- bounded lists: the copies a migration made, in chunks ----
+
+    /**
+     * Stores {@code ids} (all copies made so far, in the order they were made) from index {@code from} on, as
+     * chunks of {@link IdChunk#MAX_IDS}; chunks before {@code from}'s are already stored and unchanged.
+     */
+    public CompletableFuture<Void> writeCopies(long epoch, List<Long> ids, int from) {
+        List<CompletableFuture<?>> writes = new ArrayList<>();
+        for (int chunk = from / IdChunk.MAX_IDS; chunk * IdChunk.MAX_IDS < ids.size(); chunk++) {
+            List<Long> part = ids.subList(chunk * IdChunk.MAX_IDS, Math.min(ids.size(), (chunk + 1) * IdChunk.MAX_IDS));
+            writes.add(store.put(paths.copiesChunk(epoch, chunk), Json.write(new IdChunk(IdChunk.FORMAT_VERSION,
+                    part)), Optional.empty()));
         }
-        return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
-            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
-            reads.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
-            return out;
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+    }
+
+    /** The copies recorded for switch {@code epoch}, by chunk number. */
+    public CompletableFuture<java.util.SortedMap<Integer, List<Long>>> readCopies(long epoch) {
+        return store.getChildren(paths.copies(epoch)).thenCompose(names -> {
+            java.util.Map<Integer, CompletableFuture<Versioned<IdChunk>>> reads = new java.util.TreeMap<>();
+            for (String n : names) {
+                if (isNumber(n)) {
+                    reads.put(Integer.parseInt(n), read(paths.copies(epoch) + "/" + n, IdChunk.class));
+                }
+            }
+            return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+                java.util.SortedMap<Integer, List<Long>> out = new java.util.TreeMap<>();
+                reads.forEach((n, f) -> {
+                    if (f.join().present()) {
+                        out.put(n, f.join().value().ids());
+                    }
+                });
+                return out;
+            });
+        });
+    }
+
+    /** Replaces chunk {@code chunk} of switch {@code epoch}'s copies with {@code remaining} (deleted when empty). */
+    public CompletableFuture<Void> replaceCopiesChunk(long epoch, int chunk, List<Long> remaining) {
+        String path = paths.copiesChunk(epoch, chunk);
+        if (remaining.isEmpty()) {
+            return store.delete(path, Optional.empty()).exceptionally(e -> {
+                if (unwrap(e) instanceof MetadataStoreException.NotFoundException) {
+                    return null;
+                }
+                throw new CompletionException(unwrap(e));
+            });
+        }
+        return store.put(path, Json.write(new IdChunk(IdChunk.FORMAT_VERSION, remaining)), Optional.empty())
+                .thenApply(s -> null);
+    }
+
+    /** Forgets switch {@code epoch}'s copy list (every chunk, then its node). */
+    public CompletableFuture<Void> dropCopies(long epoch) {
+        return readCopies(epoch).thenCompose(chunks -> {
+            List<CompletableFuture<Void>> dels = new ArrayList<>();
+            chunks.keySet().forEach(n -> dels.add(replaceCopiesChunk(epoch, n, List.of())));
+            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new));
+        }).thenCompose(v -> store.delete(paths.copies(epoch), Optional.empty()).exceptionally(e -> null));
+    }
+
+    /** Switch epochs that have copies recorded. */
+    public CompletableFuture<List<Long>> copyEpochs() {
+        return store.getChildren(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
+                .map(Long::parseLong).sorted().toList());
+    }
+
+    // ---- id watermarks ----
+
+    public CompletableFuture<Optional<IdWatermark>> readWatermark(String cluster) {
+        return read(paths.idWatermark(cluster), IdWatermark.class).thenApply(v -> Optional.ofNullable(v.value()));
+    }
+
+    /** Every cluster's id watermark, by cluster (clusters no longer registered included: their ranges remain). */
+    public CompletableFuture<java.util.Map<String, IdWatermark>> listWatermarks() {
+        String root = paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2);
+        return store.getChildren(root).thenCompose(names -> {
+            java.util.Map<String, CompletableFuture<Versioned<IdWatermark>>> reads = new java.util.TreeMap<>();
+            names.forEach(n -> reads.put(n, read(root + "/" + n, IdWatermark.class)));
+            return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+                java.util.Map<String, IdWatermark> out = new java.util.TreeMap<>();
+                reads.forEach((n, f) -> {
+                    if (f.join().present()) {
+                        out.put(n, f.join().value());
+                    }
+                });
+                return out;
+            });
+        });
+    }
+
+    /** Raises {@code cluster}'s watermark to at least the observed values (never lowers it). */
+    public CompletableFuture<IdWatermark> raiseWatermark(String cluster, long highOrderBits, long maxLedgerId,
+                                                         long now, String source) {
+        return update(paths.idWatermark(cluster), IdWatermark.class, cur -> Optional.ofNullable(
+                cur.orElseGet(() -> new IdWatermark(IdWatermark.FORMAT_VERSION, cluster, -1, -1, 0, null))
+                        .raisedBy(highOrderBits, maxLedgerId, now, source)));
+    }
+
+    // ---- liveness and sessions ----
+
+    /**
+     * Brokers Pulsar itself knows to be live: every running broker registers an ephemeral node named by its broker
+     * id under {@value #PULSAR_BROKER_REGISTRY} (both load managers, once the broker has started). Empty when the
+     * node does not exist.
+     */
+    public CompletableFuture<java.util.Set<String>> pulsarLiveBrokers() {
+        return store.getChildren(PULSAR_BROKER_REGISTRY).thenApply(java.util.TreeSet::new);
+    }
+
+    public static final String PULSAR_BROKER_REGISTRY = "/loadbalance/brokers";
+
+    /** Whether {@code path} exists as an ephemeral node of this process's current metadata session. */
+    public CompletableFuture<Boolean> ownsEphemeral(String path) {
+        return store.get(path).thenApply(r -> r.isPresent() && r.get().getStat().isEphemeral()
+                && r.get().getStat().isCreatedBySelf());
+    }
+
+    /**
+     * Writes an ephemeral node of this process's current session: a node left by an earlier session of ours (it
+     * would vanish when that session is reaped, whatever we write into it) is deleted and created anew.
+     */
+    public CompletableFuture<Void> putOwnEphemeral(String path, Object value) {
+        return store.get(path).thenCompose(r -> {
+            if (r.isPresent() && !r.get().getStat().isCreatedBySelf()) {
+                return store.delete(path, Optional.of(r.get().getStat().getVersion())).exceptionally(e -> null);
+            }
+            return CompletableFuture.completedFuture(null);
+        }).thenCompose(v -> writeEphemeral(path, value));
+    }
+
+    /** Session changes of the broker's metadata store connection, without Pulsar's types. */
+    public enum SessionChange {
+        /** disconnected; the session may still be alive */
+        CONNECTION_LOST,
+        /** connected again within the same session: watches missed nothing the server kept, but re-read anyway */
+        RECONNECTED,
+        /** the session is (or may be) gone with its ephemeral nodes */
+        SESSION_LOST,
+        /** a session is established again: ephemeral nodes must be re-created, everything re-read */
+        SESSION_REESTABLISHED
+    }
+
+    public void onSessionChange(java.util.function.Consumer<SessionChange> listener) {
+        store.registerSessionListener(e -> {
+            switch (e) {
+                case ConnectionLost -> listener.accept(SessionChange.CONNECTION_LOST);
+                case Reconnected -> listener.accept(SessionChange.RECONNECTED);
+                case SessionLost -> listener.accept(SessionChange.SESSION_LOST);
+                case SessionReestablished -> listener.accept(SessionChange.SESSION_REESTABLISHED);
+                default -> { }
+            }
         });
     }
 

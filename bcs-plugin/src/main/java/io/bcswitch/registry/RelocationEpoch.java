@@ -18,6 +18,8 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RelocationEpoch(int formatVersion, long epoch, long ts, List<Long> changed) {
     public static final int FORMAT_VERSION = 1;
+    /** An epoch lists at most this many changed ids; a bigger change is not listed (brokers re-read everything). */
+    public static final int MAX_LISTED = 1000;
 
     public RelocationEpoch {
         changed = changed == null ? null : List.copyOf(changed);

@@ -32,9 +32,14 @@ public record Ownership(RangeTable ranges, String activeCluster, long activeEpoc
         return home != null ? Optional.of(home) : ranges.owner(ledgerId);
     }
 
-    /** Ids at or above the newest range's start may belong to a range this broker has not seen yet. */
-    public boolean inNewestRange(long ledgerId) {
-        return ranges.last().map(IdRange::firstLedgerId).map(first -> ledgerId >= first).orElse(true);
+    /**
+     * Whether {@code ledgerId} may belong to a range this broker has not seen yet. Every new range starts at
+     * high-order bits above all the ones ever used, so an id whose high-order bits are at most those of the newest
+     * known range's start is placed by the known ranges; one above it may be a newer cluster's.
+     */
+    public boolean mayBeInUnknownRange(long ledgerId) {
+        return ranges.last().map(r -> ledgerId >= r.firstLedgerId() && (ledgerId >>> 32) > r.highOrderBits())
+                .orElse(true);
     }
 
     public Ownership withRanges(RangeTable table) {

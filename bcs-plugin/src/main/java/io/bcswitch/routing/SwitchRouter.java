@@ -10,9 +10,12 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link LedgerRouter} over this broker's {@link Ownership} view and a {@link ClusterClientPool}.
  *
- * <p>Another broker may already have created ledgers in a range this broker has not heard of yet
- * (the switch directive reaches brokers one by one). Such ids look like the newest known range, so
- * for an id in the newest range the router first asks {@code refresh} for the latest view.
+ * <p>Another broker may already have created ledgers in a range this broker has not heard of yet (the switch
+ * directive reaches brokers one by one, and a broker that was cut off from the metadata store may have missed
+ * several). For an id that may be in such a range the router first asks {@code refresh} for the latest ranges;
+ * when they cannot be read the operation fails with a retryable error. It never sends an id to a cluster it only
+ * guesses owns it: a wrong cluster answers "no such ledger", and the managed ledger drops a ledger it is told
+ * does not exist.
  */
 public final class SwitchRouter implements LedgerRouter {
     private static final Logger log = LoggerFactory.getLogger(SwitchRouter.class);
@@ -44,8 +47,17 @@ public final class SwitchRouter implements LedgerRouter {
     @Override
     public CompletableFuture<Target> forLedger(long ledgerId) {
         Ownership o = ownership.get();
-        if (o.inNewestRange(ledgerId)) {
-            return refresh.get().thenCompose(latest -> route(latest, ledgerId));
+        if (o.mayBeInUnknownRange(ledgerId)) {
+            return refresh.get().handle((latest, e) -> {
+                if (e != null) {
+                    String msg = "ledger " + ledgerId + " is above every id range this broker knows, and the range "
+                            + "table cannot be read now (" + e + "); retry later";
+                    log.warn(msg);
+                    throw new java.util.concurrent.CompletionException(
+                            new UnroutableLedgerException(BKException.Code.MetaStoreException, msg));
+                }
+                return latest;
+            }).thenCompose(latest -> route(latest, ledgerId));
         }
         return route(o, ledgerId);
     }

@@ -1,10 +1,11 @@
 package io.bcswitch.switching;
 
-import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BootstrapRecord;
+import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.SwitchDirective;
@@ -16,26 +17,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One per broker: decides the active cluster at start-up, watches the switch directive and applies
- * each new one (advance this broker's routing view, recreate the target's clients, start the
- * cutover). Directive handling runs one at a time, in order, on the agent's own thread.
+ * One per broker: decides the active cluster at start-up, follows the switch directive, the range table and the
+ * relocation table, and applies each new directive (advance this broker's routing view, recreate the target's
+ * clients, start the cutover). Everything runs one step at a time, in order, on the agent's own thread.
+ *
+ * <p>Change notifications are only a fast path. ZooKeeper does not replay what changed while a broker was
+ * disconnected or its session expired, so the agent also re-reads everything when the metadata session is
+ * re-established or reconnected, and re-reads the directive, the range table and the relocation epoch every
+ * {@code resyncIntervalSeconds} as a safety net. An activation that fails (the target's client cannot be built) is
+ * retried with backoff until it works or a newer directive replaces it; the error is published in this broker's
+ * record, so status shows it.
  */
 public class BrokerSwitchAgent implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BrokerSwitchAgent.class);
+    static final long FIRST_RETRY_MILLIS = 1_000;
+    static final long MAX_RETRY_MILLIS = 30_000;
 
     private final RegistryStore registry;
     private final SwitchConfig config;
     private final ClientActivation activation;
     private final CutoverTrigger cutover;
+    private final BrokerPresence presence;
     private final Clock clock;
-    private final ExecutorService events = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService events = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "bcs-switch-agent");
         t.setDaemon(true);
         return t;
@@ -43,14 +56,17 @@ public class BrokerSwitchAgent implements AutoCloseable {
     private final AtomicReference<CompletableFuture<Ownership>> refreshing = new AtomicReference<>();
     private volatile Ownership ownership;
     private CompletableFuture<Void> applyTail = CompletableFuture.completedFuture(null);
+    private int failedActivations;
+    private ScheduledFuture<?> activationRetry;
     private volatile boolean closed;
 
     public BrokerSwitchAgent(RegistryStore registry, SwitchConfig config, ClientActivation activation,
-                             CutoverTrigger cutover, Clock clock) {
+                             CutoverTrigger cutover, BrokerPresence presence, Clock clock) {
         this.registry = registry;
         this.config = config;
         this.activation = activation;
         this.cutover = cutover;
+        this.presence = presence;
         this.clock = clock;
     }
 
@@ -63,17 +79,36 @@ public class BrokerSwitchAgent implements AutoCloseable {
      * Decides the active cluster (PIP-477 order: directive / ACTIVE record, else the configured
      * {@code currentClusterName}, else a name derived from the broker's own metadata service URI,
      * registered ACTIVE), writes the one-time bootstrap record and range table on first activation,
-     * and starts watching the directive.
+     * and starts following the registry.
      *
      * @param brokerUri the broker's own {@code bookkeeperMetadataServiceUri} (or its implicit default)
      */
     public CompletableFuture<Ownership> start(String brokerUri) {
         registry.metadataStore().registerListener(n -> {
-            if (n.getPath().equals(registry.paths().switchTarget()) && !closed) {
-                events.execute(this::applyLatest);
+            if (closed) {
+                return;
             }
-            if (n.getPath().equals(registry.paths().relocationEpoch()) && !closed) {
-                events.execute(this::reloadRelocations);
+            if (n.getPath().equals(registry.paths().switchTarget())) {
+                events.execute(this::applyLatest);
+            } else if (n.getPath().equals(registry.paths().relocationEpoch())) {
+                events.execute(() -> reloadRelocations(false));
+            } else if (n.getPath().equals(registry.paths().ranges())) {
+                events.execute(() -> resync(false));
+            }
+        });
+        registry.onSessionChange(change -> {
+            if (closed) {
+                return;
+            }
+            if (change == RegistryStore.SessionChange.RECONNECTED
+                    || change == RegistryStore.SessionChange.SESSION_REESTABLISHED) {
+                log.info("metadata session {}: re-reading the switch directive, the range table and the relocation "
+                        + "table, re-creating this broker's records", change);
+                events.execute(() -> resync(true));
+                presence.ensurePresent();
+            } else {
+                log.warn("metadata session {}: this broker may miss registry changes until it is connected again",
+                        change);
             }
         });
         return registry.readDirective().thenCompose(d -> {
@@ -98,6 +133,11 @@ public class BrokerSwitchAgent implements AutoCloseable {
                       o.activeEpoch(), o.ranges().ranges());
               // a directive written while we were starting is picked up here
               events.execute(this::applyLatest);
+              long period = config.resyncIntervalSeconds();
+              events.scheduleWithFixedDelay(() -> {
+                  resync(false);
+                  presence.ensurePresent();
+              }, period, period, TimeUnit.SECONDS);
               return o;
           });
     }
@@ -139,9 +179,9 @@ public class BrokerSwitchAgent implements AutoCloseable {
     }
 
     /**
-     * Latest routing view for ids this broker may not know yet: reads the directive and, if it is newer,
-     * adds its range (without activating it: that is {@link #applyLatest}'s job). Concurrent callers share
-     * one read.
+     * The latest ranges, for an id this broker cannot place yet: re-reads the range table and the directive and
+     * adds every range it did not know (without activating anything: that is {@link #applyLatest}'s job).
+     * Concurrent callers share one read. Fails when either cannot be read: the caller must not guess.
      */
     public CompletableFuture<Ownership> refresh() {
         CompletableFuture<Ownership> mine = new CompletableFuture<>();
@@ -149,22 +189,31 @@ public class BrokerSwitchAgent implements AutoCloseable {
         if (running != null) {
             return running;
         }
-        registry.readDirective().whenComplete((d, e) -> {
+        registry.readRanges().thenCombine(registry.readDirective(), this::merge).whenComplete((o, e) -> {
             refreshing.set(null);
             if (e != null) {
-                log.warn("Cannot read switch directive, routing with the known ranges: {}", e.toString());
-                mine.complete(ownership);
-                return;
+                log.warn("Cannot read the range table or the switch directive: ledgers of ranges this broker does "
+                        + "not know yet cannot be routed until they can be read ({})", e.toString());
+                mine.completeExceptionally(e);
+            } else {
+                mine.complete(o);
             }
-            mine.complete(mergeRange(d));
         });
         return mine;
     }
 
-    private synchronized Ownership mergeRange(Versioned<SwitchDirective> d) {
+    /** Adds the ranges of {@code table} and {@code d} this broker does not know yet to its view. */
+    private synchronized Ownership merge(Optional<RangeTable> table, Versioned<SwitchDirective> d) {
         Ownership o = ownership;
-        if (d.present() && d.value().epoch() > o.ranges().lastEpoch()) {
-            o = o.withRanges(o.ranges().with(d.value().range()));
+        RangeTable merged = o.ranges();
+        for (IdRange r : table.map(RangeTable::ranges).orElse(List.of())) {
+            merged = merged.with(r);
+        }
+        if (d.present()) {
+            merged = merged.with(d.value().range());
+        }
+        if (!merged.equals(o.ranges())) {
+            o = o.withRanges(merged);
             ownership = o;
         }
         return o;
@@ -177,6 +226,23 @@ public class BrokerSwitchAgent implements AutoCloseable {
                 : registry.readDirective().thenCompose(this::apply));
     }
 
+    /**
+     * Re-reads the range table and the directive (applying a newer one), then the relocation table: all of it
+     * when {@code full}, else only when its epoch moved. Runs on the agent thread, in order.
+     */
+    private void resync(boolean full) {
+        applyTail = applyTail.exceptionally(e -> null).thenCompose(v -> closed || ownership == null
+                ? CompletableFuture.completedFuture(null)
+                : registry.readRanges().thenCombine(registry.readDirective(), (t, d) -> {
+                    merge(t, d);
+                    return d;
+                }).thenCompose(this::apply).exceptionally(e -> {
+                    log.warn("Cannot re-read the switch directive and the range table (will retry): {}", e.toString());
+                    return null;
+                }));
+        reloadRelocations(full);
+    }
+
     private CompletableFuture<Void> apply(Versioned<SwitchDirective> vd) {
         if (ownership == null) {
             return CompletableFuture.completedFuture(null); // start() applies the latest directive itself
@@ -185,22 +251,51 @@ public class BrokerSwitchAgent implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         SwitchDirective d = vd.value();
-        mergeRange(vd);
+        merge(Optional.empty(), vd);
         log.info("bookie-cluster={} switch directive epoch={} from {}: activating", d.target(), d.epoch(), d.origin());
         return activation.activate(d.target()).thenRun(() -> {
             synchronized (this) {
                 ownership = ownership.withActive(ownership.ranges().with(d.range()), d.target(), d.epoch());
             }
+            if (failedActivations > 0) {
+                log.info("bookie-cluster={} epoch={} activated after {} failed attempt(s)", d.target(), d.epoch(),
+                        failedActivations);
+            }
+            failedActivations = 0;
+            presence.activation(null, 0);
             log.info("bookie-cluster={} active on this broker, epoch={}, first ledger id of its range={}",
                     d.target(), d.epoch(), d.firstLedgerId());
             cutover.start(ownership);
             repairRegistry(d);
-        }).whenComplete((v, e) -> {
-            if (e != null) {
-                log.error("bookie-cluster={} cannot activate switch epoch={}; will retry on the next directive "
-                        + "change or broker restart", d.target(), d.epoch(), e);
-            }
+        }).exceptionally(e -> {
+            failedActivations++;
+            long delay = Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(10, failedActivations - 1));
+            String why = rootMessage(e);
+            presence.activation("cannot activate bookie-cluster=" + d.target() + " (epoch " + d.epoch() + "): "
+                    + why, failedActivations);
+            log.error("bookie-cluster={} cannot activate switch epoch={} (attempt {}): {}; retrying in {} ms",
+                    d.target(), d.epoch(), failedActivations, why, delay);
+            scheduleActivationRetry(delay);
+            return null;
         });
+    }
+
+    private void scheduleActivationRetry(long delayMillis) {
+        if (closed) {
+            return;
+        }
+        if (activationRetry != null) {
+            activationRetry.cancel(false);
+        }
+        activationRetry = events.schedule(this::applyLatest, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = RegistryStore.unwrap(e);
+        while (t.getCause() != null && t.getCause() != t && t.getMessage() == null) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
     private record Relocations(Map<Long, String> homes, long epoch, int read) {
@@ -209,7 +304,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
     /**
      * Reads the epoch first: a table read after it is at least as new as that epoch. One epoch behind,
      * with the epoch listing what it changed (a PROMOTE batch, a rollback), only those ledgers' entries
-     * are read; otherwise (and with no {@code current}, at start-up) the whole table.
+     * are read; otherwise (and with no {@code current}, at start-up and after a session change) the whole table.
      */
     private CompletableFuture<Relocations> readRelocations(Ownership current) {
         return registry.readRelocationEpochRecord().thenCompose(rec -> {
@@ -234,25 +329,33 @@ public class BrokerSwitchAgent implements AutoCloseable {
         });
     }
 
-    /** Re-reads the relocation table after its epoch changed; runs on the agent thread, in order. */
-    private void reloadRelocations() {
+    /**
+     * Re-reads the relocation table (all of it when {@code full}; else only if its epoch moved, by what the epoch
+     * lists); runs on the agent thread, in order.
+     */
+    private void reloadRelocations(boolean full) {
         applyTail = applyTail.exceptionally(e -> null).thenCompose(v -> closed || ownership == null
                 ? CompletableFuture.completedFuture(null)
-                : readRelocations(ownership).thenAccept(r -> {
-                    synchronized (this) {
-                        if (r.epoch() >= ownership.relocationEpoch()) {
-                            ownership = ownership.withRelocations(r.homes(), r.epoch());
-                        }
+                : registry.readRelocationEpochRecord().thenCompose(rec -> {
+                    if (!full && rec.epoch() == ownership.relocationEpoch()) {
+                        return CompletableFuture.completedFuture(null);
                     }
-                    log.info("relocation epoch={} applied: {} relocated ledger(s) ({} read)", r.epoch(),
-                            r.homes().size(), r.read());
-                    relocationListener.accept(r.epoch());
-                }).thenCompose(x -> registry.listClusters()).thenAccept(clusters -> {
-                    for (BookieClusterRecord c : clusters) {
-                        if (c.status() == ClusterStatus.DEPRECATED) {
-                            deprecatedListener.accept(c.name());
+                    return readRelocations(full ? null : ownership).thenAccept(r -> {
+                        synchronized (this) {
+                            if (full || r.epoch() >= ownership.relocationEpoch()) {
+                                ownership = ownership.withRelocations(r.homes(), r.epoch());
+                            }
                         }
-                    }
+                        log.info("relocation epoch={} applied: {} relocated ledger(s) ({} read)", r.epoch(),
+                                r.homes().size(), r.read());
+                        relocationListener.accept(r.epoch());
+                    }).thenCompose(x -> registry.listClusters()).thenAccept(clusters -> {
+                        for (BookieClusterRecord c : clusters) {
+                            if (c.status() == ClusterStatus.DEPRECATED) {
+                                deprecatedListener.accept(c.name());
+                            }
+                        }
+                    });
                 }).exceptionally(e -> {
                     log.warn("Cannot read the relocation table; routing with the previous one: {}", e.toString());
                     return null;

@@ -19,12 +19,17 @@ final class RegistryFollowUp {
     private RegistryFollowUp() {
     }
 
-    static CompletableFuture<Void> afterSwitch(RegistryStore registry, SwitchDirective d) {
-        CompletableFuture<RangeTable> ranges = registry.update(registry.paths().ranges(), RangeTable.class, cur -> {
+    /** Appends {@code d}'s range to the range table (nothing when it is there already). */
+    static CompletableFuture<Void> recordRange(RegistryStore registry, SwitchDirective d) {
+        return registry.update(registry.paths().ranges(), RangeTable.class, cur -> {
             RangeTable t = cur.orElseGet(() -> RangeTable.bootstrap(d.origin(), d.ts()));
             RangeTable next = t.with(d.range());
             return next == t && cur.isPresent() ? Optional.empty() : Optional.of(next);
-        });
+        }).thenApply(t -> null);
+    }
+
+    static CompletableFuture<Void> afterSwitch(RegistryStore registry, SwitchDirective d) {
+        CompletableFuture<Void> ranges = recordRange(registry, d);
         // statuses follow the newest directive, which may already be later than d
         return ranges.thenCompose(t -> registry.readDirective()).thenCompose(latest -> {
             String target = latest.present() ? latest.value().target() : d.target();

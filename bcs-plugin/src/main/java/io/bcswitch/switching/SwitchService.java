@@ -7,6 +7,9 @@ import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.precheck.ClusterFacts;
 import io.bcswitch.precheck.ClusterLocation;
 import io.bcswitch.precheck.ClusterMetadataAccess;
+import io.bcswitch.precheck.ClusterProbe;
+import io.bcswitch.registry.BrokerView;
+import io.bcswitch.registry.IdWatermark;
 import io.bcswitch.precheck.PrecheckReport;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.ClusterStatus;
@@ -40,14 +43,24 @@ public class SwitchService {
     private final int requiredBookies;
     private final Clock clock;
     private final LedgerInventory inventory;
+    private final ClusterProbe probe;
 
     public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock,
                          LedgerInventory inventory) {
+        this(registry, metadata, requiredBookies, clock, inventory, ClusterProbe.NONE);
+    }
+
+    /**
+     * @param probe proves a target can take ledgers from a broker's own client (see {@link ClusterProbe})
+     */
+    public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock,
+                         LedgerInventory inventory, ClusterProbe probe) {
         this.registry = registry;
         this.metadata = metadata;
         this.requiredBookies = requiredBookies;
         this.clock = clock;
         this.inventory = inventory;
+        this.probe = probe;
     }
 
     /**
@@ -131,7 +144,11 @@ public class SwitchService {
                 RegistryException.notFound("bookie cluster '" + name + "' is not registered")));
     }
 
-    /** Registers {@code name} as STANDBY after checking the name, the URI and that its metadata answers. */
+    /**
+     * Registers {@code name} as STANDBY after checking the name, the URI and that its metadata answers. A bookie
+     * cluster is identified by its own instance id ({@code INSTANCEID} under its ledgers root), not by the spelling
+     * of its URI: a second registration of the same bookie cluster under another name or URI is refused.
+     */
     public CompletableFuture<BookieClusterRecord> register(String name, String metadataServiceUri) {
         String problem = ClusterNames.problem(name);
         if (problem != null) {
@@ -158,13 +175,21 @@ public class SwitchService {
                     .exceptionally(e -> {
                         throw RegistryException.invalid("cannot read bookie cluster metadata at "
                                 + metadataServiceUri + ": " + rootMessage(e));
-                    });
+                    }).thenCompose(facts -> sameInstance(clusters, facts.instanceId()).thenApply(twin -> {
+                        if (twin != null) {
+                            throw RegistryException.conflict("metadataServiceUri " + metadataServiceUri + " is bookie "
+                                    + "cluster instance " + facts.instanceId() + ", already registered as '"
+                                    + twin.name() + "' (" + twin.metadataServiceUri() + ")");
+                        }
+                        return facts;
+                    }));
         }).thenCompose(facts -> {
             BookieClusterRecord rec = new BookieClusterRecord(BookieClusterRecord.FORMAT_VERSION, name,
-                    metadataServiceUri, ClusterStatus.STANDBY, clock.millis());
+                    metadataServiceUri, ClusterStatus.STANDBY, clock.millis(), facts.instanceId());
             return registry.write(registry.paths().cluster(name), rec, -1L).thenApply(v -> {
-                log.info("bookie-cluster={} registered STANDBY, metadataServiceUri={}, layout={}, writable bookies={}",
-                        name, metadataServiceUri, facts.layoutManagerFactory(), facts.writableBookies());
+                log.info("bookie-cluster={} registered STANDBY, metadataServiceUri={}, instance={}, layout={}, "
+                                + "writable bookies={}", name, metadataServiceUri, facts.instanceId(),
+                        facts.layoutManagerFactory(), facts.writableBookies());
                 return rec;
             }).exceptionally(e -> {
                 if (RegistryStore.isVersionConflict(e)) {
@@ -173,6 +198,55 @@ public class SwitchService {
                 throw new CompletionException(e);
             });
         });
+    }
+
+    /**
+     * The registered cluster that is bookie cluster instance {@code instanceId}, or null. Records of clusters
+     * registered before instance ids were kept are read (bounded by the probe timeout; one that cannot be read
+     * is compared by its URI only, above).
+     */
+    private CompletableFuture<BookieClusterRecord> sameInstance(List<BookieClusterRecord> clusters,
+                                                               String instanceId) {
+        if (instanceId == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<BookieClusterRecord>> each = new ArrayList<>();
+        for (BookieClusterRecord c : clusters) {
+            if (c.instanceId() != null) {
+                each.add(CompletableFuture.completedFuture(instanceId.equals(c.instanceId()) ? c : null));
+            } else {
+                each.add(facts(c).thenApply(f -> instanceId.equals(f.instanceId()) ? c : null)
+                        .exceptionally(e -> null));
+            }
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> each.stream()
+                .map(CompletableFuture::join).filter(java.util.Objects::nonNull).findFirst().orElse(null));
+    }
+
+    /**
+     * Records what the active cluster's metadata says now (its id watermark, and its instance id if the record
+     * has none): called by every broker at start-up, so that a later switch away from it knows which ids it
+     * issued even when it can no longer be read.
+     */
+    public CompletableFuture<Void> observe(String cluster, String source) {
+        return registry.getCluster(cluster).thenCompose(rec -> rec.isEmpty() ? CompletableFuture.completedFuture(null)
+                : facts(rec.get()).thenCompose(f -> remember(rec.get(), f, source)))
+                .exceptionally(e -> {
+                    log.warn("bookie-cluster={} cannot read its metadata to record its id watermark: {}", cluster,
+                            rootMessage(e));
+                    return null;
+                });
+    }
+
+    /** Raises {@code c}'s id watermark to what {@code f} says, and fills in its instance id if missing. */
+    private CompletableFuture<Void> remember(BookieClusterRecord c, ClusterFacts f, String source) {
+        CompletableFuture<IdWatermark> mark = registry.raiseWatermark(c.name(), f.maxHighOrderBits(), f.maxLedgerId(),
+                clock.millis(), source);
+        CompletableFuture<BookieClusterRecord> id = c.instanceId() != null || f.instanceId() == null
+                ? CompletableFuture.completedFuture(c)
+                : registry.update(registry.paths().cluster(c.name()), BookieClusterRecord.class, cur -> cur
+                        .filter(r -> r.instanceId() == null).map(r -> r.withInstanceId(f.instanceId())));
+        return CompletableFuture.allOf(mark, id);
     }
 
     private boolean sameCluster(BookieClusterRecord c, ClusterLocation location) {
@@ -184,11 +258,44 @@ public class SwitchService {
     }
 
     public CompletableFuture<PrecheckReport> precheck(String target) {
-        return get(target).thenCompose(rec -> registry.readDirective()
-                .thenCompose(d -> precheck(rec, d)));
+        return precheck(target, false);
     }
 
-    private CompletableFuture<PrecheckReport> precheck(BookieClusterRecord target, Versioned<SwitchDirective> d) {
+    /**
+     * The precheck report; what it read of the clusters' id generators is remembered (id watermarks), so that
+     * a later switch away from one that cannot be read any more still knows which ids it issued.
+     *
+     * @param allowUnknownSourceIds switch although the source cannot be read and nothing records which ids it issued
+     */
+    public CompletableFuture<PrecheckReport> precheck(String target, boolean allowUnknownSourceIds) {
+        return get(target).thenCompose(rec -> registry.readDirective()
+                .thenCompose(d -> precheck(rec, d, allowUnknownSourceIds)))
+                .thenCompose(report -> remember(report, "precheck").thenApply(v -> report));
+    }
+
+    /**
+     * Remembers what {@code report} read of its source and target (best effort). Only done for a precheck that was
+     * answered and a switch that was committed: a refused request changes nothing in the metadata store.
+     */
+    private CompletableFuture<Void> remember(PrecheckReport report, String source) {
+        return registry.listClusters().thenCompose(clusters -> {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (BookieClusterRecord c : clusters) {
+                ClusterFacts f = c.name().equals(report.target()) ? report.targetFacts()
+                        : c.name().equals(report.source()) ? report.sourceFacts() : null;
+                if (f != null) {
+                    writes.add(remember(c, f, source));
+                }
+            }
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+        }).exceptionally(e -> {
+            log.warn("Cannot record the id watermarks read by {}: {}", source, e.toString());
+            return null;
+        });
+    }
+
+    private CompletableFuture<PrecheckReport> precheck(BookieClusterRecord target, Versioned<SwitchDirective> d,
+                                                       boolean allowUnknownSourceIds) {
         CompletableFuture<String> sourceName = d.present()
                 ? CompletableFuture.completedFuture(d.value().target())
                 : registry.readBootstrap().thenApply(b -> b.map(x -> x.cluster()).orElse(null));
@@ -215,28 +322,73 @@ public class SwitchService {
                             : facts(sourceRec.get()).<Object>thenApply(f -> f).exceptionally(e -> rootMessage(e));
                     CompletableFuture<Object> tgtFacts = facts(target).<Object>thenApply(f -> f)
                             .exceptionally(e -> rootMessage(e));
-                    return srcFacts.thenCombine(tgtFacts, (s, t) -> {
-                        ClusterFacts sf = s instanceof ClusterFacts f ? f : null;
-                        ClusterFacts tf = t instanceof ClusterFacts f ? f : null;
-                        if (tf == null) {
-                            problems.add("metadata service of '" + target.name() + "' cannot be read: " + t);
-                        } else {
-                            if (!tf.supports63BitIds()) {
-                                problems.add("'" + target.name() + "' uses " + tf.layoutManagerFactory()
-                                        + ", which cannot issue 63-bit ledger ids; use the hierarchical ledger manager");
+                    return srcFacts.thenCombine(tgtFacts, (s, t) -> new Object[] {s, t}).thenCompose(st -> {
+                        ClusterFacts sf = st[0] instanceof ClusterFacts f ? f : null;
+                        ClusterFacts tf = st[1] instanceof ClusterFacts f ? f : null;
+                        return registry.listWatermarks().thenCompose(marks -> {
+                            if (tf == null) {
+                                problems.add("metadata service of '" + target.name() + "' cannot be read: " + st[1]);
+                            } else {
+                                checkTarget(target, tf, clusters, problems);
                             }
-                            if (tf.writableBookies() < requiredBookies) {
-                                problems.add("'" + target.name() + "' has " + tf.writableBookies()
-                                        + " writable bookies, fewer than the ensemble size " + requiredBookies);
+                            long hob = proposedHighOrderBits(ranges.orElse(null), d, sf, tf, marks.values());
+                            List<String> warnings = new ArrayList<>(warnings(target.name(), source, sf,
+                                    sf != null ? null : st[0], tf));
+                            if (source != null && sf == null) {
+                                IdWatermark mark = marks.get(source);
+                                if (mark != null) {
+                                    // the source may have moved on to its next high-order bits since it was seen
+                                    hob = Math.max(hob, mark.highestKnownBits() + 2);
+                                    warnings.add("ids '" + source + "' issued are known up to high-order bits "
+                                            + mark.highestKnownBits() + " (seen " + mark.source() + " at "
+                                            + java.time.Instant.ofEpochMilli(mark.observedAt()) + "); the new range "
+                                            + "starts above them with a margin");
+                                } else if (!allowUnknownSourceIds) {
+                                    problems.add("'" + source + "' cannot be read and nothing records which ledger ids "
+                                            + "it issued: the new range could overlap them. Switch with "
+                                            + "allowUnknownSourceIds only if you know it never used 63-bit ids");
+                                } else {
+                                    warnings.add("allowUnknownSourceIds: '" + source + "' cannot be read and its ids "
+                                            + "are not known; the new range may overlap ids it issued");
+                                }
                             }
-                        }
-                        long hob = proposedHighOrderBits(ranges.orElse(null), d, sf, tf);
-                        List<String> warnings = warnings(target.name(), source, sf, sf != null ? null : s, tf);
-                        return new PrecheckReport(target.name(), problems.isEmpty(), List.copyOf(problems),
-                                warnings, source, sf != null, sf != null ? null : String.valueOf(s), sf, tf,
-                                requiredBookies, hob, hob << 32);
+                            long proposed = hob;
+                            CompletableFuture<String> probed = problems.isEmpty() ? probe.probe(target)
+                                    .exceptionally(e -> rootMessage(e)) : CompletableFuture.completedFuture(null);
+                            return probed.thenApply(probeProblem -> {
+                                if (probeProblem != null) {
+                                    problems.add("a broker's BookKeeper client cannot use '" + target.name()
+                                            + "': " + probeProblem);
+                                }
+                                return new PrecheckReport(target.name(), problems.isEmpty(), List.copyOf(problems),
+                                        List.copyOf(warnings), source, sf != null, sf != null ? null
+                                        : String.valueOf(st[0]), sf, tf, requiredBookies, proposed, proposed << 32);
+                            });
+                        });
                     });
                 })));
+    }
+
+    private void checkTarget(BookieClusterRecord target, ClusterFacts tf, List<BookieClusterRecord> clusters,
+                             List<String> problems) {
+        if (!tf.supports63BitIds()) {
+            problems.add("'" + target.name() + "' uses " + tf.layoutManagerFactory()
+                    + ", which cannot issue 63-bit ledger ids; use the hierarchical ledger manager");
+        }
+        if (tf.writableBookies() < requiredBookies) {
+            problems.add("'" + target.name() + "' has " + tf.writableBookies()
+                    + " writable bookies, fewer than the ensemble size " + requiredBookies);
+        }
+        if (target.instanceId() != null && tf.instanceId() != null && !target.instanceId().equals(tf.instanceId())) {
+            problems.add("'" + target.name() + "' was registered as bookie cluster instance " + target.instanceId()
+                    + ", but its metadataServiceUri now leads to instance " + tf.instanceId());
+        }
+        for (BookieClusterRecord c : clusters) {
+            if (!c.name().equals(target.name()) && tf.instanceId() != null && tf.instanceId().equals(c.instanceId())) {
+                problems.add("'" + target.name() + "' is the same bookie cluster (instance " + tf.instanceId()
+                        + ") as registered cluster '" + c.name() + "'");
+            }
+        }
     }
 
     /** Things an operator should know before switching that do not block the switch. */
@@ -264,8 +416,11 @@ public class SwitchService {
 
     /** First high-order value above every id the broker cluster has used on any cluster. */
     static long proposedHighOrderBits(RangeTable ranges, Versioned<SwitchDirective> d, ClusterFacts source,
-                                      ClusterFacts target) {
+                                      ClusterFacts target, java.util.Collection<IdWatermark> marks) {
         long max = 0;
+        for (IdWatermark w : marks) {
+            max = Math.max(max, w.highestKnownBits());
+        }
         if (ranges != null) {
             max = Math.max(max, ranges.maxHighOrderBits());
         }
@@ -310,21 +465,40 @@ public class SwitchService {
     }
 
     /**
-     * Switches the broker cluster to {@code target}: precheck inline (refused with the report when it
-     * fails), move the target's id generator to a fresh range, then write the directive by
-     * compare-and-set on the version read at the start, so that of two concurrent switches exactly one
-     * wins. Returns as soon as the directive is written; brokers apply it asynchronously.
+     * Switches the broker cluster to {@code target}: refused (409) while a live broker would not follow it (it
+     * runs without the plugin, or has not confirmed the current epoch: its agent could miss the new directive),
+     * then the precheck inline (refused with the report when it fails); records the current directive's range in
+     * the range table (so that every directive but the newest is in the table, whatever happened to the broker that
+     * wrote it), moves the target's id generator to a fresh range, and writes the directive by compare-and-set on
+     * the version read at the start, so that of two concurrent switches exactly one wins. Returns as soon as the
+     * directive is written; brokers apply it asynchronously.
      */
     public CompletableFuture<SwitchResult> switchTo(String target) {
+        return switchTo(target, false);
+    }
+
+    public CompletableFuture<SwitchResult> switchTo(String target, boolean allowUnknownSourceIds) {
         return get(target).thenCompose(rec -> registry.readDirective().thenCompose(d ->
-                precheck(rec, d).thenCompose(report -> {
+                BrokerView.read(registry).thenCompose(brokers -> {
+                    long current = d.present() ? d.value().epoch() : 0L;
+                    List<String> notFollowing = brokers.notFollowing(current);
+                    if (!notFollowing.isEmpty()) {
+                        throw RegistryException.conflict("cannot switch while live broker(s) would not follow the "
+                                + "switch: " + String.join("; ", notFollowing) + ". Every broker must run the plugin "
+                                + "and have applied switch epoch " + current + " (see status)");
+                    }
+                    return precheck(rec, d, allowUnknownSourceIds);
+                }).thenCompose(report -> {
                     if (!report.ok()) {
                         throw new RegistryException(RegistryException.Kind.CONFLICT,
                                 "precheck failed for '" + target + "': " + String.join("; ", report.problems()),
                                 report);
                     }
                     ClusterLocation loc = ClusterLocation.parse(rec.metadataServiceUri(), isImplicit(rec));
-                    return metadata.forLocation(loc)
+                    CompletableFuture<Void> previousRecorded = d.present()
+                            ? RegistryFollowUp.recordRange(registry, d.value()) : CompletableFuture.completedFuture(null);
+                    return previousRecorded
+                            .thenCompose(v -> metadata.forLocation(loc))
                             .thenCompose(m -> m.advanceHighOrderBits(report.proposedHighOrderBits()))
                             .thenCompose(v -> {
                                 long epoch = d.present() ? d.value().epoch() + 1 : 1;
@@ -344,7 +518,11 @@ public class SwitchService {
                                 log.info("bookie-cluster={} switch committed: epoch={}, origin={}, first ledger id={}",
                                         target, next.epoch(), next.origin(), next.firstLedgerId());
                                 switchCommitted.accept(next.epoch());
-                                return RegistryFollowUp.afterSwitch(registry, next)
+                                return registry.raiseWatermark(target, report.proposedHighOrderBits(), -1,
+                                                clock.millis(), "switch")
+                                        .thenCompose(w -> remember(report, "switch"))
+                                        .exceptionally(e -> null)
+                                        .thenCompose(w -> RegistryFollowUp.afterSwitch(registry, next))
                                         .exceptionally(e -> {
                                             log.warn("bookie-cluster={} epoch={} registry follow-up failed; brokers "
                                                     + "will complete it: {}", target, next.epoch(), e.toString());
@@ -360,14 +538,13 @@ public class SwitchService {
         var bootstrap = registry.readBootstrap();
         var ranges = registry.readRanges();
         var clusters = registry.listClusters();
-        var brokers = registry.listBrokerProgress();
+        var brokers = BrokerView.read(registry);
         var relocationEpoch = registry.readRelocationEpoch();
-        var relocationApplied = registry.listRelocationApplied();
         var migration = directive.thenCompose(d -> d.present()
                 ? registry.read(registry.paths().orchestrator(d.value().epoch()), io.bcswitch.registry.MigrationState.class)
                 : CompletableFuture.completedFuture(Versioned.<io.bcswitch.registry.MigrationState>absent()));
-        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch,
-                        relocationApplied, migration).thenApply(v -> {
+        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch, migration)
+                .thenApply(v -> {
             Versioned<SwitchDirective> d = directive.join();
             long epoch = d.present() ? d.value().epoch() : 0L;
             String active = d.present() ? d.value().target()
@@ -376,14 +553,14 @@ public class SwitchService {
             if (table != null && d.present()) {
                 table = table.with(d.value().range());
             }
-            var bs = brokers.join();
-            List<String> pending = bs.stream().filter(b -> b.appliedEpoch() != epoch || !b.done())
-                    .map(b -> b.broker()).toList();
-            boolean complete = !bs.isEmpty() && pending.isEmpty();
+            BrokerView bv = brokers.join();
+            List<String> pending = bv.cutoverPending(epoch);
+            List<String> withoutPlugin = bv.live().stream().filter(b -> !bv.records().containsKey(b)).toList();
             return new StatusReport(active, epoch, d.value(), bootstrap.join().orElse(null),
-                    table == null ? List.of() : table.ranges(), clusters.join(), bs, complete, pending,
-                    migration.join().value(), relocationEpoch.join(), relocationApplied.join().entrySet().stream()
-                            .filter(e -> e.getValue() < relocationEpoch.join()).map(java.util.Map.Entry::getKey).toList());
+                    table == null ? List.of() : table.ranges(), clusters.join(),
+                    List.copyOf(new TreeMap<>(bv.records()).values()), bv.cutoverComplete(epoch), pending,
+                    migration.join().value(), relocationEpoch.join(), bv.relocationPending(relocationEpoch.join()),
+                    withoutPlugin);
         });
     }
 

@@ -32,7 +32,7 @@ public final class TopicLedgerReports {
         String topic = "persistent://" + tenant + "/" + namespace + "/" + localName;
         return ledgers.ledgers(tenant, namespace, localName).thenCompose(list -> {
             Ownership known = ownership.get();
-            boolean mayBeNewer = list.stream().anyMatch(l -> known.inNewestRange(l.ledgerId()));
+            boolean mayBeNewer = list.stream().anyMatch(l -> known.mayBeInUnknownRange(l.ledgerId()));
             CompletableFuture<Ownership> view = mayBeNewer
                     ? refresh.get().exceptionally(e -> known)
                     : CompletableFuture.completedFuture(known);

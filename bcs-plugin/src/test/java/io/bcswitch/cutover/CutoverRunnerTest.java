@@ -50,10 +50,29 @@ class CutoverRunnerTest {
             script.put(name, new ArrayList<>(List.of(behaviours)));
         }
 
+        final Map<String, Long> cursors = new ConcurrentHashMap<>();
+        final java.util.concurrent.atomic.AtomicInteger createsElsewhere = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public int createsInFlightOutside(String activeCluster) {
+            return createsElsewhere.get();
+        }
+
+        @Override
+        public int rollCursors(String name, java.util.function.LongPredicate onOldCluster) {
+            Long c = cursors.get(name);
+            if (c != null && onOldCluster.test(c)) {
+                cursors.put(name, nextId.getAndIncrement());
+                return 1;
+            }
+            return 0;
+        }
+
         @Override
         public List<OpenLedger> openLedgers() {
             List<OpenLedger> out = new ArrayList<>();
-            current.forEach((n, id) -> out.add(new OpenLedger(n, id, 10)));
+            current.forEach((n, id) -> out.add(new OpenLedger(n, id, 10,
+                    cursors.containsKey(n) ? List.of(cursors.get(n)) : List.of())));
             out.sort(java.util.Comparator.comparing(OpenLedger::name));
             return out;
         }
@@ -167,6 +186,67 @@ class CutoverRunnerTest {
     }
 
     @Test
+    void aLedgerCreatedOnTheOldClusterWhileTheCutoverRunsIsMovedBeforeItFinishes() throws Exception {
+        // t2 was loading (creating its first ledger through a client routed before the switch) when the
+        // cutover started: its ledger on a appears only after the first roll
+        roller.open("persistent://t/n/t1", 5);
+        roller.open("persistent://t/n/t1b", 6);
+        java.util.concurrent.atomic.AtomicBoolean appeared = new java.util.concurrent.atomic.AtomicBoolean();
+        FakeRoller late = roller;
+        CutoverRunner r = new CutoverRunner(new TopicRoller() {
+            @Override
+            public List<OpenLedger> openLedgers() {
+                return late.openLedgers();
+            }
+
+            @Override
+            public long currentLedgerId(String name) {
+                return late.currentLedgerId(name);
+            }
+
+            @Override
+            public CompletableFuture<RollMethod> roll(String name) {
+                if (appeared.compareAndSet(false, true)) {
+                    late.open("persistent://t/n/t2", 9);
+                }
+                return late.roll(name);
+            }
+        }, true, 100, scheduler, published::add, () -> "broker-1:8080", Clock.systemUTC());
+        r.start(B_ACTIVE);
+        List<BrokerCutoverRecord> records = awaitFinished(10_000);
+        BrokerCutoverRecord last = records.get(records.size() - 1);
+        assertTrue(roller.rolls.contains("persistent://t/n/t2"), "rolled: " + roller.rolls);
+        assertTrue(roller.currentLedgerId("persistent://t/n/t2") >= B_START, "t2 writes to b");
+        assertEquals(3, last.topicsTotal(), String.valueOf(last));
+        assertEquals(3, last.topicsMoved(), String.valueOf(last));
+        for (BrokerCutoverRecord rec : records) {
+            assertTrue(!rec.done() || roller.current.values().stream().allMatch(id -> id >= B_START),
+                    "never done while a ledger writes to a: " + rec);
+        }
+    }
+
+    @Test
+    void cursorLedgersAndCreationsInFlightOnTheOldClusterKeepTheCutoverOpen() throws Exception {
+        // the data ledger is on b already, but a cursor still writes its positions to a ledger on a
+        roller.open("persistent://t/n/x", B_START + 1);
+        roller.cursors.put("persistent://t/n/x", 8L);
+        roller.createsElsewhere.set(1); // and a ledger creation routed to a before the switch is in flight
+        runner(true, 100).start(B_ACTIVE);
+        Thread.sleep(800);
+        assertTrue(roller.rolls.isEmpty(), "the data ledger is not rolled: " + roller.rolls);
+        assertTrue(roller.cursors.get("persistent://t/n/x") >= B_START, "the cursor ledger was rolled onto b");
+        assertTrue(r(published).stream().noneMatch(BrokerCutoverRecord::done), "not over while a creation on a "
+                + "is in flight");
+        roller.createsElsewhere.set(0);
+        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        assertEquals(1, records.get(records.size() - 1).topicsMoved());
+    }
+
+    private static List<BrokerCutoverRecord> r(BlockingQueue<BrokerCutoverRecord> q) {
+        return new ArrayList<>(q);
+    }
+
+    @Test
     void nothingToMoveFinishesWithZeroCounts() throws Exception {
         roller.open("persistent://t/n/on-b", B_START + 3);
         runner(true, 50).start(B_ACTIVE);
@@ -179,24 +259,31 @@ class CutoverRunnerTest {
     }
 
     @Test
-    void disabledCutoverRollsNothing() throws Exception {
+    void disabledCutoverRollsNothingAndIsOverOnlyWhenTheLedgersMovedByThemselves() throws Exception {
         roller.open("persistent://t/n/on-a-1", 5);
         roller.open("persistent://t/n/on-a-2", 6);
         roller.open("persistent://t/n/on-b", B_START + 3);
         runner(false, 50).start(B_ACTIVE);
 
-        List<BrokerCutoverRecord> records = awaitFinished(2000);
-        assertEquals(1, records.size(), "one final record: " + records);
-        BrokerCutoverRecord only = records.get(0);
-        assertEquals(2, only.topicsTotal());
-        assertEquals(0, only.topicsMoved());
-        assertEquals(2, only.topicsFailed());
-        assertTrue(only.finishedAt() > 0);
+        BrokerCutoverRecord first = published.poll(2, TimeUnit.SECONDS);
+        assertNotNull(first);
+        assertEquals(2, first.topicsTotal());
+        assertEquals(0, first.topicsMoved());
+        assertEquals(2, first.topicsFailed(), "reported as not moved");
+        assertEquals(0L, first.finishedAt(), "not over while two ledgers still write to a");
 
-        Thread.sleep(1300); // past the first sweep
+        Thread.sleep(1300); // past several sweeps
         assertTrue(roller.rolls.isEmpty(), "rolled " + roller.rolls);
-        assertTrue(published.isEmpty(), "published " + published);
         assertEquals(5L, roller.currentLedgerId("persistent://t/n/on-a-1"));
+
+        // their normal rollover moves them
+        roller.current.put("persistent://t/n/on-a-1", B_START + 10);
+        roller.current.put("persistent://t/n/on-a-2", B_START + 11);
+        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        BrokerCutoverRecord last = records.get(records.size() - 1);
+        assertEquals(2, last.topicsMoved());
+        assertEquals(0, last.topicsFailed());
+        assertTrue(last.done());
     }
 
     @Test

@@ -56,6 +56,9 @@ class MigrationOrchestratorTest {
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
         registry.writeEphemeral(registry.paths().broker("broker-1"),
                 new BrokerCutoverRecord(1, "broker-1", 1, "b", 0, 0, 0, 1, 2)).get();
+        // the orchestrator's own broker follows the relocation table at once (its agent is not part of the test)
+        registry.writeEphemeral(registry.paths().relocationApplied("broker-1"),
+                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, Long.MAX_VALUE, 0)).get();
     }
 
     @AfterEach
@@ -82,7 +85,9 @@ class MigrationOrchestratorTest {
 
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-            return CompletableFuture.completedFuture(Optional.empty());
+            // the copies made on b are there (and closed); nothing else is looked at
+            return CompletableFuture.completedFuture(cluster.equals("b") && copies.containsKey(id)
+                    ? Optional.of(new LedgerFacts(true, 100, 0, "schema")) : Optional.empty());
         }
 
         @Override
@@ -116,11 +121,14 @@ class MigrationOrchestratorTest {
                                                int concurrency, long applyWaitMillis) {
         return new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
                 new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, Clock.systemUTC(), metrics,
-                applyWaitMillis);
+                MigrationSafetyTest.switchBackByHand(registry), applyWaitMillis);
     }
 
     /** Another live broker's applied relocation epoch, as its agent would publish it. */
     private void applied(String broker, long epoch) throws Exception {
+        // a live broker with the plugin: it applied switch 1 and finished its cutover
+        registry.writeEphemeral(registry.paths().broker(broker),
+                new BrokerCutoverRecord(1, broker, 1, "b", 0, 0, 0, 1, 2)).get();
         registry.writeEphemeral(registry.paths().relocationApplied(broker), new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, epoch, 0)).get();
     }
 
@@ -198,8 +206,8 @@ class MigrationOrchestratorTest {
         // broker-2 takes the migration over
         store.delete(registry.paths().orchestratorLock(), Optional.empty()).get();
         store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
-        registry.writeEphemeral(registry.paths().broker("broker-2"),
-                new BrokerCutoverRecord(1, "broker-2", 1, "b", 0, 0, 0, 1, 2)).get();
+        store.delete(registry.paths().relocationApplied("broker-1"), Optional.empty()).get();
+        applied("broker-2", Long.MAX_VALUE);
         MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
         waitUntil(10, () -> first.readState(1).get().value().owner().equals("broker-2"));
@@ -220,11 +228,11 @@ class MigrationOrchestratorTest {
     void aResumedRunFirstHasBrokersReReadTheWholeTable() throws Exception {
         // a run promoted 2 and 3 (compare-and-sets done) and stopped before the epoch bump that lists them
         for (long id : List.of(2L, 3L)) {
-            registry.write(registry.paths().relocation(id), new io.bcswitch.registry.Relocation(
-                    io.bcswitch.registry.Relocation.FORMAT_VERSION, id, "b", "a", "SCHEMA", 1, 0), -1).get();
+            registry.updateRelocations(List.of(id), (i, cur) -> Optional.of(new io.bcswitch.registry.Relocation(
+                    io.bcswitch.registry.Relocation.FORMAT_VERSION, id, "b", "a", "SCHEMA", 1, 0))).get();
         }
         registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-0", 0)
-                .withPhase(Phase.PROMOTE, 0), -1).get();
+                .moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0), -1).get();
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
@@ -272,7 +280,7 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
-            o.rollBack(1, "b").get(10, TimeUnit.SECONDS);
+            o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
             byte[] before = store.get(registry.paths().orchestrator(1)).get().orElseThrow().getValue();
             assertConflict(o.retry(1), "ROLLED_BACK");
             assertEquals(new String(before, java.nio.charset.StandardCharsets.UTF_8), new String(
@@ -347,9 +355,9 @@ class MigrationOrchestratorTest {
         assertEquals(4, relocatedBefore, "two batches of two");
 
         // another broker takes over (the first one's lock is gone with it)
-        registry.writeEphemeral(registry.paths().broker("broker-2"),
-                new BrokerCutoverRecord(1, "broker-2", 1, "b", 0, 0, 0, 1, 2)).get();
+        applied("broker-2", Long.MAX_VALUE);
         store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
+        store.delete(registry.paths().relocationApplied("broker-1"), Optional.empty()).get();
         MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE);
         second.tick().get(10, TimeUnit.SECONDS);
         MigrationState done = second.readState(1).get().value();

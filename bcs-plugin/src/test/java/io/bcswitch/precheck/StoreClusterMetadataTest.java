@@ -120,7 +120,7 @@ class StoreClusterMetadataTest {
 
         ClusterFacts f = facts(ROOT);
         assertEquals(new ClusterFacts("org.apache.bookkeeper.meta.HierarchicalLedgerManagerFactory", true, 3L,
-                (3L << 32) | 7, 3, 1), f);
+                (3L << 32) | 7, 3, 1, "abc"), f, "the instance id is the cluster's identity");
     }
 
     @Test

@@ -96,7 +96,80 @@ class PersistedFormatTest {
                 + "\"topicsTotal\":10,\"topicsMoved\":3,\"topicsFailed\":0,\"startedAt\":5,\"finishedAt\":0}";
         assertFalse(read(running, BrokerCutoverRecord.class).done());
         assertEquals(Set.of("formatVersion", "broker", "appliedEpoch", "activeCluster", "topicsTotal",
-                "topicsMoved", "topicsFailed", "startedAt", "finishedAt"), fieldNames(r));
+                "topicsMoved", "topicsFailed", "startedAt", "finishedAt", "activationAttempts"), fieldNames(r));
+        // what a broker with open handles and a failed activation writes
+        BrokerCutoverRecord full = r.withActivation("cannot build c's client", 3)
+                .withHandles(java.util.Map.of("a", 2, "b", 9), java.util.Map.of("a", List.of(7L, 8L)));
+        assertEquals(full, Json.read(Json.write(full), BrokerCutoverRecord.class));
+        assertTrue(full.holdsOpen("a", 7));
+        assertFalse(full.holdsOpen("a", 9));
+        assertFalse(full.holdsOpen("b", 7), "ids are listed for clusters other than the active one only");
+    }
+
+    @Test
+    void relocationV1AsAPerLedgerNodeAndInAShardWithItsPreviousHome() {
+        // an earlier version's one-node-per-ledger payload
+        Relocation old = read("{\"formatVersion\":1,\"ledgerId\":12,\"home\":\"b\",\"from\":\"a\","
+                + "\"kind\":\"SCHEMA\",\"switchEpoch\":1,\"promotedAt\":1700000600000}", Relocation.class);
+        assertEquals(new Relocation(1, 12, "b", "a", "SCHEMA", 1, 1700000600000L), old);
+        assertEquals(null, old.previousHome());
+        assertTrue(old.beforeThisSwitch().isEmpty(), "a rollback sends reads back to the original");
+        assertEquals(Set.of("formatVersion", "ledgerId", "home", "from", "kind", "switchEpoch", "promotedAt"),
+                fieldNames(old));
+        RelocationShard shard = read("{\"formatVersion\":1,\"relocations\":{\"12\":{\"formatVersion\":1,"
+                + "\"ledgerId\":12,\"home\":\"c\",\"from\":\"a\",\"kind\":\"SCHEMA\",\"switchEpoch\":2,"
+                + "\"promotedAt\":5,\"previousHome\":\"b\",\"previousSwitchEpoch\":1}}}", RelocationShard.class);
+        Relocation again = shard.relocations().get(12L);
+        assertEquals("c", again.home());
+        assertEquals(new Relocation(1, 12, "b", "a", "SCHEMA", 1, 5), again.beforeThisSwitch().orElseThrow());
+        assertEquals(shard, Json.read(Json.write(shard), RelocationShard.class));
+    }
+
+    @Test
+    void migrationStateV1WithTheListsOfAnEarlierVersion() {
+        // written before copies lived in chunks: built and pendingDeletions inside the state
+        String json = "{\"formatVersion\":1,\"switchEpoch\":3,\"target\":\"b\",\"phase\":\"ROLLED_BACK\","
+                + "\"owner\":\"x:8080\",\"startedAt\":1,\"updatedAt\":2,\"finishedAt\":2,\"planned\":2,"
+                + "\"copied\":2,\"alreadyPresent\":0,\"promoted\":0,\"failed\":0,\"skipped\":0,"
+                + "\"collisions\":0,\"bytesCopied\":10,\"issues\":[],\"built\":[7,8],"
+                + "\"pendingDeletions\":[7,8],\"deleteAfterRelocationEpoch\":4,\"originalsDeleted\":0}";
+        MigrationState s = read(json, MigrationState.class);
+        assertEquals(List.of(7L, 8L), s.pendingDeletions());
+        assertEquals(Phase.ROLLED_BACK, s.phase());
+        assertTrue(s.deletionsPending(), "the legacy list is still deleted");
+        assertEquals(0, s.copies());
+        assertEquals(null, s.rollbackTo());
+        MigrationState now = MigrationState.start(4, "c", "y:8080", 9).moveTo(Phase.ROLLING_BACK, 10).edit()
+                .rollback("a", "metadata of a did not answer", 0).copies(150_000).build();
+        assertEquals(now, Json.read(Json.write(now), MigrationState.class));
+    }
+
+    @Test
+    void phasesMoveOnlyAsTheTableSays() {
+        assertTrue(Phase.PENDING.canMove(Phase.BUILD));
+        assertTrue(Phase.DONE.canMove(Phase.BUILD), "retry");
+        assertTrue(Phase.PROMOTE.canMove(Phase.ROLLING_BACK));
+        assertFalse(Phase.ROLLED_BACK.canMove(Phase.BUILD));
+        assertFalse(Phase.BUILD.canMove(Phase.DONE), "never DONE without PROMOTE");
+        assertFalse(Phase.SUPERSEDED.canMove(Phase.ROLLING_BACK));
+        assertThrows(IllegalStateException.class, () -> MigrationState.start(1, "b", "x", 0).moveTo(Phase.DONE, 1));
+    }
+
+    @Test
+    void newRecordsV1() {
+        IdWatermark w = read("{\"formatVersion\":1,\"cluster\":\"a\",\"maxHighOrderBits\":5,\"maxLedgerId\":"
+                + "21474836490,\"observedAt\":7,\"source\":\"precheck\",\"later\":true}", IdWatermark.class);
+        assertEquals(5, w.highestKnownBits());
+        assertEquals(null, w.raisedBy(5, 100, 8, "x"), "nothing new: no write");
+        assertEquals(6, w.raisedBy(6, -1, 8, "switch").maxHighOrderBits());
+        IdChunk c = read("{\"formatVersion\":1,\"ids\":[1,2,3]}", IdChunk.class);
+        assertEquals(List.of(1L, 2L, 3L), c.ids());
+        BookieClusterRecord withId = read("{\"formatVersion\":1,\"name\":\"b\",\"metadataServiceUri\":\"u\","
+                + "\"status\":\"STANDBY\",\"registeredAt\":1,\"instanceId\":\"6f1c\"}", BookieClusterRecord.class);
+        assertEquals("6f1c", withId.instanceId());
+        assertEquals("6f1c", withId.withStatus(ClusterStatus.ACTIVE).instanceId());
+        RelocationEpoch tooMany = new RelocationEpoch(1, 3, 0, null);
+        assertEquals(Set.of("formatVersion", "epoch", "ts"), fieldNames(tooMany));
     }
 
     @Test

@@ -144,24 +144,37 @@ class SwitchRouterTest {
     }
 
     @Test
-    void idsInTheNewestRangeRefreshTheView() throws Exception {
+    void idsAboveTheNewestRangesHighOrderBitsRefreshTheView() throws Exception {
         // another broker already switched to c and created ledgers there
         latest.set(new Ownership(view.get().ranges().with(new IdRange("c", C_START, 2, 0)), "c", 2));
 
+        // b's own ids (its range's high-order bits): no newer range can hold them, no refresh
         Target b = get(router.forLedger(B_START));
-        assertEquals(1, refreshes.get());
+        assertEquals(0, refreshes.get());
         assertEquals("b", b.cluster());
 
         Target c = get(router.forLedger(C_START + 1));
-        assertEquals(2, refreshes.get());
+        assertEquals(1, refreshes.get());
         assertEquals("c", c.cluster());
         assertEquals("c", client(c).cluster);
 
-        // the refreshed view is now the local one: b's range is no longer the newest
+        // the refreshed view is now the local one
         get(router.forLedger(B_START + 1));
-        assertEquals(2, refreshes.get());
+        get(router.forLedger(C_START + 2));
         get(router.forLedger(5));
-        assertEquals(2, refreshes.get());
+        assertEquals(1, refreshes.get());
+    }
+
+    @Test
+    void anIdAboveEveryKnownRangeFailsRetryablyWhenTheRangesCannotBeRead() throws Exception {
+        // a broker cut off from the metadata store: it cannot learn which cluster issued C_START + 1
+        router = new SwitchRouter(view::get, () -> CompletableFuture.failedFuture(new IllegalStateException(
+                "metadata store unavailable")), pool);
+        UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class,
+                failure(router.forLedger(C_START + 1)));
+        assertEquals(BKException.Code.MetaStoreException, u.getCode(), "retryable, never 'no such ledger'");
+        assertTrue(u.getMessage().contains("ledger " + (C_START + 1)), u.getMessage());
+        assertEquals("b", get(router.forLedger(B_START + 3)).cluster(), "known ranges still route");
     }
 
     @Test

@@ -96,33 +96,33 @@ class ClusterNamesTest {
 
     @Test
     void proposedHighOrderBitsStartsAtOne() {
-        assertEquals(1L, SwitchService.proposedHighOrderBits(null, NO_DIRECTIVE, null, null));
+        assertEquals(1L, SwitchService.proposedHighOrderBits(null, NO_DIRECTIVE, null, null, java.util.List.of()));
         assertEquals(1L, SwitchService.proposedHighOrderBits(RangeTable.bootstrap("a", 0), NO_DIRECTIVE,
-                facts(0, -1), facts(0, -1)));
+                facts(0, -1), facts(0, -1), java.util.List.of()));
         // short ids (below 2^31) do not reach the first long range
         assertEquals(1L, SwitchService.proposedHighOrderBits(null, NO_DIRECTIVE, facts(0, Integer.MAX_VALUE - 1L),
-                null));
+                null, java.util.List.of()));
     }
 
     @Test
     void proposedHighOrderBitsIsAboveEverySource() {
         RangeTable ranges = RangeTable.bootstrap("a", 0).with(new IdRange("b", 3L << 32, 1, 0));
-        assertEquals(4L, SwitchService.proposedHighOrderBits(ranges, NO_DIRECTIVE, null, null));
-        assertEquals(6L, SwitchService.proposedHighOrderBits(ranges, directive(5L << 32), null, null));
-        assertEquals(8L, SwitchService.proposedHighOrderBits(ranges, directive(5L << 32), facts(7, -1), null));
+        assertEquals(4L, SwitchService.proposedHighOrderBits(ranges, NO_DIRECTIVE, null, null, java.util.List.of()));
+        assertEquals(6L, SwitchService.proposedHighOrderBits(ranges, directive(5L << 32), null, null, java.util.List.of()));
+        assertEquals(8L, SwitchService.proposedHighOrderBits(ranges, directive(5L << 32), facts(7, -1), null, java.util.List.of()));
         assertEquals(10L, SwitchService.proposedHighOrderBits(ranges, directive(5L << 32), facts(7, -1),
-                facts(9, -1)));
+                facts(9, -1), java.util.List.of()));
         // an existing ledger id beyond every recorded high-order value
         assertEquals(12L, SwitchService.proposedHighOrderBits(ranges, directive(5L << 32), facts(7, -1),
-                facts(9, (11L << 32) | 5)));
+                facts(9, (11L << 32) | 5), java.util.List.of()));
         assertEquals(12L, SwitchService.proposedHighOrderBits(null, NO_DIRECTIVE, facts(0, (11L << 32) | 5),
-                facts(0, -1)));
+                facts(0, -1), java.util.List.of()));
         // the largest of them wins regardless of where it comes from
         assertEquals(21L, SwitchService.proposedHighOrderBits(ranges, directive(20L << 32), facts(2, -1),
-                facts(1, 1L << 32)));
+                facts(1, 1L << 32), java.util.List.of()));
         // the result is strictly above every existing id's high-order bits
         long maxId = (6L << 32) | 0xFFFFFFFFL;
-        long hob = SwitchService.proposedHighOrderBits(ranges, NO_DIRECTIVE, facts(0, maxId), null);
+        long hob = SwitchService.proposedHighOrderBits(ranges, NO_DIRECTIVE, facts(0, maxId), null, java.util.List.of());
         assertTrue((hob << 32) > maxId);
     }
 }

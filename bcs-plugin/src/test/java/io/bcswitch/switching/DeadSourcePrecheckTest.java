@@ -66,19 +66,91 @@ class DeadSourcePrecheckTest {
 
     @Test
     void deadSourceIsReportedNotBlocking() {
+        // every broker start records what the active cluster's id generator says (here: 31-bit ids only)
+        registry.raiseWatermark("west", 0, 1000, 1, "broker start").join();
         PrecheckReport report = service.precheck("east").join();
         assertTrue(report.ok(), report.problems().toString());
         assertEquals("west", report.source());
         assertFalse(report.sourceReachable());
         assertNotNull(report.sourceError());
-        assertEquals(1, report.proposedHighOrderBits(), "above every range handed out so far");
+        assertEquals(2, report.proposedHighOrderBits(), "above every range handed out so far, with a margin: west "
+                + "may have moved on since it was last seen");
 
         SwitchResult result = service.switchTo("east").join();
         assertEquals("east", result.directive().target());
         assertEquals("west", result.directive().origin());
-        assertEquals(1L << 32, result.directive().firstLedgerId());
-        assertTrue(registry.readRanges().join().orElseThrow().owner((1L << 32) + 5).orElseThrow().equals("east"));
+        assertEquals(2L << 32, result.directive().firstLedgerId());
+        assertTrue(registry.readRanges().join().orElseThrow().owner((2L << 32) + 5).orElseThrow().equals("east"));
         assertEquals(ClusterStatus.ACTIVE, registry.getCluster("east").join().orElseThrow().status());
         assertEquals(ClusterStatus.STANDBY, registry.getCluster("west").join().orElseThrow().status());
+    }
+
+    @Test
+    void aDeadSourceWhoseIdsWereNeverSeenIsOnlySwitchedFromWithAnExplicitOverride() throws Exception {
+        byte[] before = registry.metadataStore().get(registry.paths().ranges()).join().orElseThrow().getValue();
+        PrecheckReport report = service.precheck("east").join();
+        assertFalse(report.ok());
+        assertTrue(report.problems().get(0).contains("allowUnknownSourceIds"), report.problems().toString());
+        java.util.concurrent.CompletionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.CompletionException.class, () -> service.switchTo("east").join());
+        assertTrue(refused.getCause().getMessage().contains("nothing records which ledger ids it issued"),
+                refused.getCause().getMessage());
+        assertFalse(registry.readDirective().join().present(), "nothing switched");
+        assertTrue(java.util.Arrays.equals(before, registry.metadataStore().get(registry.paths().ranges()).join()
+                .orElseThrow().getValue()));
+
+        SwitchResult forced = service.switchTo("east", true).join();
+        assertEquals(1L << 32, forced.directive().firstLedgerId());
+        assertTrue(forced.precheck().warnings().stream().anyMatch(w -> w.contains("allowUnknownSourceIds")),
+                forced.precheck().warnings().toString());
+    }
+
+    /**
+     * west issued 63-bit ids under high-order bits 5 (seen by a precheck while it was readable); then it died.
+     * The switch away from it must not hand east a range west may already have used.
+     */
+    @Test
+    void idsASourceIssuedWhileReadableAreNeverHandedOutAgainAfterItDies() throws Exception {
+        MetadataStoreExtended westStore = MetadataStoreExtended.create("memory:west", MetadataStoreConfig.builder()
+                .build());
+        java.util.concurrent.atomic.AtomicBoolean westAlive = new java.util.concurrent.atomic.AtomicBoolean(true);
+        try (ClusterMetadataAccess flaky = new ClusterMetadataAccess(store, 1500) {
+            @Override
+            public java.util.concurrent.CompletableFuture<io.bcswitch.precheck.ClusterMetadata> forLocation(
+                    io.bcswitch.precheck.ClusterLocation location) {
+                if (location.uri().equals(DEAD_URI)) {
+                    return westAlive.get()
+                            ? java.util.concurrent.CompletableFuture.completedFuture(
+                                    new io.bcswitch.precheck.StoreClusterMetadata(westStore, "/ledgers", 1500))
+                            : java.util.concurrent.CompletableFuture.failedFuture(
+                                    new IllegalStateException("metadata service did not answer"));
+                }
+                return super.forLocation(location);
+            }
+        }) {
+            for (String n : new String[] {"/ledgers/LAYOUT", "/ledgers/idgen-long/HOB-0000000005",
+                    "/ledgers/available/w1:3181", "/ledgers/available/w2:3181"}) {
+                westStore.put(n, (n.endsWith("LAYOUT")
+                        ? "2\norg.apache.bookkeeper.meta.HierarchicalLedgerManagerFactory:1" : "")
+                        .getBytes(StandardCharsets.UTF_8), Optional.empty()).join();
+            }
+            SwitchService svc = new SwitchService(registry, flaky, 2, Clock.systemUTC(),
+                    () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
+            svc.setImplicitBrokerUri(EAST_URI);
+            PrecheckReport whileReadable = svc.precheck("east").join();
+            assertTrue(whileReadable.sourceReachable());
+            assertEquals(6, whileReadable.proposedHighOrderBits(), "above west's high-order bits 5");
+
+            westAlive.set(false);
+            long hob;
+            try {
+                hob = svc.switchTo("east").join().directive().firstLedgerId() >>> 32;
+            } catch (java.util.concurrent.CompletionException refused) {
+                return; // refusing is safe too
+            }
+            assertTrue(hob > 5, "east's range starts at high-order bits " + hob + ", inside what west may have issued");
+        } finally {
+            westStore.close();
+        }
     }
 }

@@ -40,7 +40,8 @@ class RelocationReloadTest {
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10),
-                cluster -> CompletableFuture.completedFuture(null), o -> { }, Clock.systemUTC());
+                cluster -> CompletableFuture.completedFuture(null), o -> { },
+                new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC());
         agent.start("zk:unused").get(10, TimeUnit.SECONDS);
     }
 
@@ -51,8 +52,12 @@ class RelocationReloadTest {
     }
 
     private void relocate(long id) throws Exception {
-        registry.write(registry.paths().relocation(id), new Relocation(Relocation.FORMAT_VERSION, id, "b", "a",
-                "CURSOR", 1, 0), -1).get();
+        registry.updateRelocations(List.of(id), (i, cur) -> Optional.of(new Relocation(Relocation.FORMAT_VERSION, id,
+                "b", "a", "CURSOR", 1, 0))).get();
+    }
+
+    private void unrelocate(long id) throws Exception {
+        registry.updateRelocations(List.of(id), (i, cur) -> Optional.empty()).get();
     }
 
     private void awaitEpoch(long epoch) throws Exception {
@@ -89,7 +94,7 @@ class RelocationReloadTest {
         assertEquals("b", owner(12));
 
         // a removal listed by the epoch (rollback) sends reads back to the issuing cluster
-        store.delete(registry.paths().relocation(10), Optional.empty()).get();
+        unrelocate(10);
         registry.bumpRelocationEpoch(0, List.of(10L)).get();
         awaitEpoch(4);
         assertEquals("a", owner(10));
@@ -97,12 +102,42 @@ class RelocationReloadTest {
 
         // an epoch that does not list its changes (an older writer) means: re-read the whole table
         relocate(14);
-        store.delete(registry.paths().relocation(11), Optional.empty()).get();
+        unrelocate(11);
         registry.update(registry.paths().relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(
                 new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, cur.orElseThrow().epoch() + 1, 0))).get();
         awaitEpoch(5);
         assertEquals("b", owner(14));
         assertEquals("a", owner(11));
         assertEquals(3, agent.ownership().relocations().size(), "12, 13, 14");
+    }
+
+    @Test
+    void relocationsKeptOneNodePerLedgerByAnEarlierVersionAreStillRoutedAndReplacedWhenChanged() throws Exception {
+        // the layout before shards: <root>/relocations/<ledgerId>, one node per ledger
+        registry.write(registry.paths().legacyRelocation(20), new Relocation(Relocation.FORMAT_VERSION, 20, "b", "a",
+                "SCHEMA", 1, 0), -1).get();
+        registry.write(registry.paths().legacyRelocation(21), new Relocation(Relocation.FORMAT_VERSION, 21, "b", "a",
+                "SCHEMA", 1, 0), -1).get();
+        relocate(22);
+        registry.bumpRelocationEpoch(0, null).get();
+        awaitEpoch(1);
+        assertEquals("b", owner(20));
+        assertEquals("b", owner(21));
+        assertEquals("b", owner(22));
+        assertEquals(3, registry.listRelocations().get().size());
+
+        // a change of a legacy entry moves it into its shard; removing one removes the legacy node too
+        registry.updateRelocations(List.of(20L, 21L), (id, cur) -> id == 20
+                ? cur.map(r -> new Relocation(r.formatVersion(), id, "c", "a", "SCHEMA", 2, 1, r.home(), 1L))
+                : Optional.empty()).get();
+        assertTrue(store.get(registry.paths().legacyRelocation(20)).get().isEmpty());
+        assertTrue(store.get(registry.paths().legacyRelocation(21)).get().isEmpty());
+        registry.bumpRelocationEpoch(0, List.of(20L, 21L)).get();
+        awaitEpoch(2);
+        assertEquals("c", owner(20));
+        assertEquals("a", owner(21));
+        var stored = registry.readRelocations(List.of(20L)).get().get(20L).orElseThrow();
+        assertEquals("b", stored.previousHome());
+        assertEquals("b", stored.beforeThisSwitch().orElseThrow().home(), "a rollback of epoch 2 goes back to b");
     }
 }

@@ -1,0 +1,105 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.precheck.ClusterProbe;
+import io.bcswitch.registry.BookieClusterRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.DigestType;
+import org.apache.bookkeeper.client.api.LedgerEntries;
+import org.apache.bookkeeper.client.api.WriteHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link ClusterProbe} with a client built by the broker's own BookKeeper client factory and settings, exactly as
+ * the broker will build it once the cluster is active: creates a ledger with the broker's managed-ledger ensemble
+ * and quorum sizes, writes one entry, reads it back, deletes the ledger. The probe ledger carries
+ * {@value #PROBE_KEY} in its custom metadata, so that if its deletion fails cleanup recognises it.
+ */
+final class BrokerClientProbe implements ClusterProbe {
+    private static final Logger log = LoggerFactory.getLogger(BrokerClientProbe.class);
+    static final String PROBE_KEY = "bookie-cluster-switch/probe";
+    private static final byte[] PAYLOAD = "bookie-cluster-switch probe".getBytes(StandardCharsets.UTF_8);
+
+    private final Function<String, CompletableFuture<BookKeeper>> newClient;
+    private final int ensemble;
+    private final int writeQuorum;
+    private final int ackQuorum;
+    private final long timeoutMillis;
+    private final Executor closer;
+
+    /**
+     * @param newClient builds a broker-style client for a metadata service URI (closed by the probe)
+     * @param closer    runs the client's close, which blocks
+     */
+    BrokerClientProbe(Function<String, CompletableFuture<BookKeeper>> newClient, int ensemble, int writeQuorum,
+                      int ackQuorum, long timeoutMillis, Executor closer) {
+        this.newClient = newClient;
+        this.ensemble = ensemble;
+        this.writeQuorum = writeQuorum;
+        this.ackQuorum = ackQuorum;
+        this.timeoutMillis = timeoutMillis;
+        this.closer = closer;
+    }
+
+    @Override
+    public CompletableFuture<String> probe(BookieClusterRecord cluster) {
+        long started = System.nanoTime();
+        CompletableFuture<BookKeeper> client = newClient.apply(cluster.metadataServiceUri());
+        CompletableFuture<String> result = client.thenCompose(bk -> bk.newCreateLedgerOp()
+                .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
+                .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
+                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
+                .execute()
+                .thenCompose(w -> writeReadDelete(bk, w)))
+                .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .handle((v, e) -> {
+                    if (e == null) {
+                        log.info("bookie-cluster={} probe ledger created, written, read and deleted in {} ms with the "
+                                + "broker's client (ensemble {}, write quorum {}, ack quorum {})", cluster.name(),
+                                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), ensemble, writeQuorum,
+                                ackQuorum);
+                        return null;
+                    }
+                    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    String why = t instanceof java.util.concurrent.TimeoutException
+                            ? "no probe ledger within " + timeoutMillis + " ms" : t.toString();
+                    log.warn("bookie-cluster={} probe failed: {}", cluster.name(), why);
+                    return "probe ledger (create, write, read, delete with ensemble " + ensemble + "/" + writeQuorum
+                            + "/" + ackQuorum + ") failed: " + why;
+                });
+        return result.whenComplete((v, e) -> client.thenAcceptAsync(BrokerClientProbe::closeQuietly, closer));
+    }
+
+    private static CompletableFuture<Void> writeReadDelete(BookKeeper bk, WriteHandle w) {
+        long id = w.getId();
+        return w.appendAsync(PAYLOAD)
+                .thenCompose(entry -> w.closeAsync())
+                .thenCompose(v -> bk.newOpenLedgerOp().withLedgerId(id).withRecovery(false)
+                        .withDigestType(DigestType.CRC32C).withPassword(new byte[0]).execute())
+                .thenCompose(r -> r.readAsync(0, 0).thenApply(entries -> {
+                    try (LedgerEntries es = entries) {
+                        if (!Arrays.equals(es.getEntry(0).getEntryBytes(), PAYLOAD)) {
+                            throw new CompletionException(new IllegalStateException("probe entry read back differs"));
+                        }
+                    }
+                    return r;
+                }).whenComplete((x, e) -> r.closeAsync()))
+                .thenCompose(r -> bk.newDeleteLedgerOp().withLedgerId(id).execute());
+    }
+
+    private static void closeQuietly(BookKeeper bk) {
+        try {
+            bk.close();
+        } catch (Exception e) {
+            log.warn("Error closing a probe client", e);
+        } 
+    }
+}

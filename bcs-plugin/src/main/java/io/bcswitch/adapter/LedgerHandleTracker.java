@@ -1,0 +1,110 @@
+package io.bcswitch.adapter;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.bookkeeper.client.LedgerHandle;
+
+/**
+ * What the routing client has handed out and may still be in use, per bookie cluster: ledger handles (opened or
+ * created through it) and ledger creations in flight. Cleanup and close-client use it (through each broker's
+ * record) never to delete a ledger, or close a cluster's client, that a broker may still read; the cutover uses
+ * the creations in flight never to declare itself done while a ledger may still appear on the old cluster.
+ *
+ * <p>A handle counts as open until it is closed through a handle this client returned (read handles of the
+ * builder API are proxies that see their close), until its ledger's metadata says closed (write handles: their
+ * writer closed them), or until nothing references it any more (weakly held: BookKeeper's read-only handles of
+ * the callback API have no observable close, and Pulsar drops some handles without closing them). Handles of the
+ * callback API are opened without {@code keepUpdateMetadata} (see {@link RoutingBookKeeper}), so nothing but their
+ * user keeps them reachable.
+ */
+final class LedgerHandleTracker {
+
+    /** One handle handed out. */
+    static final class Tracked {
+        final String cluster;
+        final long ledgerId;
+        final boolean write;
+        final WeakReference<Object> handle;
+        final AtomicBoolean closed = new AtomicBoolean();
+
+        Tracked(String cluster, long ledgerId, boolean write, Object handle) {
+            this.cluster = cluster;
+            this.ledgerId = ledgerId;
+            this.write = write;
+            this.handle = new WeakReference<>(handle);
+        }
+
+        boolean open() {
+            if (closed.get()) {
+                return false;
+            }
+            Object h = handle.get();
+            if (h == null) {
+                return false;
+            }
+            // a writer's handle is done with once its ledger is closed
+            return !(write && h instanceof LedgerHandle lh && lh.isClosed());
+        }
+    }
+
+    /** Open handles by cluster, and the ids of those on clusters other than {@code active}, at most {@code max} each. */
+    record Snapshot(Map<String, Integer> counts, Map<String, List<Long>> idsOutside) {
+    }
+
+    private final Set<Tracked> handles = ConcurrentHashMap.newKeySet();
+    private final Map<String, AtomicInteger> creating = new ConcurrentHashMap<>();
+
+    Tracked opened(String cluster, long ledgerId, Object handle, boolean write) {
+        Tracked t = new Tracked(cluster, ledgerId, write, handle);
+        handles.add(t);
+        return t;
+    }
+
+    void createStarted(String cluster) {
+        creating.computeIfAbsent(cluster, c -> new AtomicInteger()).incrementAndGet();
+    }
+
+    void createDone(String cluster) {
+        creating.get(cluster).decrementAndGet();
+    }
+
+    int createsOutside(String active) {
+        int n = 0;
+        for (Map.Entry<String, AtomicInteger> e : creating.entrySet()) {
+            if (!e.getKey().equals(active)) {
+                n += e.getValue().get();
+            }
+        }
+        return n;
+    }
+
+    /** Forgets what is no longer open and describes the rest. */
+    Snapshot snapshot(String active, int max) {
+        Map<String, Integer> counts = new TreeMap<>();
+        Map<String, Set<Long>> ids = new TreeMap<>();
+        for (Tracked t : handles) {
+            if (!t.open()) {
+                handles.remove(t);
+                continue;
+            }
+            counts.merge(t.cluster, 1, Integer::sum);
+            if (!t.cluster.equals(active)) {
+                Set<Long> s = ids.computeIfAbsent(t.cluster, c -> new TreeSet<>());
+                if (s.size() < max) {
+                    s.add(t.ledgerId);
+                }
+            }
+        }
+        Map<String, List<Long>> out = new TreeMap<>();
+        ids.forEach((c, s) -> out.put(c, new ArrayList<>(s)));
+        return new Snapshot(counts, out);
+    }
+}

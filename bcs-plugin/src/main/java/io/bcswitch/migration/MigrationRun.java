@@ -1,0 +1,357 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.LedgerIssue;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RegistryView;
+import io.bcswitch.registry.Relocation;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One BUILD-then-PROMOTE run of the migration after switch {@code epoch} to {@code target}, on the broker that
+ * holds the orchestrator lock. Safe to start again from the beginning at any point (a resumed run replans from the
+ * inventory: copies found identical on the target count as present, promotions found done count as promoted).
+ *
+ * <p>It ends DONE only when every ledger it planned is home on the target, or has an issue saying why not.
+ */
+final class MigrationRun {
+    private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
+    private static final int OPEN_RETRY_PASSES = 3;
+    private static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
+    private static final long PERSIST_INTERVAL_MILLIS = 1_000;
+
+    private final MigrationOrchestrator o;
+    private final long epoch;
+    private final String target;
+
+    MigrationRun(MigrationOrchestrator orchestrator, long epoch, String target) {
+        this.o = orchestrator;
+        this.epoch = epoch;
+        this.target = target;
+    }
+
+    private record Item(long ledgerId, LedgerKind kind, String from, String referencedBy) {
+    }
+
+    /** Counts of one run, folded into the persisted state. */
+    private static final class Tally {
+        final int planned;
+        final AtomicInteger copied = new AtomicInteger();
+        final AtomicInteger present = new AtomicInteger();
+        final AtomicInteger promoted = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+        final AtomicInteger collisions = new AtomicInteger();
+        final AtomicLong unpersistedBytes = new AtomicLong();
+        final AtomicLong bytes = new AtomicLong();
+        final Map<Long, LedgerIssue> issues = new ConcurrentHashMap<>();
+        /** every copy this migration made or found, in order: the ones of earlier runs first */
+        final Set<Long> copies;
+        final List<Long> toPromote = Collections.synchronizedList(new ArrayList<>());
+        final Set<Long> gone = ConcurrentHashMap.newKeySet();
+        final List<Item> skipped = Collections.synchronizedList(new ArrayList<>());
+        final Map<Long, Item> byId = new ConcurrentHashMap<>();
+        volatile int copiesPersisted;
+        volatile long lastPersist;
+
+        Tally(int planned, List<Long> earlierCopies) {
+            this.planned = planned;
+            this.copies = Collections.synchronizedSet(new LinkedHashSet<>(earlierCopies));
+            this.copiesPersisted = earlierCopies.size();
+        }
+
+        List<LedgerIssue> allIssues() {
+            List<LedgerIssue> all = new ArrayList<>(issues.values());
+            synchronized (skipped) {
+                for (Item i : skipped) {
+                    all.add(new LedgerIssue(i.ledgerId(), i.kind().name(), i.from(), "SKIPPED",
+                            "still open on " + i.from() + " (" + i.referencedBy() + "); it is not copied while it may "
+                                    + "be written: it moves when its topic rolls it over"));
+                }
+            }
+            all.sort(java.util.Comparator.comparingLong(LedgerIssue::ledgerId));
+            return all;
+        }
+
+        MigrationState apply(MigrationState s, long now) {
+            List<LedgerIssue> all = allIssues();
+            int notPromoted = (int) all.stream().filter(i -> i.result().equals("NOT_PROMOTED")).count();
+            return s.edit().progress(planned, copied.get(), present.get(), promoted.get(), failed.get(),
+                    skipped.size(), collisions.get(), notPromoted).addBytes(unpersistedBytes.getAndSet(0))
+                    .issues(all).copies(copies.size()).updatedAt(now).build();
+        }
+    }
+
+    /** BUILD (unless already past it) then PROMOTE; the state's phase says where the run starts. */
+    CompletableFuture<Void> run(MigrationState initial) {
+        long started = System.nanoTime();
+        return RegistryView.read(o.registry()).thenCompose(view -> plan(view).thenCompose(items ->
+                o.registry().readCopies(epoch).thenCompose(chunks -> {
+            List<Long> earlier = new ArrayList<>();
+            chunks.values().forEach(earlier::addAll);
+            // a resumed run: what this migration already promoted counts as planned and promoted
+            int prior = (int) view.relocations().values().stream()
+                    .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).count();
+            log.info("switch epoch={} migration BUILD on broker {}: {} ledger(s) to copy to bookie-cluster={}{}",
+                    epoch, o.me(), items.size(), target, prior > 0 ? " (" + prior + " promoted before)" : "");
+            Tally tally = new Tally(items.size() + prior, earlier);
+            tally.promoted.set(prior);
+            return copyAll(items, tally, 1).thenCompose(v -> {
+                if (o.closed()) {
+                    // this broker is shutting down: keep the phase, another broker (or a restart) resumes
+                    return persist(tally, s -> s);
+                }
+                double secs = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
+                log.info("switch epoch={} migration BUILD done: {} copied, {} already present, {} failed, {} skipped "
+                        + "(open), {} collisions, {} bytes in {} s ({} ledgers/s, {} MB/s)", epoch, tally.copied.get(),
+                        tally.present.get(), tally.failed.get(), tally.skipped.size(), tally.collisions.get(),
+                        tally.bytes.get(), String.format("%.2f", secs),
+                        String.format("%.1f", (tally.copied.get() + tally.present.get()) / secs),
+                        String.format("%.2f", tally.bytes.get() / secs / 1e6));
+                return persist(tally, s -> s.phase() == Phase.BUILD ? s.moveTo(Phase.PROMOTE, o.now()) : s);
+            }).thenCompose(s -> s.phase() != Phase.PROMOTE || !o.goOn(s) ? CompletableFuture.completedFuture(null)
+                    : o.announce(epoch, view).thenCompose(v -> promote(tally)));
+        })));
+    }
+
+    /** Closed non-data ledgers whose home is not the target, one item per ledger id. */
+    private CompletableFuture<List<Item>> plan(RegistryView view) {
+        return o.inventory().references().thenApply(refs -> {
+            Map<Long, Item> items = new LinkedHashMap<>();
+            for (LedgerReference r : refs) {
+                if (r.kind() == LedgerKind.DATA || r.kind() == LedgerKind.OTHER) {
+                    continue;
+                }
+                Optional<String> home = view.home(r.ledgerId());
+                if (home.isEmpty() || home.get().equals(target)) {
+                    continue;
+                }
+                items.putIfAbsent(r.ledgerId(), new Item(r.ledgerId(), r.kind(), home.get(), r.referencedBy()));
+            }
+            return new ArrayList<>(items.values());
+        });
+    }
+
+    /** Stores the tally (and the copies made since the last store) unless the run must stop. */
+    private CompletableFuture<MigrationState> persist(Tally tally, java.util.function.UnaryOperator<MigrationState> and) {
+        List<Long> copies;
+        synchronized (tally.copies) {
+            copies = new ArrayList<>(tally.copies);
+        }
+        int from = tally.copiesPersisted;
+        // the copy ids first: a rollback reads them to know what to delete
+        return o.registry().writeCopies(epoch, copies, from).thenCompose(v -> {
+            tally.copiesPersisted = copies.size();
+            return o.persist(epoch, s -> and.apply(tally.apply(s, o.now())));
+        });
+    }
+
+    private CompletableFuture<Void> copyAll(List<Item> items, Tally tally, int pass) {
+        AtomicInteger next = new AtomicInteger();
+        List<Item> stillOpen = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        int n = Math.min(o.config().concurrency(), Math.max(1, items.size()));
+        for (int w = 0; w < n; w++) {
+            workers.add(worker(items, next, tally, stillOpen));
+        }
+        return CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            if (stillOpen.isEmpty() || pass >= OPEN_RETRY_PASSES || o.closed()) {
+                tally.skipped.addAll(stillOpen);
+                return CompletableFuture.completedFuture(null);
+            }
+            // an open cursor ledger usually closes within seconds: the cutover rolls it over
+            return o.delay(OPEN_RETRY_DELAY_MILLIS).thenCompose(x -> copyAll(new ArrayList<>(stillOpen), tally,
+                    pass + 1));
+        });
+    }
+
+    private CompletableFuture<Void> worker(List<Item> items, AtomicInteger next, Tally tally, List<Item> stillOpen) {
+        int i = next.getAndIncrement();
+        if (i >= items.size() || o.closed()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Item item = items.get(i);
+        tally.byId.put(item.ledgerId(), item);
+        return o.copier().copy(item.ledgerId(), item.from(), target, o.limiter()::acquire)
+                .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)))
+                .thenCompose(out -> {
+                    record(item, out, tally, stillOpen);
+                    long now = o.now();
+                    if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
+                        tally.lastPersist = now;
+                        return persist(tally, s -> s).thenApply(o::goOn);
+                    }
+                    return CompletableFuture.completedFuture(true);
+                })
+                .thenCompose(go -> go ? worker(items, next, tally, stillOpen) : CompletableFuture.completedFuture(null));
+    }
+
+    private void record(Item item, LedgerCopier.Outcome out, Tally tally, List<Item> stillOpen) {
+        switch (out.result()) {
+            case COPIED -> {
+                tally.copied.incrementAndGet();
+                tally.bytes.addAndGet(out.bytes());
+                tally.unpersistedBytes.addAndGet(out.bytes());
+                tally.copies.add(item.ledgerId());
+                tally.toPromote.add(item.ledgerId());
+                o.metrics().ledgerCopied(item.from(), target, out.bytes());
+            }
+            case ALREADY_PRESENT -> {
+                tally.present.incrementAndGet();
+                tally.copies.add(item.ledgerId());
+                tally.toPromote.add(item.ledgerId());
+            }
+            case NOT_CLOSED -> stillOpen.add(item);
+            case SOURCE_MISSING -> {
+                tally.gone.add(item.ledgerId());
+                log.info("switch epoch={} ledger={} bookie-cluster={} gone before it was copied (deleted meanwhile); "
+                        + "nothing to move", epoch, item.ledgerId(), item.from());
+            }
+            case COLLISION -> {
+                tally.collisions.incrementAndGet();
+                o.metrics().collision(target);
+                tally.issues.put(item.ledgerId(), new LedgerIssue(item.ledgerId(), item.kind().name(), item.from(),
+                        "COLLISION", out.detail()));
+                log.warn("switch epoch={} ledger={} COLLISION: bookie-cluster={} already holds a different ledger "
+                        + "with this id; the ledger stays home on {}: {}", epoch, item.ledgerId(), target,
+                        item.from(), out.detail());
+            }
+            case FAILED -> {
+                tally.failed.incrementAndGet();
+                o.metrics().verificationFailed(target);
+                tally.issues.put(item.ledgerId(), new LedgerIssue(item.ledgerId(), item.kind().name(), item.from(),
+                        "FAILED", out.detail()));
+                log.warn("switch epoch={} ledger={} copy from bookie-cluster={} to {} failed; it stays home on {}: {}",
+                        epoch, item.ledgerId(), item.from(), target, item.from(), out.detail());
+            }
+        }
+    }
+
+    private CompletableFuture<Void> promote(Tally tally) {
+        List<Long> ids;
+        synchronized (tally.toPromote) {
+            ids = new ArrayList<>(tally.toPromote);
+        }
+        Collections.sort(ids);
+        return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? persist(tally, s -> s)
+                : verifyHomes(tally).thenCompose(x -> persist(tally, s -> {
+                    if (s.phase() != Phase.PROMOTE) {
+                        return s;
+                    }
+                    boolean clean = tally.allIssues().isEmpty();
+                    return s.moveTo(clean ? Phase.DONE : Phase.DONE_WITH_FAILURES, o.now());
+                }))).thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
+                        + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
+                s.failed(), s.skipped(), s.collisions(), s.notPromoted()));
+    }
+
+    /**
+     * Every ledger this run planned must now be home on the target, have an issue, or be gone (deleted by Pulsar
+     * meanwhile); anything else gets a NOT_PROMOTED issue, so the migration cannot end DONE with a ledger left
+     * behind silently.
+     */
+    private CompletableFuture<Void> verifyHomes(Tally tally) {
+        return RegistryView.read(o.registry()).thenCompose(view -> o.inventory().references().thenAccept(refs -> {
+            Set<Long> referenced = new java.util.HashSet<>();
+            refs.forEach(r -> referenced.add(r.ledgerId()));
+            for (Item item : tally.byId.values()) {
+                long id = item.ledgerId();
+                if (tally.issues.containsKey(id) || tally.gone.contains(id) || !referenced.contains(id)
+                        || tally.skipped.stream().anyMatch(s -> s.ledgerId() == id)) {
+                    continue;
+                }
+                String home = view.home(id).orElse("(none)");
+                if (!home.equals(target)) {
+                    tally.issues.put(id, new LedgerIssue(id, item.kind().name(), item.from(), "NOT_PROMOTED",
+                            "home is still " + home + " (" + item.referencedBy() + "); run the migration again"));
+                    log.warn("switch epoch={} ledger={} planned for bookie-cluster={} is still home on {}", epoch, id,
+                            target, home);
+                }
+            }
+        }));
+    }
+
+    private CompletableFuture<Void> promoteBatches(List<Long> ids, int from, Tally tally) {
+        if (from >= ids.size() || o.closed()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<Long> batch = ids.subList(from, Math.min(ids.size(), from + o.config().promoteBatchSize()));
+        // stop if the switch was rolled back or superseded, or another broker took over, while we copied
+        return o.stillMine(epoch).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
+                : o.cancelDeletions(target, batch)
+                        .thenCompose(v -> promoteBatch(batch, tally))
+                        .thenCompose(re -> persist(tally, s -> s).thenCompose(s -> !o.goOn(s)
+                                ? CompletableFuture.completedFuture(false)
+                                : o.awaitApplied(epoch, re).thenApply(x -> true))))
+                .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally)
+                        : CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * Makes the target the home of every ledger of {@code batch} whose verified copy is still there and whose home is
+     * still the cluster it was copied from; completes with the relocation epoch that announces it.
+     */
+    private CompletableFuture<Long> promoteBatch(List<Long> batch, Tally tally) {
+        Map<Long, CompletableFuture<Boolean>> present = new LinkedHashMap<>();
+        for (long id : batch) {
+            // deletions run on this same driver, but the copy must still be there when it becomes the home
+            present.put(id, o.copier().facts(id, target).thenApply(f -> f.isPresent() && f.get().closed())
+                    .exceptionally(e -> false));
+        }
+        return CompletableFuture.allOf(present.values().toArray(CompletableFuture[]::new)).thenCompose(v ->
+                o.registry().readRanges().thenCompose(ranges -> o.registry().updateRelocations(batch, (id, cur) -> {
+                    Item item = tally.byId.get(id);
+                    if (cur.isPresent() && cur.get().home().equals(target)) {
+                        return cur; // promoted before (an earlier run, or another epoch)
+                    }
+                    String home = cur.map(Relocation::home).orElseGet(() -> ranges.flatMap(t -> t.owner(id))
+                            .orElse(null));
+                    if (!present.get(id).join() || item == null || !item.from().equals(home)) {
+                        return cur; // checked below: an issue says why
+                    }
+                    String issuer = ranges.flatMap(t -> t.owner(id)).orElse(item.from());
+                    return Optional.of(new Relocation(Relocation.FORMAT_VERSION, id, target, issuer,
+                            item.kind().name(), epoch, o.now(), cur.map(Relocation::home).orElse(null),
+                            cur.map(Relocation::switchEpoch).orElse(null)));
+                })).thenCompose(stored -> {
+                    int ok = 0;
+                    for (long id : batch) {
+                        Optional<Relocation> r = stored.get(id);
+                        if (r.isPresent() && r.get().home().equals(target)) {
+                            ok++;
+                        } else {
+                            Item item = tally.byId.get(id);
+                            String why = !present.get(id).join() ? "its copy on " + target + " disappeared before it "
+                                    + "could be promoted" : "its home changed while it was copied (now "
+                                    + r.map(Relocation::home).orElse("its original") + ")";
+                            tally.issues.put(id, new LedgerIssue(id, item == null ? "UNKNOWN" : item.kind().name(),
+                                    item == null ? null : item.from(), "NOT_PROMOTED", why));
+                            log.warn("switch epoch={} ledger={} not promoted to bookie-cluster={}: {}", epoch, id,
+                                    target, why);
+                        }
+                    }
+                    tally.promoted.addAndGet(ok);
+                    o.metrics().promoted(target, ok);
+                    int promotedNow = ok;
+                    return o.registry().bumpRelocationEpoch(o.now(), batch).thenApply(re -> {
+                        log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}",
+                                epoch, promotedNow, target, re);
+                        return re;
+                    });
+                }));
+    }
+}

@@ -1,0 +1,108 @@
+package io.bcswitch.migration;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
+
+/**
+ * Bookie clusters in memory, for unit tests of the migration and cleanup logic: each cluster holds ledgers
+ * by id with a payload, a closed flag and custom metadata; {@link LedgerCopier} semantics as documented
+ * (identical closed copy: ALREADY_PRESENT; anything else under the id: COLLISION; open source: NOT_CLOSED).
+ */
+final class FakeClusters implements LedgerCopier {
+
+    /** One ledger on one cluster. */
+    record Ledger(boolean closed, String payload, Map<String, byte[]> custom) {
+    }
+
+    private final Map<String, Map<Long, Ledger>> clusters = new ConcurrentHashMap<>();
+
+    /** A closed ledger Pulsar made ({@code component}: managed-ledger, schema, compacted-ledger). */
+    FakeClusters put(String cluster, long id, String payload, String component) {
+        Map<String, byte[]> custom = new TreeMap<>();
+        custom.put("application", "pulsar".getBytes(StandardCharsets.UTF_8));
+        custom.put("component", component.getBytes(StandardCharsets.UTF_8));
+        return put(cluster, id, new Ledger(true, payload, custom));
+    }
+
+    FakeClusters put(String cluster, long id, Ledger ledger) {
+        clusters.computeIfAbsent(cluster, c -> new ConcurrentHashMap<>()).put(id, ledger);
+        return this;
+    }
+
+    boolean has(String cluster, long id) {
+        return clusters.getOrDefault(cluster, Map.of()).containsKey(id);
+    }
+
+    Ledger get(String cluster, long id) {
+        return clusters.getOrDefault(cluster, Map.of()).get(id);
+    }
+
+    @Override
+    public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> pace) {
+        Ledger src = get(from, id);
+        if (src == null) {
+            return done(Result.SOURCE_MISSING, "no ledger " + id + " on " + from);
+        }
+        if (!src.closed()) {
+            return done(Result.NOT_CLOSED, "open");
+        }
+        Ledger dst = get(to, id);
+        if (dst != null) {
+            return dst.closed() && dst.payload().equals(src.payload())
+                    ? done(Result.ALREADY_PRESENT, "identical copy on " + to)
+                    : done(Result.COLLISION, "different ledger " + id + " on " + to);
+        }
+        put(to, id, new Ledger(true, src.payload(), copyMetadata(src.custom(), from)));
+        return CompletableFuture.completedFuture(new Outcome(Result.COPIED, src.payload().length(), "copied"));
+    }
+
+    /** The custom metadata a copy gets: the source's plus the mark naming where it was copied from. */
+    Map<String, byte[]> copyMetadata(Map<String, byte[]> source, String from) {
+        Map<String, byte[]> m = new TreeMap<>(source);
+        m.put(COPY_OF, from.getBytes(StandardCharsets.UTF_8));
+        return m;
+    }
+
+    static final String COPY_OF = "bookie-cluster-switch/copy-of";
+
+    @Override
+    public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+        Ledger l = get(cluster, id);
+        if (l == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        byte[] app = l.custom().get("application");
+        byte[] comp = l.custom().get("component");
+        String component = app != null && comp != null && new String(app, StandardCharsets.UTF_8).equals("pulsar")
+                ? new String(comp, StandardCharsets.UTF_8) : null;
+        byte[] copyOf = l.custom().get(COPY_OF);
+        return CompletableFuture.completedFuture(Optional.of(new LedgerFacts(l.closed(), l.payload().length(),
+                l.payload().length() - 1, component, copyOf == null ? null : new String(copyOf, StandardCharsets.UTF_8),
+                false)));
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> list(String cluster) {
+        return CompletableFuture.completedFuture(new ArrayList<>(clusters.getOrDefault(cluster, Map.of()).keySet()));
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(long id, String cluster) {
+        Map<Long, Ledger> c = clusters.get(cluster);
+        if (c != null) {
+            c.remove(id);
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private static CompletableFuture<Outcome> done(Result r, String detail) {
+        return CompletableFuture.completedFuture(new Outcome(r, 0, detail));
+    }
+}

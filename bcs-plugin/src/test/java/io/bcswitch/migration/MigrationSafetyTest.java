@@ -1,0 +1,359 @@
+package io.bcswitch.migration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.precheck.ClusterFacts;
+import io.bcswitch.precheck.ClusterLocation;
+import io.bcswitch.precheck.ClusterMetadata;
+import io.bcswitch.precheck.ClusterMetadataAccess;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.RelocationEpoch;
+import io.bcswitch.registry.SwitchDirective;
+import io.bcswitch.switching.SwitchService;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Operator sequences that used to lose a ledger or wedge the migration, on an in-memory metadata store and
+ * {@link FakeClusters}: rollback then switch to the same cluster again; a ledger relocated a second time; a
+ * rollback whose switch fails; cleanup of a stray that is not ours, of a ledger referenced again since the
+ * plan, and of an original whose home copy is missing.
+ */
+class MigrationSafetyTest {
+    private static final long B_FIRST = 1L << 32;
+    private static final long SCHEMA_LEDGER = 5;
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private ScheduledExecutorService scheduler;
+    private final FakeClusters clusters = new FakeClusters();
+    private volatile List<LedgerReference> references = List.of(
+            new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"));
+    private final List<MigrationOrchestrator> orchestrators = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        clusters.put("a", SCHEMA_LEDGER, "schema-v1", "schema");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        orchestrators.forEach(MigrationOrchestrator::close);
+        scheduler.shutdownNow();
+        store.close();
+    }
+
+    private MigrationOrchestrator orchestrator(String broker) {
+        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(references), clusters,
+                new SwitchConfig.Migration(2, 0, 10, 24), () -> broker, scheduler, Clock.systemUTC(),
+                MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        orchestrators.add(o);
+        return o;
+    }
+
+    /** The registry as it is after switch {@code epoch} to {@code target} (ranges appended in order). */
+    private void switched(long epoch, String target, String origin, long firstId) throws Exception {
+        registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(
+                cur.orElse(RangeTable.bootstrap("a", 0)).with(new IdRange(target, firstId, epoch, 0)))).get();
+        registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
+                new SwitchDirective(1, target, origin, epoch, System.currentTimeMillis(), firstId))).get();
+        // every live broker applied it and finished its cutover
+        for (String b : liveBrokers) {
+            registry.writeEphemeral(registry.paths().broker(b),
+                    new BrokerCutoverRecord(1, b, epoch, target, 0, 0, 0, 1, 2)).get();
+        }
+    }
+
+    /** Brokers of the test (each with the plugin), kept applying every switch by {@link #switched}. */
+    private final java.util.Set<String> liveBrokers = new java.util.concurrent.CopyOnWriteArraySet<>(
+            java.util.Set.of("broker-1"));
+
+    /**
+     * A switch back as SwitchService makes one, without the precheck: the next epoch's range appended, the
+     * directive written, broker-1 applied it and finished its cutover.
+     */
+    static MigrationOrchestrator.SwitchBack switchBackByHand(RegistryStore registry) {
+        return cluster -> registry.readDirective().thenCompose(d -> {
+            long epoch = d.value().epoch() + 1;
+            SwitchDirective next = new SwitchDirective(1, cluster, d.value().target(), epoch, System.currentTimeMillis(),
+                    (epoch + 10) << 32);
+            return registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(
+                            cur.orElse(RangeTable.bootstrap("a", 0)).with(d.value().range()).with(next.range())))
+                    .thenCompose(t -> registry.write(registry.paths().switchTarget(), next, d.version()))
+                    .thenCompose(v -> registry.listBrokerProgress()).thenCompose(records -> {
+                        List<CompletableFuture<Void>> writes = new ArrayList<>();
+                        records.forEach(r -> writes.add(registry.writeEphemeral(registry.paths().broker(r.broker()),
+                                new BrokerCutoverRecord(1, r.broker(), epoch, cluster, 0, 0, 0, 1, 2))));
+                        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+                    })
+                    .thenApply(v -> new io.bcswitch.switching.SwitchResult(next, null));
+        });
+    }
+
+    private void applied(String broker, long relocationEpoch) throws Exception {
+        if (liveBrokers.add(broker)) {
+            var d = registry.readDirective().get().value();
+            registry.writeEphemeral(registry.paths().broker(broker),
+                    new BrokerCutoverRecord(1, broker, d.epoch(), d.target(), 0, 0, 0, 1, 2)).get();
+        }
+        registry.writeEphemeral(registry.paths().relocationApplied(broker),
+                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, relocationEpoch, 0)).get();
+    }
+
+    private MigrationState awaitPhase(MigrationOrchestrator o, long epoch, Phase phase) throws Exception {
+        waitUntil(30, () -> {
+            o.tick();
+            var s = o.readState(epoch).get();
+            return s.present() && s.value().phase() == phase;
+        }, "migration of epoch " + epoch + " reaches " + phase);
+        return o.readState(epoch).get().value();
+    }
+
+    private Optional<String> home(long id) throws Exception {
+        return RegistryView.read(registry).get().home(id);
+    }
+
+    @Test
+    void rollbackThenSwitchingToTheSameClusterAgainNeverDeletesTheLedgersNewHome() throws Exception {
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+
+        // broker-2 lags behind the relocation table: the rollback's deletion of the copy on b waits for it
+        applied("broker-2", registry.readRelocationEpoch().get());
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        assertEquals(2, registry.readDirective().get().value().epoch(), "switched back to a");
+        // the operator switches to b again before broker-2 has caught up
+        switched(3, "b", "a", 30L << 32);
+        awaitPhase(o, 3, Phase.DONE);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "promoted to b again by the migration of epoch 3");
+
+        applied("broker-2", Long.MAX_VALUE); // broker-2 catches up: the old epoch's deletions may run now
+        tickFor(o, 3);
+        assertTrue(clusters.has("b", SCHEMA_LEDGER), "ledger " + SCHEMA_LEDGER + " is home on b: never deleted there");
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+    }
+
+    @Test
+    void aLedgerRelocatedOnceIsRelocatedAgainByTheNextSwitch() throws Exception {
+        // epoch 1 (a -> b) relocated the schema ledger to b; now c becomes active
+        registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(RangeTable.bootstrap("a", 0)
+                .with(new IdRange("b", B_FIRST, 1, 0)))).get();
+        clusters.put("b", SCHEMA_LEDGER, clusters.get("a", SCHEMA_LEDGER));
+        registry.updateRelocations(List.of(SCHEMA_LEDGER), (id, cur) -> Optional.of(new Relocation(
+                Relocation.FORMAT_VERSION, SCHEMA_LEDGER, "b", "a", "SCHEMA", 1, 0))).get();
+        registry.bumpRelocationEpoch(0, null).get();
+        switched(2, "c", "b", 2L << 32);
+        applied("broker-1", Long.MAX_VALUE);
+
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(2);
+        waitUntil(30, () -> {
+            o.tick();
+            var s = o.readState(2).get();
+            return s.present() && s.value().phase().terminal();
+        }, "the migration of epoch 2 finishes");
+        MigrationState done = o.readState(2).get().value();
+        assertTrue(clusters.has("c", SCHEMA_LEDGER), "copied to c");
+        assertEquals("c", home(SCHEMA_LEDGER).orElseThrow(),
+                "the ledger's home moved on to c (migration " + done.phase() + ", promoted " + done.promoted() + ")");
+        assertEquals(Phase.DONE, done.phase(), String.valueOf(done));
+    }
+
+    /** Metadata of every cluster answers; advancing a's id generator fails while {@code aBroken}. */
+    private final AtomicBoolean aBroken = new AtomicBoolean();
+    private final AtomicInteger aAdvances = new AtomicInteger();
+
+    private ClusterMetadataAccess fakeMetadata() {
+        return new ClusterMetadataAccess(store, 1000) {
+            @Override
+            public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
+                boolean isA = location.uri().contains("//zk-a");
+                return CompletableFuture.completedFuture(new ClusterMetadata() {
+                    @Override
+                    public CompletableFuture<ClusterFacts> facts() {
+                        return CompletableFuture.completedFuture(new ClusterFacts(
+                                "org.apache.bookkeeper.meta.HierarchicalLedgerManagerFactory", true, 0, -1, 3, 0));
+                    }
+
+                    @Override
+                    public CompletableFuture<Void> advanceHighOrderBits(long hob) {
+                        if (isA) {
+                            aAdvances.incrementAndGet();
+                            if (aBroken.get()) {
+                                return CompletableFuture.failedFuture(new IllegalStateException(
+                                        "metadata service of a stopped answering"));
+                            }
+                        }
+                        return CompletableFuture.completedFuture(null);
+                    }
+                });
+            }
+        };
+    }
+
+    @Test
+    void aRollbackWhoseSwitchFailsIsNeverReportedDoneAndCanBeFinished() throws Exception {
+        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a",
+                "zk+hierarchical://zk-a:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
+        registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b",
+                "zk+hierarchical://zk-b:2181/ledgers", ClusterStatus.ACTIVE, 1), -1).get();
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
+                    () -> CompletableFuture.completedFuture(references));
+            MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                    () -> CompletableFuture.completedFuture(references), clusters,
+                    new SwitchConfig.Migration(2, 0, 10, 24), () -> "broker-1", scheduler, Clock.systemUTC(),
+                    MigrationMetrics.NONE, switches::switchTo, 100);
+            orchestrators.add(o);
+            o.switchAccepted(1);
+            awaitPhase(o, 1, Phase.DONE);
+            SwitchConfig.Migration config = new SwitchConfig.Migration(2, 0, 10, 24);
+            DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references),
+                    clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+            MigrationService service = new MigrationService(registry, switches, o,
+                    new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o,
+                            drain, config, MigrationMetrics.NONE, Clock.systemUTC()), drain, config, Clock.systemUTC());
+
+            aBroken.set(true);
+            assertThrows(Exception.class, () -> service.rollback().get(10, TimeUnit.SECONDS));
+            assertEquals("b", registry.readDirective().get().value().target(), "the switch back did not happen");
+            MigrationState afterFailure = o.readState(1).get().value();
+            assertNotEquals(Phase.ROLLED_BACK, afterFailure.phase(),
+                    "not reported rolled back while b is still active: " + afterFailure);
+            assertEquals(Phase.ROLLING_BACK, afterFailure.phase(), "the rollback is recorded: " + afterFailure);
+            assertTrue(afterFailure.rollbackError() != null && afterFailure.rollbackError().contains("stopped"),
+                    "status says why it is not finished: " + afterFailure);
+            assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "reads went back to the original before the switch");
+            assertThrows(Exception.class, () -> o.retry(1).get(10, TimeUnit.SECONDS),
+                    "a migration being rolled back is not run again");
+
+            aBroken.set(false);
+            service.rollback().get(10, TimeUnit.SECONDS); // asking again finishes it
+            assertEquals("a", registry.readDirective().get().value().target());
+            assertEquals(2, registry.readDirective().get().value().epoch());
+            assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
+            assertEquals(null, o.readState(1).get().value().rollbackError());
+        }
+    }
+
+    private CleanupService cleanupService(MigrationOrchestrator o) {
+        SwitchConfig.Migration config = new SwitchConfig.Migration(2, 0, 10, 24);
+        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+        return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o, drain,
+                config, MigrationMetrics.NONE, Clock.systemUTC());
+    }
+
+    /** After switch 1 (a -> b): migration finished, every broker caught up. */
+    private MigrationOrchestrator afterFinishedMigration() throws Exception {
+        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a",
+                "zk+hierarchical://zk-a:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
+        registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b",
+                "zk+hierarchical://zk-b:2181/ledgers", ClusterStatus.ACTIVE, 1), -1).get();
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        return o;
+    }
+
+    @Test
+    void cleanupNeverDeletesALedgerThatOnlyFallsInAnotherClustersRange() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        // some other user of cluster a created this ledger; its id happens to be in b's range
+        clusters.put("a", B_FIRST + 7, "not ours", "managed-ledger");
+        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(clusters.has("a", B_FIRST + 7), "a ledger this plugin did not copy is never a stray copy: " + r);
+    }
+
+    @Test
+    void cleanupRechecksReferencesRightBeforeDeleting() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        clusters.put("a", 9, "data", "managed-ledger");
+        AtomicInteger reads = new AtomicInteger();
+        LedgerReference ref9 = new LedgerReference(9, LedgerKind.DATA, "t/ns/persistent/y");
+        CleanupService cleanup = new CleanupService(registry, () -> {
+            // a managed ledger names ledger 9 from the second read on (it was being added while we planned)
+            List<LedgerReference> refs = new ArrayList<>(references);
+            if (reads.incrementAndGet() > 1) {
+                refs.add(ref9);
+            }
+            return CompletableFuture.completedFuture(refs);
+        }, clusters, o, new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test"))),
+                new SwitchConfig.Migration(2, 0, 10, 24), MigrationMetrics.NONE, Clock.systemUTC());
+        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(clusters.has("a", 9), "ledger 9 is referenced when it would be deleted: " + r);
+    }
+
+    @Test
+    void cleanupNeverDeletesAnOriginalWhoseHomeCopyIsMissing() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+        clusters.delete(SCHEMA_LEDGER, "b").get(); // the copy on b was lost (bookies wiped, a stray delete)
+        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(clusters.has("a", SCHEMA_LEDGER), "the only remaining copy is kept: " + r);
+    }
+
+    /** Runs orchestrator passes back to back for {@code seconds} (each waits for the one before). */
+    private static void tickFor(MigrationOrchestrator o, int seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            o.tick().get(30, TimeUnit.SECONDS);
+            Thread.sleep(50);
+        }
+    }
+
+    private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (condition.call()) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("not within " + seconds + " s: " + what);
+    }
+}
