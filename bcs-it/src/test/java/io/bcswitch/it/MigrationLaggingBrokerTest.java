@@ -183,8 +183,7 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
 
     private static Set<Long> relocatedLedgers() throws Exception {
         Set<Long> ids = new TreeSet<>();
-        Registry.jsonChildren(cluster.zkConnectString(), ROOT + "/relocations")
-                .forEach((name, r) -> ids.add(r.get("ledgerId").asLong()));
+        Registry.relocations(cluster.zkConnectString()).forEach((id, r) -> ids.add(r.get("ledgerId").asLong()));
         return ids;
     }
 

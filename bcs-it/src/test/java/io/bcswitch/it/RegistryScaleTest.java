@@ -15,7 +15,7 @@ import io.bcswitch.testkit.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,12 +29,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The registry at the scale of a large broker cluster (150,000 relocated ledgers), on ZooKeeper with
- * its default 1 MB {@code jute.maxbuffer}, through {@link RegistryStore} on a metadata store of its own
- * (no broker): (a) 150,000 relocations written one node each are all listed back by
- * {@code listRelocations()}; (b) a migration state whose {@code built} list holds 150,000 ledger ids is
- * written to and read back from {@code orchestrator/<epoch>}. Neither may depend on one metadata node
- * or one response holding every id.
+ * The registry at the scale of a large broker cluster (150,000 relocated ledgers), on ZooKeeper with its default
+ * 1 MB {@code jute.maxbuffer}, through {@link RegistryStore} on a metadata store of its own (no broker): (a)
+ * 150,000 relocations are written and all listed back, no listing holding more than a bounded share of them;
+ * (b) a migration that made 150,000 copies records them (what a rollback deletes) in bounded chunks and reads them
+ * back, its state node staying small; (c) a relocation epoch announcing 150,000 changes stays small (brokers
+ * re-read the table instead). None may depend on one metadata node or one response holding every id.
  */
 class RegistryScaleTest extends ClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(RegistryScaleTest.class);
@@ -42,6 +42,8 @@ class RegistryScaleTest extends ClusterTestBase {
     private static final int IN_FLIGHT = 1_000;
     /** Ledger ids as cluster-a issues them (its range starts at 0), well past the first million. */
     private static final long FIRST_ID = 10_000_000L;
+    /** What one metadata node or listing may hold, far below ZooKeeper's 1 MB packet limit. */
+    private static final int BOUND_BYTES = 64 * 1024;
 
     private MetadataStoreExtended store;
     private RegistryStore registry;
@@ -67,46 +69,74 @@ class RegistryScaleTest extends ClusterTestBase {
     @Test
     void everyRelocationIsListed() throws Exception {
         long start = System.nanoTime();
-        List<CompletableFuture<Long>> inFlight = new ArrayList<>();
-        for (int i = 0; i < LEDGERS; i++) {
-            long id = FIRST_ID + i;
-            inFlight.add(registry.write(paths.relocation(id),
-                    new Relocation(Relocation.FORMAT_VERSION, id, "cluster-b", "cluster-a", "CURSOR", 1, 1_000L + i),
-                    -1L));
-            if (inFlight.size() == IN_FLIGHT || i == 0) {
-                // the first one alone: it creates the parent node
-                CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-                inFlight.clear();
+        for (int i = 0; i < LEDGERS; i += IN_FLIGHT) {
+            List<Long> batch = new ArrayList<>();
+            for (int j = i; j < Math.min(LEDGERS, i + IN_FLIGHT); j++) {
+                batch.add(FIRST_ID + j);
             }
+            await(registry.updateRelocations(batch, (id, cur) -> Optional.of(new Relocation(Relocation.FORMAT_VERSION,
+                    id, "cluster-b", "cluster-a", "CURSOR", 1, 1_000L))), 60, "writing relocations " + i + "..");
         }
-        CompletableFuture.allOf(inFlight.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         log.info("SCALE wrote {} relocations in {} ms", LEDGERS, ms(start));
 
         long listStart = System.nanoTime();
-        Map<Long, Relocation> listed = await(registry.listRelocations(), 30,
+        Map<Long, Relocation> listed = await(registry.listRelocations(), 120,
                 "registry.listRelocations() with " + LEDGERS + " relocations");
         log.info("SCALE listed {} relocations in {} ms", listed.size(), ms(listStart));
         assertEquals(LEDGERS, listed.size(), "every relocation is listed");
         assertEquals("cluster-b", listed.get(FIRST_ID + LEDGERS - 1).home());
+
+        // no listing holds more than a bounded share of the table
+        int largest = 0;
+        for (int shard = 0; shard < RegistryPaths.RELOCATION_SHARDS; shard++) {
+            largest = Math.max(largest, store.getChildren(paths.relocations() + "/" + RegistryPaths.shardName(shard))
+                    .get(10, TimeUnit.SECONDS).size());
+        }
+        log.info("SCALE largest relocation directory: {} entries", largest);
+        assertTrue(largest * 20 < BOUND_BYTES, "largest relocation directory lists " + largest + " ids");
+        assertTrue(store.getChildren(paths.relocations()).get(10, TimeUnit.SECONDS).size()
+                <= RegistryPaths.RELOCATION_SHARDS, "the table's own listing is its shard directories");
+
+        // one epoch announcing them all: too many to list, so it lists none (brokers re-read the table)
+        registry.bumpRelocationEpoch(1, listed.keySet()).get(10, TimeUnit.SECONDS);
+        assertTrue(nodeSize(paths.relocationEpoch()) < BOUND_BYTES);
+        assertEquals(null, registry.readRelocationEpochRecord().get(10, TimeUnit.SECONDS).changed());
     }
 
     @Test
-    void aMigrationStateWithEveryBuiltIdIsStored() throws Exception {
-        List<Long> built = new ArrayList<>(LEDGERS);
+    void aMigrationWithEveryCopyRecordedIsStoredInBoundedNodes() throws Exception {
+        List<Long> copies = new ArrayList<>(LEDGERS);
         for (int i = 0; i < LEDGERS; i++) {
-            built.add(FIRST_ID + i);
+            copies.add(FIRST_ID + i);
         }
-        MigrationState state = MigrationState.start(1, "cluster-b", "broker-0", 1_000L).withPhase(Phase.BUILD, 2_000L)
-                .withProgress(LEDGERS, LEDGERS, 0, 0, 0, 0, 0, 0, List.of(), built, 3_000L);
-        String path = paths.orchestrator(1);
         long start = System.nanoTime();
-        await(registry.write(path, state, -1L), 30, "writing a migration state with " + LEDGERS
-                + " built ids to " + path);
+        // as a run records them: a few at a time, each write adding to the last chunk
+        for (int done = 0; done < LEDGERS; done += 25_000) {
+            await(registry.writeCopies(1, copies.subList(0, Math.min(LEDGERS, done + 25_000)), done), 60,
+                    "recording copies from " + done);
+        }
+        MigrationState state = MigrationState.start(1, "cluster-b", "broker-0", 1_000L)
+                .moveTo(Phase.BUILD, 2_000L).edit().progress(LEDGERS, LEDGERS, 0, 0, 0, 0, 0, 0).copies(LEDGERS)
+                .updatedAt(3_000L).build();
+        String path = paths.orchestrator(1);
+        await(registry.write(path, state, -1L), 30, "writing the migration state to " + path);
         Versioned<MigrationState> read = await(registry.read(path, MigrationState.class), 30,
                 "reading back " + path);
-        log.info("SCALE wrote and read a migration state with {} built ids in {} ms", LEDGERS, ms(start));
+        var chunks = await(registry.readCopies(1), 60, "reading back the copies");
+        log.info("SCALE recorded, wrote and read {} copies in {} ms ({} chunks)", LEDGERS, ms(start), chunks.size());
         assertTrue(read.present(), path + " is stored");
-        assertEquals(built, read.value().built(), "every built id is read back");
+        assertEquals(LEDGERS, read.value().copies());
+        List<Long> back = new ArrayList<>();
+        chunks.values().forEach(back::addAll);
+        assertEquals(copies, back, "every copy id is read back, in order");
+        assertTrue(nodeSize(path) < BOUND_BYTES, "the state node stays small");
+        for (int n : chunks.keySet()) {
+            assertTrue(nodeSize(paths.copiesChunk(1, n)) < BOUND_BYTES, "chunk " + n + " stays small");
+        }
+    }
+
+    private int nodeSize(String path) throws Exception {
+        return store.get(path).get(10, TimeUnit.SECONDS).orElseThrow().getValue().length;
     }
 
     /** The future's value; an assertion failure naming {@code what} when it fails or does not complete. */

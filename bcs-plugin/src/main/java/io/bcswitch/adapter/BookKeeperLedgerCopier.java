@@ -220,6 +220,23 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
         });
     }
 
+    @Override
+    public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
+                                                  LongFunction<CompletableFuture<Void>> pace) {
+        return clients.apply(a).thenCombine(clients.apply(b), Pair::new).thenCompose(p -> metadata(p.src(), id)
+                .thenCombine(metadata(p.dst(), id), (ma, mb) -> new Object[] {ma, mb}).thenCompose(m -> {
+                    @SuppressWarnings("unchecked")
+                    Optional<LedgerMetadata> ma = (Optional<LedgerMetadata>) m[0];
+                    @SuppressWarnings("unchecked")
+                    Optional<LedgerMetadata> mb = (Optional<LedgerMetadata>) m[1];
+                    if (ma.isEmpty() || mb.isEmpty() || !ma.get().isClosed() || !mb.get().isClosed()
+                            || ma.get().getLastEntryId() != mb.get().getLastEntryId()) {
+                        return CompletableFuture.completedFuture(false);
+                    }
+                    return compare(p.src(), p.dst(), id, ma.get(), ma.get().getLastEntryId(), pace);
+                }));
+    }
+
     /** True when entries 0..{@code last} of both ledgers have the same payloads (CRC32C each). */
     private CompletableFuture<Boolean> compare(BookKeeper src, BookKeeper dst, long id, LedgerMetadata m, long last,
                                                LongFunction<CompletableFuture<Void>> pace) {

@@ -56,8 +56,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private io.bcswitch.routing.ClusterClientPool migrationPool;
     private OpenTelemetryMigrationMetrics metrics;
     private BrokerPresence presence;
+    private ReaderMover readerMover;
     private java.util.concurrent.ExecutorService probeCloser;
     private static final long HANDLES_PUBLISH_SECONDS = 5;
+    private static final long HANDLES_PUBLISH_DELAY_MILLIS = 200;
+    private final java.util.concurrent.atomic.AtomicBoolean handlesDirty = new java.util.concurrent.atomic.AtomicBoolean();
 
     @Override
     public void initialize(ServiceConfiguration conf, MetadataStoreExtended metadataStore,
@@ -89,6 +92,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,
                 active -> routingFactory.tracker().createsOutside(active));
+        readerMover = new ReaderMover(routingFactory.tracker(), roller);
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
                 cutoverScheduler, presence::cutover, this::brokerId, clock);
         routingFactory.onDataLedgerCreated(
@@ -127,8 +131,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 new NamespaceRetentionLookup(() -> pulsar));
         var cleanup = new io.bcswitch.migration.CleanupService(registry, inventory, copier, orchestrator, drain,
                 config.migration(), metrics, clock);
+        var auditor = new io.bcswitch.audit.InvariantAuditor(registry, inventory, copier, service::facts, cleanup,
+                new io.bcswitch.migration.ByteRateLimiter(config.migration().bytesPerSecond(), migrationScheduler,
+                        System::nanoTime)::acquire, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
-                config.migration(), clock));
+                config.migration(), clock, auditor));
         service.onSwitchCommitted(orchestrator::switchAccepted);
         agent.onDeprecated(cluster -> {
             routingFactory.closeClients(cluster);
@@ -161,7 +168,22 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 if (cutover.lastProgress().isEmpty()) {
                     cutover.start(agent.ownership());
                 }
-                agent.onRelocationsApplied(presence::relocationApplied);
+                agent.onRelocationsApplied(epoch -> {
+                    publishHandles(); // the handles held now go with the epoch (see BrokerPresence)
+                    presence.relocationApplied(epoch);
+                    cutoverScheduler.execute(() -> readerMover.relocationsApplied(agent.ownership()));
+                });
+                // a handle opened on an old cluster is published within a fraction of a second; closed ones are
+                // noticed every few seconds
+                routingFactory.tracker().onOpen(cluster -> {
+                    Ownership o = agent.ownership();
+                    if (o != null && !cluster.equals(o.activeCluster()) && handlesDirty.compareAndSet(false, true)) {
+                        cutoverScheduler.schedule(() -> {
+                            handlesDirty.set(false);
+                            publishHandles();
+                        }, HANDLES_PUBLISH_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                    }
+                });
                 cutoverScheduler.scheduleWithFixedDelay(this::publishHandles, 0, HANDLES_PUBLISH_SECONDS,
                         TimeUnit.SECONDS);
                 // what the active cluster's id generator says now, for a switch away from it if it dies

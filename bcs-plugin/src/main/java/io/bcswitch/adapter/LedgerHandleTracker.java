@@ -55,16 +55,23 @@ final class LedgerHandleTracker {
         }
     }
 
-    /** Open handles by cluster, and the ids of those on clusters other than {@code active}, at most {@code max} each. */
+    /** Open handles on clusters other than the active one: how many, and their ids (at most {@code max} each). */
     record Snapshot(Map<String, Integer> counts, Map<String, List<Long>> idsOutside) {
     }
 
     private final Set<Tracked> handles = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> creating = new ConcurrentHashMap<>();
+    private volatile java.util.function.Consumer<String> onOpen = c -> { };
+
+    /** Told the cluster of every handle handed out (must not block): the broker publishes new ones promptly. */
+    void onOpen(java.util.function.Consumer<String> listener) {
+        this.onOpen = listener;
+    }
 
     Tracked opened(String cluster, long ledgerId, Object handle, boolean write) {
         Tracked t = new Tracked(cluster, ledgerId, write, handle);
         handles.add(t);
+        onOpen.accept(cluster);
         return t;
     }
 
@@ -86,6 +93,17 @@ final class LedgerHandleTracker {
         return n;
     }
 
+    /** Open handles on a cluster that is not where {@code home} now says their ledger is read from. */
+    List<Tracked> openOutsideHome(java.util.function.LongFunction<java.util.Optional<String>> home) {
+        List<Tracked> out = new ArrayList<>();
+        for (Tracked t : handles) {
+            if (t.open() && !home.apply(t.ledgerId).map(t.cluster::equals).orElse(true)) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
     /** Forgets what is no longer open and describes the rest. */
     Snapshot snapshot(String active, int max) {
         Map<String, Integer> counts = new TreeMap<>();
@@ -95,8 +113,8 @@ final class LedgerHandleTracker {
                 handles.remove(t);
                 continue;
             }
-            counts.merge(t.cluster, 1, Integer::sum);
             if (!t.cluster.equals(active)) {
+                counts.merge(t.cluster, 1, Integer::sum);
                 Set<Long> s = ids.computeIfAbsent(t.cluster, c -> new TreeSet<>());
                 if (s.size() < max) {
                     s.add(t.ledgerId);

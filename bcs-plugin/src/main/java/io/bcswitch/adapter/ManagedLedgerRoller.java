@@ -207,6 +207,31 @@ final class ManagedLedgerRoller implements TopicRoller {
         }
     }
 
+    /** Managed ledgers whose compacted view (the compaction cursor's ledger property) is ledger {@code ledgerId}. */
+    List<String> compactedViewsOn(long ledgerId) {
+        ManagedLedgerFactory f = factory.get();
+        if (f == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, ManagedLedger> e : f.getManagedLedgers().entrySet()) {
+            for (ManagedCursor c : e.getValue().getCursors()) {
+                if (c.getName().equals(org.apache.pulsar.compaction.Compactor.COMPACTION_SUBSCRIPTION)) {
+                    Long id = c.getProperties().get(org.apache.pulsar.compaction.Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY);
+                    if (id != null && id == ledgerId) {
+                        out.add(e.getKey());
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Unloads the topic of {@code managedLedgerName} (it reloads on its next use); SKIPPED when it is not loaded. */
+    CompletableFuture<RollMethod> unloadTopic(String managedLedgerName) {
+        return unload(managedLedgerName);
+    }
+
     private CompletableFuture<RollMethod> unload(String managedLedgerName) {
         PulsarService pulsar = broker.get();
         if (pulsar == null) {

@@ -124,8 +124,16 @@ public final class CleanupService {
         return copier.list(src).thenCompose(ids -> decide(src, ids, snap));
     }
 
-    /** Which of {@code ids} (on {@code src}) may be deleted now, by {@code snap}. */
-    private CompletableFuture<Plan> decide(String src, List<Long> ids, Snapshot snap) {
+    /**
+     * Which of {@code ids} (on {@code src}) may be deleted now, by {@code snap} and their relocations read one by one
+     * right now.
+     */
+    private CompletableFuture<Plan> decide(String src, List<Long> ids, Snapshot listed) {
+        return registry.readRelocations(ids).thenCompose(fresh -> decideWith(src, ids, new Snapshot(
+                listed.view().withFresh(fresh), listed.referenced(), listed.brokers())));
+    }
+
+    private CompletableFuture<Plan> decideWith(String src, List<Long> ids, Snapshot snap) {
         List<String> notes = Collections.synchronizedList(new ArrayList<>());
         List<CompletableFuture<Optional<CleanupTarget>>> each = new ArrayList<>();
         for (long id : ids) {

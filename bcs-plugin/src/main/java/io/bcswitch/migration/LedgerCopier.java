@@ -66,6 +66,13 @@ public interface LedgerCopier {
     /** Every ledger id on {@code cluster}. */
     CompletableFuture<List<Long>> list(String cluster);
 
+    /**
+     * Whether ledger {@code ledgerId} has the same entries on clusters {@code a} and {@code b}: both closed, same last
+     * entry, and the same CRC32C of every entry payload (both read, paced by {@code pace}).
+     */
+    CompletableFuture<Boolean> sameEntries(long ledgerId, String a, String b,
+                                           java.util.function.LongFunction<CompletableFuture<Void>> pace);
+
     /** Deletes {@code ledgerId} from {@code cluster}; a ledger already gone counts as deleted. */
     CompletableFuture<Void> delete(long ledgerId, String cluster);
 }

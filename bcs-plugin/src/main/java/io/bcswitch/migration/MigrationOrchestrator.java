@@ -657,7 +657,16 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * that copy is still there, else to its original when that is there; a ledger with neither keeps its home on
      * the target (and its copy there is never deleted). Completes with the ids changed.
      */
-    private CompletableFuture<List<Long>> unpromote(long epoch, String target, RegistryView view) {
+    private CompletableFuture<List<Long>> unpromote(long epoch, String target, RegistryView listed) {
+        // every promoted ledger is among the copies the migration recorded before promoting: read those directly
+        return registry.readCopies(epoch).thenCompose(chunks -> {
+            Set<Long> ids = new TreeSet<>(listed.relocations().keySet());
+            chunks.values().forEach(ids::addAll);
+            return registry.readRelocations(ids);
+        }).thenCompose(fresh -> unpromoteFrom(epoch, target, listed.withFresh(fresh)));
+    }
+
+    private CompletableFuture<List<Long>> unpromoteFrom(long epoch, String target, RegistryView view) {
         List<Relocation> promoted = view.relocations().values().stream()
                 .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).toList();
         Map<Long, CompletableFuture<Boolean>> restorable = new java.util.TreeMap<>();
@@ -800,8 +809,17 @@ public final class MigrationOrchestrator implements AutoCloseable {
         });
     }
 
-    private CompletableFuture<Void> deleteChunks(MigrationState s, RegistryView view, BrokerView brokers,
+    private CompletableFuture<Void> deleteChunks(MigrationState s, RegistryView listed, BrokerView brokers,
                                                  Map<Integer, List<Long>> chunks) {
+        List<Long> all = new ArrayList<>();
+        chunks.values().forEach(all::addAll);
+        // each id's relocation read right now, one by one: the table's listing may lag behind a promotion
+        return registry.readRelocations(all).thenCompose(fresh -> deleteChunksWith(s, listed.withFresh(fresh), brokers,
+                chunks));
+    }
+
+    private CompletableFuture<Void> deleteChunksWith(MigrationState s, RegistryView view, BrokerView brokers,
+                                                     Map<Integer, List<Long>> chunks) {
         String target = s.target();
         RangeTable ranges = view.ranges();
         List<CompletableFuture<Integer>> each = new ArrayList<>();

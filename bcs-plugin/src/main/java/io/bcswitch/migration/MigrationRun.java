@@ -265,7 +265,8 @@ final class MigrationRun {
      * behind silently.
      */
     private CompletableFuture<Void> verifyHomes(Tally tally) {
-        return RegistryView.read(o.registry()).thenCompose(view -> o.inventory().references().thenAccept(refs -> {
+        return RegistryView.read(o.registry()).thenCombine(o.registry().readRelocations(tally.byId.keySet()),
+                RegistryView::withFresh).thenCompose(view -> o.inventory().references().thenAccept(refs -> {
             Set<Long> referenced = new java.util.HashSet<>();
             refs.forEach(r -> referenced.add(r.ledgerId()));
             for (Item item : tally.byId.values()) {

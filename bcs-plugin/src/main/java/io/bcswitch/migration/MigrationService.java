@@ -23,9 +23,11 @@ public final class MigrationService {
     private final DrainReports drain;
     private final SwitchConfig.Migration config;
     private final Clock clock;
+    private final io.bcswitch.audit.InvariantAuditor auditor;
 
     public MigrationService(RegistryStore registry, SwitchService switches, MigrationOrchestrator orchestrator,
-                            CleanupService cleanup, DrainReports drain, SwitchConfig.Migration config, Clock clock) {
+                            CleanupService cleanup, DrainReports drain, SwitchConfig.Migration config, Clock clock,
+                            io.bcswitch.audit.InvariantAuditor auditor) {
         this.registry = registry;
         this.switches = switches;
         this.orchestrator = orchestrator;
@@ -33,6 +35,15 @@ public final class MigrationService {
         this.drain = drain;
         this.config = config;
         this.clock = clock;
+        this.auditor = auditor;
+    }
+
+    /** Every violation of the plugin's invariants (see {@link io.bcswitch.audit.InvariantAuditor}); changes nothing. */
+    public CompletableFuture<io.bcswitch.audit.VerifyReport> verify(boolean deep) {
+        if (auditor == null) {
+            return CompletableFuture.failedFuture(RegistryException.unavailable("verify is not available here"));
+        }
+        return auditor.verify(deep);
     }
 
     /**

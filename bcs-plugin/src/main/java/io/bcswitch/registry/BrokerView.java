@@ -29,8 +29,10 @@ public record BrokerView(Set<String> live, Map<String, BrokerCutoverRecord> reco
 
     public static CompletableFuture<BrokerView> read(RegistryStore registry) {
         var pulsar = registry.pulsarLiveBrokers().exceptionally(e -> Set.of());
-        var records = registry.listBrokerProgress();
+        // the applied epochs before the records: a broker writes its record before its applied epoch, so the records
+        // read afterwards are at least as new as the epochs (one session's reads are answered in order)
         var applied = registry.listRelocationApplied();
+        var records = applied.thenCompose(a -> registry.listBrokerProgress());
         return CompletableFuture.allOf(pulsar, records, applied).thenApply(v -> {
             Map<String, BrokerCutoverRecord> byId = new TreeMap<>();
             records.join().forEach(r -> byId.put(r.broker(), r));

@@ -46,9 +46,11 @@ public record RegistryPaths(String root) {
     public static final int RELOCATION_SHARDS = 1024;
 
     /**
-     * The relocation table: {@code <root>/relocations/s<NNNN>}, one {@link RelocationShard} per shard of ids.
-     * Nodes {@code <root>/relocations/<ledgerId>} (one per ledger) are the layout of earlier versions; they are
-     * still read, and replaced by the shard entry when the ledger's relocation next changes.
+     * The relocation table: {@code <root>/relocations/s<NNNN>/<ledgerId>}, one node per relocated ledger, in
+     * {@value #RELOCATION_SHARDS} shard directories by {@code ledgerId mod shards}, so that no listing grows past
+     * 1/{@value #RELOCATION_SHARDS} of the table (150,000 relocations: about 150 per directory). Nodes
+     * {@code <root>/relocations/<ledgerId>} are the layout of earlier versions; they are still read, and replaced by
+     * the shard node when the ledger's relocation next changes.
      */
     public String relocations() {
         return root + "/relocations";
@@ -56,6 +58,10 @@ public record RegistryPaths(String root) {
 
     public String relocationShard(long ledgerId) {
         return relocations() + "/" + shardName(Math.floorMod(ledgerId, RELOCATION_SHARDS));
+    }
+
+    public String relocation(long ledgerId) {
+        return relocationShard(ledgerId) + "/" + ledgerId;
     }
 
     /** Shard node name: {@code s0000}..{@code s1023} (never a number, so never a legacy per-ledger node). */

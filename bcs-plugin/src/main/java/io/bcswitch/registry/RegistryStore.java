@@ -163,37 +163,36 @@ public class RegistryStore {
         });
     }
 
-    // ---- the relocation table: sharded nodes (and the per-ledger nodes of earlier versions) ----
+    // ---- the relocation table: one node per ledger, in shard directories ----
 
     private static final java.util.regex.Pattern SHARD = java.util.regex.Pattern.compile("s\\d{4}");
-    /** A shard node refuses to grow past this (well under ZooKeeper's default 1 MB packet limit). */
-    static final int MAX_SHARD_BYTES = 512 * 1024;
 
-    /** Every relocation, by ledger id: one read per shard (plus one per legacy per-ledger node). */
+    /**
+     * Every relocation, by ledger id: one listing per shard directory (each bounded: ids are spread over
+     * {@link RegistryPaths#RELOCATION_SHARDS} of them) and one read per relocation; relocations an earlier version
+     * kept directly under the table are read too. The shard directories are listed by their known names, not found
+     * by listing the table: a directory created implicitly with its first node would not show in a cached listing
+     * of its parent until the change notification arrives.
+     */
     public CompletableFuture<java.util.Map<Long, Relocation>> listRelocations() {
+        List<CompletableFuture<List<String>>> listings = new ArrayList<>();
         // getChildren, not exists: a parent created implicitly may not "exist" in every store implementation
-        return store.getChildren(paths.relocations()).thenCompose(names -> {
-            List<CompletableFuture<Versioned<RelocationShard>>> shards = new ArrayList<>();
-            List<CompletableFuture<Versioned<Relocation>>> legacy = new ArrayList<>();
-            for (String n : names) {
-                if (SHARD.matcher(n).matches()) {
-                    shards.add(read(paths.relocations() + "/" + n, RelocationShard.class));
-                } else if (isNumber(n)) {
-                    legacy.add(read(paths.relocations() + "/" + n, Relocation.class));
-                }
-            }
-            List<CompletableFuture<?>> all = new ArrayList<>(shards);
-            all.addAll(legacy);
-            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> {
+        listings.add(store.getChildren(paths.relocations()).thenApply(names -> names.stream()
+                .filter(RegistryStore::isNumber).map(n -> paths.relocations() + "/" + n).toList()));
+        for (int shard = 0; shard < RegistryPaths.RELOCATION_SHARDS; shard++) {
+            String dir = paths.relocations() + "/" + RegistryPaths.shardName(shard);
+            listings.add(store.getChildren(dir).thenApply(ids -> ids.stream().filter(RegistryStore::isNumber)
+                    .map(id -> dir + "/" + id).toList()));
+        }
+        return CompletableFuture.allOf(listings.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            List<CompletableFuture<Versioned<Relocation>>> reads = new ArrayList<>();
+            listings.forEach(f -> f.join().forEach(p -> reads.add(read(p, Relocation.class))));
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(x -> {
+                // legacy nodes come first in the listing: a shard node of the same ledger replaces one
                 java.util.Map<Long, Relocation> out = new java.util.TreeMap<>();
-                for (var r : legacy) {
+                for (var r : reads) {
                     if (r.join().present()) {
                         out.put(r.join().value().ledgerId(), r.join().value());
-                    }
-                }
-                for (var sh : shards) {
-                    if (sh.join().present()) {
-                        out.putAll(sh.join().value().relocations()); // a shard entry replaces a legacy node
                     }
                 }
                 return out;
@@ -205,110 +204,73 @@ public class RegistryStore {
         return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
     }
 
-    /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
-    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> readRelocations(java.util.Collection<Long> ids) {
-        java.util.Map<String, List<Long>> byShard = byShard(ids);
-        java.util.Map<String, CompletableFuture<Versioned<RelocationShard>>> shards = new java.util.TreeMap<>();
-        byShard.keySet().forEach(path -> shards.put(path, read(path, RelocationShard.class)));
-        return CompletableFuture.allOf(shards.values().toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
-            java.util.Map<Long, CompletableFuture<Versioned<Relocation>>> legacy = new java.util.TreeMap<>();
-            byShard.forEach((path, list) -> {
-                RelocationShard shard = shards.get(path).join().value();
-                for (long id : list) {
-                    Relocation r = shard == null ? null : shard.relocations().get(id);
-                    if (r != null) {
-                        out.put(id, Optional.of(r));
-                    } else {
-                        legacy.put(id, read(paths.legacyRelocation(id), Relocation.class));
-                    }
-                }
-            });
-            return CompletableFuture.allOf(legacy.values().toArray(CompletableFuture[]::new)).thenApply(x -> {
-                legacy.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
-                return out;
-            });
-        });
+    /** A ledger's relocation as stored now: its shard node, else an earlier version's node, with its version. */
+    private CompletableFuture<Versioned<Relocation>> readRelocation(long id) {
+        return read(paths.relocation(id), Relocation.class).thenCompose(v -> v.present()
+                ? CompletableFuture.completedFuture(v)
+                : read(paths.legacyRelocation(id), Relocation.class).thenApply(l -> l.present()
+                        ? new Versioned<>(l.value(), -1L) : l));
     }
 
-    private java.util.Map<String, List<Long>> byShard(java.util.Collection<Long> ids) {
-        java.util.Map<String, List<Long>> byShard = new java.util.TreeMap<>();
-        for (long id : new java.util.TreeSet<>(ids)) {
-            byShard.computeIfAbsent(paths.relocationShard(id), k -> new ArrayList<>()).add(id);
+    /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
+    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> readRelocations(java.util.Collection<Long> ids) {
+        java.util.Map<Long, CompletableFuture<Versioned<Relocation>>> reads = new java.util.TreeMap<>();
+        for (long id : ids) {
+            reads.put(id, readRelocation(id));
         }
-        return byShard;
+        return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
+            reads.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
+            return out;
+        });
     }
 
     /**
      * Changes the relocations of several ledgers: {@code change} gets each one's current relocation (empty: none)
-     * and returns the one to store (empty: none). One version-checked update loop per shard, so concurrent
-     * writers never lose each other's changes and a ledger relocated before can be relocated again. A legacy
-     * per-ledger node of a changed ledger is removed (its entry now lives in the shard). Completes with what is
-     * stored for each id afterwards.
+     * and returns the one to store (empty: none). A version-checked update loop per ledger, so concurrent writers
+     * never lose each other's changes and a ledger relocated before can be relocated again. An earlier version's
+     * node of a changed ledger is removed (the relocation now lives in its shard). Completes with what is stored
+     * for each id afterwards.
      */
     public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> updateRelocations(
             java.util.Collection<Long> ids, java.util.function.BiFunction<Long, Optional<Relocation>,
             Optional<Relocation>> change) {
-        java.util.Map<String, List<Long>> byShard = byShard(ids);
-        return readRelocations(ids).thenCompose(before -> {
-            List<CompletableFuture<java.util.Map<Long, Optional<Relocation>>>> each = new ArrayList<>();
-            byShard.forEach((path, list) -> each.add(updateShard(path, list, before, change)));
-            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
-                each.forEach(f -> out.putAll(f.join()));
-                return out;
-            });
+        java.util.Map<Long, CompletableFuture<Optional<Relocation>>> each = new java.util.TreeMap<>();
+        for (long id : new java.util.TreeSet<>(ids)) {
+            each.put(id, updateRelocation(id, change, 1));
+        }
+        return CompletableFuture.allOf(each.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
+            each.forEach((id, f) -> out.put(id, f.join()));
+            return out;
         });
     }
 
-    private CompletableFuture<java.util.Map<Long, Optional<Relocation>>> updateShard(String path, List<Long> ids,
-            java.util.Map<Long, Optional<Relocation>> before,
-            java.util.function.BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
-        // legacy nodes are read once (before): they are only ever deleted, never written, by this version
-        java.util.Set<Long> hadLegacy = new java.util.TreeSet<>();
-        return update(path, RelocationShard.class, cur -> {
-            java.util.Map<Long, Relocation> m = new java.util.TreeMap<>(cur.map(RelocationShard::relocations)
-                    .orElse(java.util.Map.of()));
-            boolean changed = false;
-            for (long id : ids) {
-                Relocation inShard = m.get(id);
-                Optional<Relocation> current = inShard != null ? Optional.of(inShard) : before.get(id);
-                if (inShard == null && current.isPresent()) {
-                    hadLegacy.add(id);
-                }
-                Optional<Relocation> next = change.apply(id, current);
-                if (next.isPresent()) {
-                    if (!next.get().equals(inShard)) {
-                        m.put(id, next.get());
-                        changed = true;
+    private CompletableFuture<Optional<Relocation>> updateRelocation(long id, java.util.function.BiFunction<Long,
+            Optional<Relocation>, Optional<Relocation>> change, int attempt) {
+        String path = paths.relocation(id);
+        return read(path, Relocation.class).thenCompose(sharded -> (sharded.present()
+                ? CompletableFuture.completedFuture(Optional.<Relocation>empty())
+                : read(paths.legacyRelocation(id), Relocation.class).thenApply(l -> Optional.ofNullable(l.value())))
+                .thenCompose(legacy -> {
+                    Optional<Relocation> current = sharded.present() ? Optional.of(sharded.value()) : legacy;
+                    Optional<Relocation> next = change.apply(id, current);
+                    CompletableFuture<Void> write;
+                    if (next.equals(current) && legacy.isEmpty()) {
+                        return CompletableFuture.completedFuture(current);
+                    } else if (next.isPresent()) {
+                        write = write(path, next.get(), sharded.version()).thenApply(x -> null);
+                    } else if (sharded.present()) {
+                        write = delete(path, sharded.version());
+                    } else {
+                        write = CompletableFuture.completedFuture(null);
                     }
-                } else if (inShard != null) {
-                    m.remove(id);
-                    changed = true;
-                }
-            }
-            if (!changed) {
-                return Optional.empty();
-            }
-            RelocationShard next = new RelocationShard(RelocationShard.FORMAT_VERSION, m);
-            if (Json.write(next).length > MAX_SHARD_BYTES) {
-                throw new IllegalStateException("relocation shard " + path + " would exceed " + MAX_SHARD_BYTES
-                        + " bytes with " + m.size() + " entries");
-            }
-            return Optional.of(next);
-        }).thenCompose(stored -> {
-            List<CompletableFuture<Void>> dels = new ArrayList<>();
-            for (long id : hadLegacy) {
-                dels.add(store.delete(paths.legacyRelocation(id), Optional.empty()).exceptionally(e -> null));
-            }
-            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
-                for (long id : ids) {
-                    out.put(id, Optional.ofNullable(stored == null ? null : stored.relocations().get(id)));
-                }
-                return out;
-            });
-        });
+                    return write.thenCompose(x -> legacy.isEmpty() ? CompletableFuture.completedFuture(null)
+                            : store.delete(paths.legacyRelocation(id), Optional.empty()).exceptionally(e -> null))
+                            .thenApply(x -> next)
+                            .exceptionallyCompose(e -> isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS
+                                    ? updateRelocation(id, change, attempt + 1) : CompletableFuture.failedFuture(e));
+                }));
     }
 
     /** The relocation epoch (0 when nothing was ever relocated). */

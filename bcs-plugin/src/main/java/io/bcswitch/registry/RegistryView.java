@@ -31,6 +31,22 @@ public record RegistryView(RangeTable ranges, Map<Long, Relocation> relocations,
                 })));
     }
 
+    /**
+     * This view with the relocations of some ledgers as just read one by one: decisions that delete something use
+     * them rather than the table's listing, which may lag behind a change by the time its notification takes.
+     */
+    public RegistryView withFresh(Map<Long, Optional<Relocation>> fresh) {
+        Map<Long, Relocation> rel = new java.util.TreeMap<>(relocations);
+        fresh.forEach((id, r) -> {
+            if (r.isPresent()) {
+                rel.put(id, r.get());
+            } else {
+                rel.remove(id);
+            }
+        });
+        return new RegistryView(ranges, rel, relocationEpoch, directive, activeCluster);
+    }
+
     /** The cluster a ledger is read from: its relocation home, else the cluster that issued its id. */
     public Optional<String> home(long ledgerId) {
         Relocation r = relocations.get(ledgerId);

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 /**
  * A ledger whose verified copy on another cluster is its home: reads, opens and deletes of
  * {@code ledgerId} go to {@code home} instead of the cluster that issued the id. Persisted at
- * {@code <configPath>/relocations/s<NNNN>} ({@link RelocationShard}), written with a version-checked update: a
+ * {@code <configPath>/relocations/s<NNNN>/<ledgerId>}, written with a version-checked update: a
  * ledger relocated once can be relocated again (A to B, then B to C).
  *
  * @param ledgerId     the ledger (same id on every cluster holding it)

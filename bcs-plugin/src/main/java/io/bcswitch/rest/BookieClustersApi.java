@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
  * GET  /cleanup-targets[/{name}]  ledgers cleanup may delete now
  * POST /cleanup           {"srcCluster": name, "dryRun": true, "maxDeletions": 0, "force": false}
  * POST /close-client/{name}  mark a drained cluster DEPRECATED; brokers close its clients
+ * GET  /verify[?deep=true]  every violation of the plugin's invariants (read only)
  * GET  /topics/{tenant}/{namespace}/{topic}
  *                        each ledger of a persistent topic: id, owning cluster, size, entries, and its
  *                        _pulsar.bookieClusterName ledger property
@@ -71,15 +72,42 @@ public class BookieClustersApi {
      * @param body        request body (null or empty when none); callers cap it at {@link #MAX_BODY_BYTES} + 1
      */
     public CompletableFuture<RestResponse> handle(String method, String path, String contentType, byte[] body) {
+        return handle(method, path, null, contentType, body);
+    }
+
+    /**
+     * As above, with the request's query string ({@code deep=true} of {@code GET /verify}; null when none).
+     */
+    public CompletableFuture<RestResponse> handle(String method, String path, String query, String contentType,
+                                                  byte[] body) {
         try {
-            return route(method.toUpperCase(Locale.ROOT), path == null ? "" : path, contentType, body)
+            return route(method.toUpperCase(Locale.ROOT), path == null ? "" : path, query, contentType, body)
                     .exceptionally(BookieClustersApi::toResponse);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(toResponse(e));
         }
     }
 
-    private CompletableFuture<RestResponse> route(String method, String path, String contentType, byte[] body) {
+    /** A true/false query parameter ({@code name} alone means true); false when absent. */
+    private static boolean queryFlag(String q, String name) {
+        if (q == null || q.isEmpty()) {
+            return false;
+        }
+        for (String kv : q.split("&")) {
+            String[] p = kv.split("=", 2);
+            if (p[0].equals(name)) {
+                String v = p.length > 1 ? p[1] : "true";
+                if (!v.equals("true") && !v.equals("false")) {
+                    throw new ApiError(400, "query parameter '" + name + "' must be true or false");
+                }
+                return v.equals("true");
+            }
+        }
+        return false;
+    }
+
+    private CompletableFuture<RestResponse> route(String method, String path, String query, String contentType,
+                                                  byte[] body) {
         String p = path.startsWith("/") ? path.substring(1) : path;
         if (p.endsWith("/")) {
             p = p.substring(0, p.length() - 1);
@@ -93,7 +121,7 @@ public class BookieClustersApi {
             return allow(method, "GET").orElse(() -> topic(seg));
         }
         if (MIGRATION_ENDPOINTS.contains(first)) {
-            return migrationRoute(method, first, seg, contentType, body);
+            return migrationRoute(method, first, seg, query, contentType, body);
         }
         if (seg.size() == 1 && method.equals("POST") && !first.equals("switch")) {
             // register; a reserved word (e.g. "status") is refused as a name, not as a method
@@ -106,9 +134,10 @@ public class BookieClustersApi {
         }
         if (seg.size() == 1 && first.equals("switch")) {
             return allow(method, "POST").orElse(() -> {
-                JsonNode json = jsonBody(contentType, body, Set.of("target"));
+                JsonNode json = jsonBody(contentType, body, Set.of("target", "allowUnknownSourceIds"));
                 String target = requiredString(json, "target");
-                return service.switchTo(target).thenApply(RestResponse::ok);
+                boolean allowUnknown = optionalBoolean(json, "allowUnknownSourceIds", false);
+                return service.switchTo(target, allowUnknown).thenApply(RestResponse::ok);
             });
         }
         if (seg.size() == 2 && first.equals("precheck")) {
@@ -128,10 +157,10 @@ public class BookieClustersApi {
     }
 
     private static final Set<String> MIGRATION_ENDPOINTS = Set.of("rollback", "migration", "drain", "cleanup-targets",
-            "cleanup", "close-client");
+            "cleanup", "close-client", "verify");
 
     private CompletableFuture<RestResponse> migrationRoute(String method, String first, List<String> seg,
-                                                           String contentType, byte[] body) {
+                                                           String query, String contentType, byte[] body) {
         io.bcswitch.migration.MigrationService m = migration;
         if (m == null) {
             return done(RestResponse.error(503, "migration endpoints are not available on this broker"));
@@ -185,6 +214,11 @@ public class BookieClustersApi {
                     break;
                 }
                 return allow(method, "POST").orElse(() -> m.closeClient(seg.get(1)).thenApply(RestResponse::ok));
+            case "verify":
+                if (seg.size() != 1) {
+                    break;
+                }
+                return allow(method, "GET").orElse(() -> m.verify(queryFlag(query, "deep")).thenApply(RestResponse::ok));
             default:
                 break;
         }

@@ -76,12 +76,19 @@ public final class BrokerPresence {
         publish();
     }
 
-    /** The relocation epoch this broker now routes with. */
+    /**
+     * The relocation epoch this broker now routes with. The broker record (with the handles it holds open) is
+     * written first: whoever sees the epoch applied, and then reads the record, sees every handle opened before
+     * (cleanup relies on it never to delete a ledger a broker still reads where it was).
+     */
     public void relocationApplied(long epoch) {
         synchronized (lock) {
             relocationEpoch = epoch;
         }
-        writeRelocationApplied(false);
+        BrokerCutoverRecord r = record();
+        CompletableFuture<Void> first = r == null || closed ? CompletableFuture.completedFuture(null)
+                : registry.writeEphemeral(registry.paths().broker(r.broker()), r).exceptionally(e -> null);
+        first.thenCompose(v -> writeRelocationApplied(false));
     }
 
     /** The record as it is written now, or null before the cutover published its first one. */

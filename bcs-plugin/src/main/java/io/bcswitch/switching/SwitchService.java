@@ -436,7 +436,8 @@ public class SwitchService {
         return max + 1;
     }
 
-    private CompletableFuture<ClusterFacts> facts(BookieClusterRecord c) {
+    /** What {@code c}'s metadata says now (id generator, bookies, instance id), bounded by the probe timeout. */
+    public CompletableFuture<ClusterFacts> facts(BookieClusterRecord c) {
         ClusterLocation loc;
         try {
             loc = ClusterLocation.parse(c.metadataServiceUri(), isImplicit(c));

@@ -96,6 +96,12 @@ class MigrationOrchestratorTest {
         }
 
         @Override
+        public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
+                                                      LongFunction<CompletableFuture<Void>> pace) {
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
         public CompletableFuture<Void> delete(long id, String cluster) {
             return CompletableFuture.completedFuture(null);
         }
@@ -325,6 +331,12 @@ class MigrationOrchestratorTest {
         @Override
         public CompletableFuture<List<Long>> list(String cluster) {
             return to.list(cluster);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
+                                                      LongFunction<CompletableFuture<Void>> pace) {
+            return to.sameEntries(id, a, b, pace);
         }
 
         @Override

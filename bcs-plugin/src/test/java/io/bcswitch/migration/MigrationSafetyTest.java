@@ -253,7 +253,8 @@ class MigrationSafetyTest {
                     clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
             MigrationService service = new MigrationService(registry, switches, o,
                     new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o,
-                            drain, config, MigrationMetrics.NONE, Clock.systemUTC()), drain, config, Clock.systemUTC());
+                            drain, config, MigrationMetrics.NONE, Clock.systemUTC()), drain, config, Clock.systemUTC(),
+                    null);
 
             aBroken.set(true);
             assertThrows(Exception.class, () -> service.rollback().get(10, TimeUnit.SECONDS));
@@ -344,6 +345,40 @@ class MigrationSafetyTest {
             o.tick().get(30, TimeUnit.SECONDS);
             Thread.sleep(50);
         }
+    }
+
+    @Test
+    void aLedgerABrokerHoldsOpenIsNeitherCleanedUpNorIsItsClusterRetired() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        // broker-1 still reads the original of the schema ledger on a through a handle opened before the promotion
+        var d = registry.readDirective().get().value();
+        registry.writeEphemeral(registry.paths().broker("broker-1"), new BrokerCutoverRecord(1, "broker-1",
+                d.epoch(), "b", 0, 0, 0, 1, 2).withHandles(java.util.Map.of("a", 1),
+                java.util.Map.of("a", List.of(SCHEMA_LEDGER)))).get();
+        SwitchConfig.Migration config = new SwitchConfig.Migration(2, 0, 10, 24);
+        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+        CleanupService cleanup = cleanupService(o);
+        MigrationService service = new MigrationService(registry, new SwitchService(registry, null, 2,
+                Clock.systemUTC(), () -> CompletableFuture.completedFuture(references)), o, cleanup, drain, config,
+                Clock.systemUTC(), null);
+
+        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(clusters.has("a", SCHEMA_LEDGER), "a ledger a broker holds open there is not deleted: " + r);
+        assertTrue(r.notes().stream().anyMatch(n -> n.contains("open on broker(s) [broker-1]")), r.notes().toString());
+        assertEquals(java.util.Map.of("broker-1", 1), drain.report("a").get(10, TimeUnit.SECONDS).openHandles());
+        var refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> service.closeClient("a").get(10, TimeUnit.SECONDS));
+        assertTrue(refused.getCause().getMessage().contains("hold ledger handles open"),
+                refused.getCause().getMessage());
+        assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
+
+        // the handle is released: both go ahead
+        registry.writeEphemeral(registry.paths().broker("broker-1"), new BrokerCutoverRecord(1, "broker-1",
+                d.epoch(), "b", 0, 0, 0, 1, 2)).get();
+        cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(!clusters.has("a", SCHEMA_LEDGER), "the original goes once nothing reads it");
+        assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(10, TimeUnit.SECONDS).status());
     }
 
     private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {

@@ -107,7 +107,7 @@ class PersistedFormatTest {
     }
 
     @Test
-    void relocationV1AsAPerLedgerNodeAndInAShardWithItsPreviousHome() {
+    void relocationV1AsWrittenBeforeAndWithItsPreviousHome() {
         // an earlier version's one-node-per-ledger payload
         Relocation old = read("{\"formatVersion\":1,\"ledgerId\":12,\"home\":\"b\",\"from\":\"a\","
                 + "\"kind\":\"SCHEMA\",\"switchEpoch\":1,\"promotedAt\":1700000600000}", Relocation.class);
@@ -116,13 +116,12 @@ class PersistedFormatTest {
         assertTrue(old.beforeThisSwitch().isEmpty(), "a rollback sends reads back to the original");
         assertEquals(Set.of("formatVersion", "ledgerId", "home", "from", "kind", "switchEpoch", "promotedAt"),
                 fieldNames(old));
-        RelocationShard shard = read("{\"formatVersion\":1,\"relocations\":{\"12\":{\"formatVersion\":1,"
+        Relocation again = read("{\"formatVersion\":1,"
                 + "\"ledgerId\":12,\"home\":\"c\",\"from\":\"a\",\"kind\":\"SCHEMA\",\"switchEpoch\":2,"
-                + "\"promotedAt\":5,\"previousHome\":\"b\",\"previousSwitchEpoch\":1}}}", RelocationShard.class);
-        Relocation again = shard.relocations().get(12L);
+                + "\"promotedAt\":5,\"previousHome\":\"b\",\"previousSwitchEpoch\":1}", Relocation.class);
         assertEquals("c", again.home());
         assertEquals(new Relocation(1, 12, "b", "a", "SCHEMA", 1, 5), again.beforeThisSwitch().orElseThrow());
-        assertEquals(shard, Json.read(Json.write(shard), RelocationShard.class));
+        assertEquals(again, Json.read(Json.write(again), Relocation.class));
     }
 
     @Test

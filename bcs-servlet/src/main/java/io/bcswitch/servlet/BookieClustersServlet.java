@@ -77,7 +77,7 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
                 } else {
                     // read the body only once the caller is known to be allowed
                     byte[] body = readBody(req.getInputStream(), BookieClustersApi.MAX_BODY_BYTES + 1);
-                    out = a.handle(req.getMethod(), req.getPathInfo(), req.getContentType(), body)
+                    out = a.handle(req.getMethod(), req.getPathInfo(), req.getQueryString(), req.getContentType(), body)
                             .get(REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS);
                 }
             } catch (InterruptedException e) {

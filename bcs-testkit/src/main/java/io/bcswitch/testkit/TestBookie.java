@@ -92,6 +92,27 @@ public final class TestBookie {
         LOG.info("Bookie {} of {} started", bookieId(), clusterName);
     }
 
+    /**
+     * Runs the bookie's garbage collection of deleted ledgers now and waits until {@code ledgerId} is gone from its
+     * storage (a fault hook: bookies collect every few minutes by default, and a deleted ledger stays readable from
+     * them until then).
+     */
+    public void forceGarbageCollection(long ledgerId) throws Exception {
+        EmbeddedServer s = server;
+        if (s == null) {
+            throw new IllegalStateException("Bookie " + bookieId() + " of " + clusterName + " is not running");
+        }
+        var storage = s.getBookieService().getServer().getBookie().getLedgerStorage();
+        storage.forceGC(true, true);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (storage.ledgerExists(ledgerId)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("ledger " + ledgerId + " still on bookie " + bookieId() + " after GC");
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** Stops the bookie gracefully (it unregisters from ZooKeeper); no-op when it is stopped. */
     public synchronized void stop() {
         EmbeddedServer s = server;

@@ -51,6 +51,37 @@ public final class Registry {
         return out;
     }
 
+    /**
+     * Every relocation in the registry (default path), by ledger id, read straight from ZooKeeper: the per-ledger
+     * nodes in the shard directories and any an earlier version kept directly under the table.
+     */
+    public static Map<Long, com.fasterxml.jackson.databind.JsonNode> relocations(String zkConnect) throws Exception {
+        return jsonLeaves(zkConnect, "/admin/bookie-clusters/relocations");
+    }
+
+    /** The ids of the copies the migration after switch {@code epoch} recorded (its chunks, in order). */
+    public static List<Long> copies(String zkConnect, long epoch) throws Exception {
+        List<Long> ids = new java.util.ArrayList<>();
+        jsonLeaves(zkConnect, "/admin/bookie-clusters/copies/" + epoch).values()
+                .forEach(chunk -> chunk.get("ids").forEach(id -> ids.add(id.asLong())));
+        return ids;
+    }
+
+    /** JSON of every node with data under {@code root} whose name is a number, by that number. */
+    private static Map<Long, com.fasterxml.jackson.databind.JsonNode> jsonLeaves(String zkConnect, String root)
+            throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<Long, com.fasterxml.jackson.databind.JsonNode> out = new TreeMap<>();
+        for (Map.Entry<String, String> e : snapshot(zkConnect, root).entrySet()) {
+            String last = e.getKey().substring(e.getKey().lastIndexOf('/') + 1);
+            String hex = e.getValue().substring(e.getValue().lastIndexOf(':') + 1);
+            if (last.matches("\\d+") && !hex.isEmpty()) {
+                out.put(Long.parseLong(last), mapper.readTree(java.util.HexFormat.of().parseHex(hex)));
+            }
+        }
+        return out;
+    }
+
     private static void walk(ZooKeeper zk, String path, Map<String, String> out) throws Exception {
         Stat stat = new Stat();
         byte[] data;
