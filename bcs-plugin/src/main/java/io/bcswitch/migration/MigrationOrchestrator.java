@@ -161,9 +161,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     // ---- the driver ----
 
-    /** Checks for work every {@code periodMillis}. */
-    public void start(long periodMillis) {
-        ticker = scheduler.scheduleWithFixedDelay(this::tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    /** Checks for work every {@code periodMillis} (from the first call on; later calls change nothing). */
+    public synchronized void start(long periodMillis) {
+        if (ticker == null) {
+            ticker = scheduler.scheduleWithFixedDelay(this::tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** This broker accepted switch {@code epoch}: it runs its migration without waiting for the grace period. */

@@ -134,13 +134,15 @@ class MigrationSafetyTest {
                 new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, relocationEpoch, 0)).get();
     }
 
+    /** The orchestrator's own passes (every 50 ms here) take the migration there; the test awaits the state. */
     private MigrationState awaitPhase(MigrationOrchestrator o, long epoch, Phase phase) throws Exception {
-        waitUntil(30, () -> {
-            o.tick();
-            var s = o.readState(epoch).get();
-            return s.present() && s.value().phase() == phase;
-        }, "migration of epoch " + epoch + " reaches " + phase);
-        return o.readState(epoch).get().value();
+        o.start(50);
+        try {
+            return o.await(epoch, s -> s.phase() == phase).get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("migration of epoch " + epoch + " does not reach " + phase + ": "
+                    + o.readState(epoch).get().value());
+        }
     }
 
     private Optional<String> home(long id) throws Exception {

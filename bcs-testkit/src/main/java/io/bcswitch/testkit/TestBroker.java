@@ -29,6 +29,8 @@ public final class TestBroker {
     private final MetadataLink metadataLink;
 
     private volatile PulsarService pulsar;
+    /** Metadata service URIs this broker cannot build BookKeeper clients for (kept across restarts). */
+    private final java.util.Set<String> failingClients = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile int brokerPort;
     private volatile int webPort;
 
@@ -93,7 +95,8 @@ public final class TestBroker {
             return;
         }
         ServiceConfiguration conf = PulsarConfigurationLoader.create(properties(), ServiceConfiguration.class);
-        PulsarService service = new PulsarService(conf);
+        FaultInjectingPulsarService service = new FaultInjectingPulsarService(conf);
+        service.failing.addAll(failingClients);
         try {
             service.start();
         } catch (Exception | Error e) {
@@ -117,6 +120,28 @@ public final class TestBroker {
         pulsar = null;
         service.close();
         LOG.info("Broker {} stopped", index);
+    }
+
+    /**
+     * Fault hook: from now on this broker cannot build a BookKeeper client for the bookie cluster at
+     * {@code metadataServiceUri} (as if that cluster's metadata service were unreachable from this broker only), until
+     * {@link #healBookKeeperClients()}. Clients built before keep working.
+     */
+    public void failBookKeeperClients(String metadataServiceUri) {
+        failingClients.add(metadataServiceUri);
+        if (pulsar instanceof FaultInjectingPulsarService f) {
+            f.failing.add(metadataServiceUri);
+        }
+        LOG.info("Broker {}: BookKeeper clients for {} now fail to build (fault)", index, metadataServiceUri);
+    }
+
+    /** Ends {@link #failBookKeeperClients}. */
+    public void healBookKeeperClients() {
+        failingClients.clear();
+        if (pulsar instanceof FaultInjectingPulsarService f) {
+            f.failing.clear();
+        }
+        LOG.info("Broker {}: BookKeeper clients build again", index);
     }
 
     /** Stops and starts again with the same properties and ports. */

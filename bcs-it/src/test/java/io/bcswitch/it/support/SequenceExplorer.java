@@ -1,0 +1,511 @@
+package io.bcswitch.it.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.testkit.TestBookieCluster;
+import io.bcswitch.testkit.TestBroker;
+import io.bcswitch.testkit.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A seeded, randomized sequence of operator actions and faults on a real in-process cluster (three bookie clusters,
+ * two brokers, a mixed workload on twenty topics), checked after every step and at the end:
+ * <ul>
+ *   <li>after every step the cluster must settle (every live broker applied the switch and finished its cutover,
+ *       the latest migration finished, no rollback left half-done, every broker on the current relocation epoch)
+ *       within a bound: a sequence that never settles is a wedge; then {@code GET /verify} must report no
+ *       violation;</li>
+ *   <li>every REST answer must be a success or a refusal (4xx): a 5xx is a failure;</li>
+ *   <li>at the end, every acknowledged message must have been received by its subscription, new messages in
+ *       order per producer and partition, and no message whose acknowledgement the broker confirmed may come
+ *       again, unless a step moved topics between brokers abruptly (a broker cut off longer than its session).</li>
+ * </ul>
+ * A failure names the seed and the steps taken; the same seed replays the same choices (outcomes that depend on
+ * timing can still differ).
+ */
+public final class SequenceExplorer {
+    private static final Logger log = LoggerFactory.getLogger(SequenceExplorer.class);
+    static final String[] CLUSTERS = {"cluster-a", "cluster-b", "cluster-c"};
+    private static final int SESSION_TIMEOUT_MILLIS = 6_000;
+    private static final Duration SETTLE = Duration.ofSeconds(120);
+
+    /** What one run did and found. */
+    public record Result(long seed, List<String> steps, List<String> problems) {
+        public boolean ok() {
+            return problems.isEmpty();
+        }
+
+        public String describe() {
+            return "seed " + seed + " (replay: -Dbcs.explorer.seed=" + seed + " -Dbcs.explorer.steps=" + steps.size()
+                    + ")\nsteps:\n  " + String.join("\n  ", steps) + "\nproblems:\n  " + String.join("\n  ", problems);
+        }
+    }
+
+    /** The actions a step can take. */
+    enum Action {
+        SWITCH(4), SWITCH_BACK(2), ROLLBACK(2), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
+        UNREGISTER(1), REGISTER(1), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(1), BOOKIES_DOWN(1), BOOKIES_UP(1),
+        ACTIVATION_FAILURE(1), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
+        DISASTER(1);
+
+        final int weight;
+
+        Action(int weight) {
+            this.weight = weight;
+        }
+    }
+
+    private final long seed;
+    private final int stepCount;
+    private final Random random;
+    /** Which broker answers a REST call: apart from {@link #random}, so that polling never shifts the steps. */
+    private final Random restRandom;
+    private final List<String> steps = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private TestCluster cluster;
+    private PulsarAdmin admin;
+    private Workload workload;
+    private final Set<String> bookiesDown = new TreeSet<>();
+    private boolean abruptFailover;
+
+    public SequenceExplorer(long seed, int stepCount) {
+        this.seed = seed;
+        this.stepCount = stepCount;
+        this.random = new Random(seed);
+        this.restRandom = new Random(~seed);
+    }
+
+    public Result run() {
+        long start = System.nanoTime();
+        try {
+            cluster = TestCluster.builder()
+                    .bookieCluster(CLUSTERS[0], 1)
+                    .bookieCluster(CLUSTERS[1], 1)
+                    .bookieCluster(CLUSTERS[2], 1)
+                    .brokers(2)
+                    .pausableMetadataLinks()
+                    .brokerConfig(p -> {
+                        p.setProperty("metadataStoreSessionTimeoutMillis", Integer.toString(SESSION_TIMEOUT_MILLIS));
+                        p.setProperty("zookeeperSessionExpiredPolicy", "reconnect");
+                        p.setProperty("bookieClusterSwitch.resyncIntervalSeconds", "5");
+                        p.setProperty("bookieClusterSwitch.migrationBytesPerSecond", "0");
+                        p.setProperty("bookieClusterSwitch.migrationPromoteBatchSize", "5");
+                        p.setProperty("brokerDeleteInactiveTopicsEnabled", "false");
+                    })
+                    .start();
+            admin = cluster.newAdmin();
+            String ns = cluster.createTenant("explore");
+            admin.namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
+            PulsarClient client = cluster.newClient();
+            workload = new Workload(client, admin, ns, 10, 4, 2, 3, 4, 5);
+            for (String c : List.of(CLUSTERS[1], CLUSTERS[2])) {
+                expectOk(rest().register(c, cluster.bookieCluster(c).metadataServiceUri()), "register " + c);
+            }
+            workload.feedIdleTopics(5);
+            workload.compact();
+            for (int i = 0; i < stepCount && problems.isEmpty(); i++) {
+                Action a = pick();
+                String what = step(a);
+                steps.add((i + 1) + ". " + what);
+                log.info("EXPLORE seed={} step {}: {}", seed, i + 1, what);
+                if (problems.isEmpty()) {
+                    settleAndVerify("after step " + (i + 1) + " (" + what + ")");
+                }
+            }
+            if (problems.isEmpty()) {
+                finish();
+            }
+        } catch (Throwable e) {
+            problems.add("exception: " + e);
+            log.error("EXPLORE seed={} failed with an exception", seed, e);
+        } finally {
+            if (workload != null) {
+                workload.close();
+            }
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+        log.info("EXPLORE seed={} {} in {} s: {} step(s), {}", seed, problems.isEmpty() ? "passed" : "FAILED",
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), steps.size(),
+                problems.isEmpty() ? "nothing found" : problems);
+        return new Result(seed, List.copyOf(steps), List.copyOf(problems));
+    }
+
+    private Action pick() {
+        int total = 0;
+        for (Action a : Action.values()) {
+            total += a.weight;
+        }
+        int r = random.nextInt(total);
+        for (Action a : Action.values()) {
+            r -= a.weight;
+            if (r < 0) {
+                return a;
+            }
+        }
+        throw new IllegalStateException();
+    }
+
+    /** REST through a running broker (chosen by the seed when both run). */
+    private Rest rest() {
+        List<TestBroker> running = new ArrayList<>();
+        for (int i = 0; i < cluster.brokerCount(); i++) {
+            if (cluster.broker(i).isRunning()) {
+                running.add(cluster.broker(i));
+            }
+        }
+        return new Rest(running.get(restRandom.nextInt(running.size())).webServiceUrl());
+    }
+
+    private JsonNode status() {
+        return rest().status();
+    }
+
+    private String active() {
+        return status().get("activeCluster").asText();
+    }
+
+    private List<String> registered() {
+        List<String> out = new ArrayList<>();
+        rest().get("/").json().forEach(c -> out.add(c.get("name").asText()));
+        return out;
+    }
+
+    private String anyOf(List<String> names) {
+        return names.isEmpty() ? null : names.get(random.nextInt(names.size()));
+    }
+
+    /** Registered clusters other than the active one. */
+    private List<String> inactive() {
+        String active = active();
+        return registered().stream().filter(c -> !c.equals(active)).toList();
+    }
+
+    private String step(Action a) throws Exception {
+        switch (a) {
+            case SWITCH -> {
+                String t = anyOf(inactive());
+                return t == null ? "switch: nothing to switch to" : "switch to " + t + " -> " + answer(rest().switchTo(t));
+            }
+            case SWITCH_BACK -> {
+                JsonNode d = status().get("directive");
+                if (d == null || d.isNull()) {
+                    return "switch back: no switch yet";
+                }
+                String origin = d.get("origin").asText();
+                return "switch back to " + origin + " -> " + answer(rest().switchTo(origin));
+            }
+            case ROLLBACK -> {
+                return "rollback -> " + answer(rest().post("/rollback", ""));
+            }
+            case RETRY_MIGRATION -> {
+                return "retry-migration -> " + answer(rest().post("/migration/retry", ""));
+            }
+            case CLEANUP_DRY, CLEANUP -> {
+                String c = anyOf(inactive());
+                if (c == null) {
+                    return "cleanup: no inactive cluster";
+                }
+                boolean dry = a == Action.CLEANUP_DRY;
+                return "cleanup " + c + (dry ? " (dry run)" : "") + " -> " + answer(rest().post("/cleanup",
+                        "{\"srcCluster\":\"" + c + "\",\"dryRun\":" + dry + ",\"force\":true}"));
+            }
+            case CLOSE_CLIENT -> {
+                String c = anyOf(inactive());
+                return c == null ? "close-client: no inactive cluster"
+                        : "close-client " + c + " -> " + answer(rest().post("/close-client/" + c, ""));
+            }
+            case UNREGISTER -> {
+                String c = anyOf(inactive());
+                return c == null ? "unregister: no inactive cluster"
+                        : "unregister " + c + " -> " + answer(rest().request("DELETE", "/" + c, null, null));
+            }
+            case REGISTER -> {
+                List<String> gone = new ArrayList<>(List.of(CLUSTERS));
+                gone.removeAll(registered());
+                String c = anyOf(gone);
+                return c == null ? "register: all registered" : "register " + c + " -> "
+                        + answer(rest().register(c, cluster.bookieCluster(c).metadataServiceUri()));
+            }
+            case BROKER_RESTART -> {
+                int i = random.nextInt(cluster.brokerCount());
+                cluster.broker(i).restart();
+                return "restart broker " + i;
+            }
+            case PAUSE_SHORT -> {
+                int i = random.nextInt(cluster.brokerCount());
+                long ms = SESSION_TIMEOUT_MILLIS / 3;
+                pause(i, ms);
+                return "cut broker " + i + " off the metadata store for " + ms + " ms (its session survives)";
+            }
+            case PAUSE_LONG -> {
+                int i = random.nextInt(cluster.brokerCount());
+                // a switch made meanwhile is missed by the cut-off broker's notifications
+                String t = anyOf(inactive());
+                TestBroker b = cluster.broker(i);
+                b.metadataLink().pause();
+                String sw = "";
+                try {
+                    Thread.sleep(1_000);
+                    if (t != null && random.nextBoolean()) {
+                        sw = ", switch to " + t + " meanwhile -> " + answer(new Rest(cluster.broker(1 - i)
+                                .webServiceUrl()).switchTo(t));
+                    }
+                    Thread.sleep(SESSION_TIMEOUT_MILLIS + 3_000);
+                } finally {
+                    b.metadataLink().resume();
+                }
+                abruptFailover = true;
+                return "cut broker " + i + " off the metadata store past its session timeout" + sw;
+            }
+            case BOOKIES_DOWN -> {
+                String c = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+                if (c == null) {
+                    return "bookies down: no candidate";
+                }
+                cluster.bookieCluster(c).stopBookies();
+                bookiesDown.add(c);
+                return "stop the bookies of " + c;
+            }
+            case BOOKIES_UP -> {
+                String c = anyOf(new ArrayList<>(bookiesDown));
+                if (c == null) {
+                    return "bookies up: none down";
+                }
+                startBookies(c);
+                return "restart the bookies of " + c;
+            }
+            case ACTIVATION_FAILURE -> {
+                String t = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+                if (t == null) {
+                    return "activation failure: no target";
+                }
+                int i = random.nextInt(cluster.brokerCount());
+                TestBroker b = cluster.broker(i);
+                b.failBookKeeperClients(cluster.bookieCluster(t).metadataServiceUri());
+                String sw;
+                try {
+                    sw = answer(new Rest(cluster.broker(1 - i).webServiceUrl()).switchTo(t));
+                    Thread.sleep(3_000);
+                } finally {
+                    b.healBookKeeperClients();
+                }
+                return "switch to " + t + " while broker " + i + " cannot build its client for 3 s -> " + sw;
+            }
+            case REGISTER_DUPLICATE -> {
+                // the same bookie cluster under another name and another spelling of its ZooKeeper address
+                String c = anyOf(registered());
+                String uri = cluster.bookieCluster(c).metadataServiceUri().replace("127.0.0.1", "127.1");
+                Rest.Response r = rest().register(c + "-again", uri);
+                if (r.status() != 409) {
+                    problems.add("a second registration of " + c + " as " + c + "-again (" + uri + ") was not refused: "
+                            + r.status() + " " + r.raw());
+                }
+                return "register " + c + " again as " + c + "-again -> " + answer(r);
+            }
+            case BROKER_WITHOUT_PLUGIN -> {
+                int i = random.nextInt(cluster.brokerCount());
+                String t = anyOf(inactive());
+                TestBroker b = cluster.broker(i);
+                b.restart(false);
+                String sw = "";
+                try {
+                    // until Pulsar lists it as live, the broker is simply not there: wait for that
+                    awaitLiveInPulsar(b);
+                    if (t != null) {
+                        Rest.Response r = new Rest(cluster.broker(1 - i).webServiceUrl()).switchTo(t);
+                        if (r.status() != 409) {
+                            problems.add("a switch while broker " + i + " runs without the plugin was not refused: "
+                                    + r.status() + " " + r.raw());
+                        }
+                        sw = ", switch to " + t + " -> " + answer(r);
+                    }
+                } finally {
+                    b.restart(true);
+                }
+                return "restart broker " + i + " without the plugin" + sw + ", then with it again";
+            }
+            case DISASTER -> {
+                String from = active();
+                String t = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+                if (t == null) {
+                    return "disaster: no healthy target";
+                }
+                cluster.bookieCluster(from).stopBookies();
+                bookiesDown.add(from);
+                return "stop the bookies of the active cluster " + from + ", switch to " + t + " -> "
+                        + answer(rest().switchTo(t));
+            }
+            case COMPACT -> {
+                workload.compact();
+                return "compact the compacted topics";
+            }
+            case FEED_IDLE -> {
+                workload.feedIdleTopics(3);
+                return "send to the idle-subscription topics";
+            }
+            default -> throw new IllegalStateException(a.toString());
+        }
+    }
+
+    private void awaitLiveInPulsar(TestBroker b) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String id = b.pulsar().getBrokerId();
+        while (System.nanoTime() < deadline) {
+            if (admin.brokers().getActiveBrokers().contains(id)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private void pause(int broker, long millis) throws InterruptedException {
+        TestBroker b = cluster.broker(broker);
+        b.metadataLink().pause();
+        try {
+            Thread.sleep(millis);
+        } finally {
+            b.metadataLink().resume();
+        }
+    }
+
+    private void startBookies(String c) throws Exception {
+        TestBookieCluster bk = cluster.bookieCluster(c);
+        bk.startBookies();
+        bk.awaitWritableBookies(bk.bookieCount());
+        bookiesDown.remove(c);
+    }
+
+    /** The status and the gist of an answer; a server error is a problem. */
+    private String answer(Rest.Response r) {
+        if (r.status() >= 500) {
+            problems.add("server error " + r.status() + ": " + r.raw());
+        }
+        String gist = r.status() == 200 ? "200" : r.status() + " " + (r.error() != null ? r.error() : r.raw());
+        return gist.length() > 200 ? gist.substring(0, 200) + "..." : gist;
+    }
+
+    private void expectOk(Rest.Response r, String what) {
+        if (r.status() != 200) {
+            problems.add(what + ": " + r.status() + " " + r.raw());
+        }
+    }
+
+    /** Waits until everything settled (a bound: a sequence that never settles is a wedge), then verifies. */
+    private void settleAndVerify(String when) throws InterruptedException {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        String why = null;
+        while (System.nanoTime() < deadline) {
+            why = unsettled();
+            if (why == null) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        if (why != null) {
+            problems.add("not settled " + SETTLE.toSeconds() + " s " + when + ": " + why);
+            return;
+        }
+        Rest.Response v = rest().get("/verify");
+        if (v.status() != 200) {
+            problems.add("verify " + when + " answered " + v.status() + ": " + v.raw());
+        } else if (!v.json().get("ok").asBoolean()) {
+            // a violation may be the last moment of a change: look again once before calling it one
+            Thread.sleep(3_000);
+            Rest.Response again = rest().get("/verify");
+            if (again.status() != 200 || !again.json().get("ok").asBoolean()) {
+                problems.add("verify " + when + ": " + again.raw());
+            }
+        }
+    }
+
+    /** Why the cluster is not settled, or null. */
+    private String unsettled() {
+        JsonNode s;
+        try {
+            s = status();
+        } catch (RuntimeException e) {
+            return "status: " + e.getMessage();
+        }
+        if (!s.get("cutoverComplete").asBoolean()) {
+            return "cutover pending on " + s.get("pendingBrokers") + (s.has("brokersWithoutRecord")
+                    ? ", without record " + s.get("brokersWithoutRecord") : "");
+        }
+        if (s.get("relocationPendingBrokers").size() > 0) {
+            return "relocation epoch pending on " + s.get("relocationPendingBrokers");
+        }
+        JsonNode m = s.get("migration");
+        if (m != null && !m.isNull()) {
+            String phase = m.get("phase").asText();
+            if (!Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED", "ROLLED_BACK").contains(phase)) {
+                return "migration " + phase;
+            }
+        }
+        return null;
+    }
+
+    /** Stops producing, brings every cluster back, and checks that every message arrived. */
+    private void finish() throws Exception {
+        for (String c : new ArrayList<>(bookiesDown)) {
+            startBookies(c);
+        }
+        settleAndVerify("at the end");
+        workload.stopProducing();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!workload.allReceived() && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        List<Workload.Stream> all = new ArrayList<>(workload.streams());
+        all.addAll(workload.drainIdleSubscriptions(60_000));
+        for (Workload.Stream s : all) {
+            if (!s.missing().isEmpty() || s.outOfOrder.get() > 0 || s.sendErrors.get() > 0
+                    || (!abruptFailover && s.redeliveredAfterConfirmedAck.get() > 0)) {
+                problems.add(s.summary() + (s.missing().isEmpty() ? "" : " first missing: "
+                        + s.missing().subList(0, Math.min(5, s.missing().size()))));
+            }
+        }
+        workload.compact();
+        Map<String, String> wrongViews = new LinkedHashMap<>();
+        for (String t : workload.compactedTopics()) {
+            Map<String, String> expected = workload.expectedCompactedView(t);
+            Map<String, String> seen = null;
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < until) {
+                try {
+                    seen = Compacted.view(cluster.newClient(), t);
+                    if (seen.equals(expected)) {
+                        break;
+                    }
+                } catch (Exception e) {
+                    seen = Map.of("error", e.toString());
+                }
+                Thread.sleep(1_000);
+            }
+            if (!expected.equals(seen)) {
+                wrongViews.put(t, "expected " + expected + " but read " + seen);
+            }
+        }
+        if (!wrongViews.isEmpty()) {
+            problems.add("compacted views: " + wrongViews);
+        }
+        Rest.Response deep = rest().get("/verify?deep=true");
+        if (deep.status() != 200 || !deep.json().get("ok").asBoolean()) {
+            problems.add("deep verify at the end: " + deep.raw());
+        }
+        log.info("EXPLORE seed={} streams:\n  {}", seed, String.join("\n  ",
+                all.stream().map(Workload.Stream::summary).toList()));
+    }
+}

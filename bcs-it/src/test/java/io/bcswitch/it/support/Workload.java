@@ -1,0 +1,323 @@
+package io.bcswitch.it.support;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
+
+/**
+ * A mixed, continuous workload for sequences of switches and faults, counting every message: plain topics, a
+ * partitioned topic, compacted topics (keyed), JSON-schema topics, each with a producer sending all the time and an
+ * exclusive consumer acknowledging with receipts; and topics whose subscription stays idle until the end (their
+ * cursors sit still on old clusters while switches go on).
+ *
+ * <p>Every message is {@code <producer>:<seq>}. For each subscription it records what arrived: a sequence number
+ * seen before is a redelivery (counted; one whose acknowledgement the broker had confirmed is counted separately),
+ * a new one lower than the last new one of the same producer and partition is out of order.
+ */
+public final class Workload implements AutoCloseable {
+
+    /** One subscription's view of one producer's messages. */
+    public static final class Stream {
+        public final String name;
+        public final AtomicLong sent = new AtomicLong();
+        public final AtomicLong sendErrors = new AtomicLong();
+        final Set<Long> acked = ConcurrentHashMap.newKeySet();
+        final Set<Long> received = ConcurrentHashMap.newKeySet();
+        final Set<Long> ackConfirmed = ConcurrentHashMap.newKeySet();
+        final Map<String, Long> lastByPartition = new ConcurrentHashMap<>();
+        public final AtomicLong redelivered = new AtomicLong();
+        public final AtomicLong redeliveredAfterConfirmedAck = new AtomicLong();
+        public final AtomicLong outOfOrder = new AtomicLong();
+
+        Stream(String name) {
+            this.name = name;
+        }
+
+        void receive(String partition, long seq) {
+            if (!received.add(seq)) {
+                redelivered.incrementAndGet();
+                if (ackConfirmed.contains(seq)) {
+                    redeliveredAfterConfirmedAck.incrementAndGet();
+                }
+                return;
+            }
+            Long last = lastByPartition.put(partition, seq);
+            if (last != null && seq < last) {
+                outOfOrder.incrementAndGet();
+            }
+        }
+
+        /** Acknowledged sends that never arrived. */
+        public List<Long> missing() {
+            List<Long> out = new ArrayList<>();
+            for (long s : acked) {
+                if (!received.contains(s)) {
+                    out.add(s);
+                }
+            }
+            out.sort(Long::compare);
+            return out;
+        }
+
+        public String summary() {
+            return name + ": sent=" + sent + " acked=" + acked.size() + " errors=" + sendErrors + " received="
+                    + received.size() + " missing=" + missing().size() + " redelivered=" + redelivered
+                    + " (after a confirmed ack: " + redeliveredAfterConfirmedAck + ") outOfOrder=" + outOfOrder;
+        }
+    }
+
+    /** A JSON-schema value. */
+    public record Value(String producer, long seq, String note) {
+    }
+
+    private final PulsarClient client;
+    private final PulsarAdmin admin;
+    private final String ns;
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final Map<String, Stream> streams = new TreeMap<>();
+    private final List<String> compacted = new ArrayList<>();
+    private final Map<String, Map<String, String>> latestByKey = new ConcurrentHashMap<>();
+    private final Map<String, Producer<String>> idleProducers = new TreeMap<>();
+    private final Map<String, Stream> idle = new TreeMap<>();
+    private final AtomicLong idleSeq = new AtomicLong();
+
+    /**
+     * @param plain       plain topics
+     * @param partitions  partitions of the one partitioned topic
+     * @param compactedN  compacted topics
+     * @param schemaN     JSON-schema topics
+     * @param idleN       topics with an idle subscription
+     * @param rate        messages per second per producer
+     */
+    public Workload(PulsarClient client, PulsarAdmin admin, String ns, int plain, int partitions, int compactedN,
+                    int schemaN, int idleN, int rate) throws Exception {
+        this.client = client;
+        this.admin = admin;
+        this.ns = ns;
+        for (int i = 0; i < plain; i++) {
+            stringTopic("persistent://" + ns + "/plain-" + i, false, rate);
+        }
+        String part = "persistent://" + ns + "/partitioned";
+        admin.topics().createPartitionedTopic(part, partitions);
+        stringTopic(part, false, rate);
+        for (int i = 0; i < compactedN; i++) {
+            String t = "persistent://" + ns + "/compacted-" + i;
+            compacted.add(t);
+            latestByKey.put(t, new ConcurrentHashMap<>());
+            stringTopic(t, true, rate);
+        }
+        for (int i = 0; i < schemaN; i++) {
+            schemaTopic("persistent://" + ns + "/schema-" + i, rate);
+        }
+        for (int i = 0; i < idleN; i++) {
+            String t = "persistent://" + ns + "/idle-" + i;
+            // the subscription exists from the start and then stays idle: its cursor never moves until the end
+            client.newConsumer(Schema.STRING).topic(t).subscriptionName("idle")
+                    .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe().close();
+            Producer<String> p = client.newProducer(Schema.STRING).topic(t).producerName("idle-" + i)
+                    .enableBatching(false).sendTimeout(0, TimeUnit.SECONDS).create();
+            closeables.add(p);
+            idleProducers.put(t, p);
+            idle.put(t, new Stream(t + "/idle"));
+        }
+        threads.forEach(Thread::start);
+    }
+
+    private void stringTopic(String topic, boolean keyed, int rate) throws Exception {
+        Stream s = new Stream(topic);
+        streams.put(topic, s);
+        Consumer<String> consumer = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("sub")
+                .subscriptionType(SubscriptionType.Exclusive).isAckReceiptEnabled(true)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .messageListener((c, m) -> {
+                    long seq = seq(m.getValue());
+                    s.receive(m.getTopicName(), seq);
+                    c.acknowledgeAsync(m).thenRun(() -> s.ackConfirmed.add(seq));
+                }).subscribe();
+        closeables.add(consumer);
+        String name = "p-" + topic.substring(topic.lastIndexOf('/') + 1);
+        Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).producerName(name)
+                .enableBatching(false).sendTimeout(0, TimeUnit.SECONDS).blockIfQueueFull(true).create();
+        closeables.add(producer);
+        Map<String, String> latest = latestByKey.get(topic);
+        loop(topic, rate, seq -> {
+            var msg = producer.newMessage().value(name + ":" + seq);
+            if (keyed) {
+                msg = msg.key("k" + (seq % 10));
+            }
+            msg.sendAsync().whenComplete((id, e) -> {
+                if (e != null) {
+                    s.sendErrors.incrementAndGet();
+                } else {
+                    s.acked.add(seq);
+                    if (keyed) {
+                        latest.merge("k" + (seq % 10), name + ":" + seq, (a, b) -> seq(a) > seq(b) ? a : b);
+                    }
+                }
+            });
+            s.sent.incrementAndGet();
+        });
+    }
+
+    private void schemaTopic(String topic, int rate) throws Exception {
+        Stream s = new Stream(topic);
+        streams.put(topic, s);
+        Consumer<Value> consumer = client.newConsumer(Schema.JSON(Value.class)).topic(topic).subscriptionName("sub")
+                .subscriptionType(SubscriptionType.Exclusive).isAckReceiptEnabled(true)
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                .messageListener((c, m) -> {
+                    long seq = m.getValue().seq();
+                    s.receive(m.getTopicName(), seq);
+                    c.acknowledgeAsync(m).thenRun(() -> s.ackConfirmed.add(seq));
+                }).subscribe();
+        closeables.add(consumer);
+        String name = "p-" + topic.substring(topic.lastIndexOf('/') + 1);
+        Producer<Value> producer = client.newProducer(Schema.JSON(Value.class)).topic(topic).producerName(name)
+                .enableBatching(false).sendTimeout(0, TimeUnit.SECONDS).blockIfQueueFull(true).create();
+        closeables.add(producer);
+        loop(topic, rate, seq -> {
+            producer.sendAsync(new Value(name, seq, "v")).whenComplete((id, e) -> {
+                if (e != null) {
+                    s.sendErrors.incrementAndGet();
+                } else {
+                    s.acked.add(seq);
+                }
+            });
+            s.sent.incrementAndGet();
+        });
+    }
+
+    private void loop(String topic, int rate, java.util.function.LongConsumer send) {
+        long pauseMicros = 1_000_000L / rate;
+        Thread t = new Thread(() -> {
+            long seq = 0;
+            while (running.get()) {
+                send.accept(seq++);
+                try {
+                    TimeUnit.MICROSECONDS.sleep(pauseMicros);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "workload-" + topic.substring(topic.lastIndexOf('/') + 1));
+        t.setDaemon(true);
+        threads.add(t);
+    }
+
+    /** Sends {@code n} messages to every idle-subscription topic (their subscriptions stay idle). */
+    public void feedIdleTopics(int n) throws Exception {
+        for (Map.Entry<String, Producer<String>> e : idleProducers.entrySet()) {
+            Stream s = idle.get(e.getKey());
+            for (int i = 0; i < n; i++) {
+                long seq = idleSeq.incrementAndGet();
+                e.getValue().send(e.getValue().getProducerName() + ":" + seq);
+                s.sent.incrementAndGet();
+                s.acked.add(seq);
+            }
+        }
+    }
+
+    /** Starts a compaction of every compacted topic (it runs in the background). */
+    public void compact() {
+        for (String t : compacted) {
+            try {
+                admin.topics().triggerCompaction(t);
+            } catch (Exception e) {
+                // one is already running: fine
+            }
+        }
+    }
+
+    public List<String> compactedTopics() {
+        return List.copyOf(compacted);
+    }
+
+    /** Key to latest acknowledged value of compacted topic {@code topic}. */
+    public Map<String, String> expectedCompactedView(String topic) {
+        return new TreeMap<>(latestByKey.get(topic));
+    }
+
+    /** Stops every producer and waits until each acknowledged or failed what it sent. */
+    public void stopProducing() throws Exception {
+        running.set(false);
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+        for (AutoCloseable c : closeables) {
+            if (c instanceof Producer<?> p) {
+                p.flushAsync().get(120, TimeUnit.SECONDS); // sends never time out: a wedge shows here
+            }
+        }
+    }
+
+    /** The consumers' streams (not yet the idle subscriptions'). */
+    public List<Stream> streams() {
+        return List.copyOf(streams.values());
+    }
+
+    /** Whether every consumer has received every acknowledged message. */
+    public boolean allReceived() {
+        return streams.values().stream().allMatch(s -> s.missing().isEmpty());
+    }
+
+    /** Subscribes the idle subscriptions at last and reads their whole backlog; returns their streams. */
+    public List<Stream> drainIdleSubscriptions(long timeoutMillis) throws Exception {
+        for (Map.Entry<String, Stream> e : idle.entrySet()) {
+            Stream s = e.getValue();
+            try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(e.getKey()).subscriptionName("idle")
+                    .subscribe()) {
+                long deadline = System.currentTimeMillis() + timeoutMillis;
+                while (s.received.size() < s.acked.size() && System.currentTimeMillis() < deadline) {
+                    Message<String> m = c.receive(1, TimeUnit.SECONDS);
+                    if (m != null) {
+                        s.receive(m.getTopicName(), seq(m.getValue()));
+                        c.acknowledge(m);
+                    }
+                }
+            }
+        }
+        return List.copyOf(idle.values());
+    }
+
+    private static long seq(String value) {
+        return Long.parseLong(value.substring(value.lastIndexOf(':') + 1));
+    }
+
+    public String namespace() {
+        return ns;
+    }
+
+    @Override
+    public void close() {
+        running.set(false);
+        for (AutoCloseable c : closeables) {
+            try {
+                if (c instanceof Producer<?> p) {
+                    p.closeAsync();
+                } else if (c instanceof Consumer<?> k) {
+                    k.closeAsync();
+                } else {
+                    c.close();
+                }
+            } catch (Exception e) {
+                // closing anyway
+            }
+        }
+    }
+}
