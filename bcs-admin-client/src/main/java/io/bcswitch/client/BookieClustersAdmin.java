@@ -85,7 +85,21 @@ public final class BookieClustersAdmin implements AutoCloseable {
     }
 
     public CompletableFuture<SwitchOutcome> switchToAsync(String target) {
-        return call("POST", "/switch", Map.of("target", target), new TypeReference<SwitchOutcome>() { });
+        return switchToAsync(target, false);
+    }
+
+    /**
+     * Switches to {@code target}; with {@code allowUnknownSourceIds} even when the active cluster's metadata
+     * cannot be read and nothing records which ledger ids it issued (the new range may then overlap them).
+     */
+    public CompletableFuture<SwitchOutcome> switchToAsync(String target, boolean allowUnknownSourceIds) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("target", target);
+        if (allowUnknownSourceIds) {
+            // sent only when set: brokers that do not know the field refuse it (400 unknown field)
+            body.put("allowUnknownSourceIds", true);
+        }
+        return call("POST", "/switch", body, new TypeReference<SwitchOutcome>() { });
     }
 
     public CompletableFuture<Status> statusAsync() {
@@ -125,6 +139,15 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return call("POST", "/close-client/" + segment(cluster), Map.of(), new TypeReference<BookieCluster>() { });
     }
 
+    /**
+     * Checks the plugin's invariants (read only); with {@code deep}, copies are compared entry by entry, which
+     * reads every copied ledger on both clusters (paced like the migration). The report lists every violation;
+     * the call itself succeeds whether or not there are any.
+     */
+    public CompletableFuture<VerifyReport> verifyAsync(boolean deep) {
+        return call("GET", "/verify" + (deep ? "?deep=true" : ""), null, new TypeReference<VerifyReport>() { });
+    }
+
     /** Each ledger of a persistent topic ({@code tenant/namespace/topic}) with its owning cluster, as JSON. */
     public CompletableFuture<JsonNode> topicLedgersAsync(String tenant, String namespace, String topic) {
         return call("GET", "/topics/" + segment(tenant) + "/" + segment(namespace) + "/" + segment(topic), null,
@@ -157,6 +180,10 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return sync(switchToAsync(target));
     }
 
+    public SwitchOutcome switchTo(String target, boolean allowUnknownSourceIds) throws BookieClustersAdminException {
+        return sync(switchToAsync(target, allowUnknownSourceIds));
+    }
+
     public Status status() throws BookieClustersAdminException {
         return sync(statusAsync());
     }
@@ -184,6 +211,10 @@ public final class BookieClustersAdmin implements AutoCloseable {
 
     public BookieCluster closeClient(String cluster) throws BookieClustersAdminException {
         return sync(closeClientAsync(cluster));
+    }
+
+    public VerifyReport verify(boolean deep) throws BookieClustersAdminException {
+        return sync(verifyAsync(deep));
     }
 
     public JsonNode topicLedgers(String tenant, String namespace, String topic) throws BookieClustersAdminException {

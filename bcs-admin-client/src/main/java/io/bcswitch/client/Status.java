@@ -17,10 +17,22 @@ import java.util.List;
  * @param migration       the migration after switch {@code epoch}, or null before it starts
  * @param relocationEpoch current relocation epoch
  * @param relocationPendingBrokers live brokers that have not yet applied {@code relocationEpoch}
+ * @param brokersWithoutRecord live brokers (Pulsar's broker registry) with no record of the plugin: they run
+ *                        without it, or are starting; a switch is refused while there are any. Null from brokers
+ *                        that do not report them
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
                      List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
                      List<String> pendingBrokers, Migration migration, long relocationEpoch,
-                     List<String> relocationPendingBrokers) {
+                     List<String> relocationPendingBrokers, List<String> brokersWithoutRecord) {
+
+    /** Without brokersWithoutRecord (kept so that code written against earlier versions still compiles). */
+    public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
+                  List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
+                  List<String> pendingBrokers, Migration migration, long relocationEpoch,
+                  List<String> relocationPendingBrokers) {
+        this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
+                relocationEpoch, relocationPendingBrokers, null);
+    }
 }

@@ -105,15 +105,23 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                         + "now on, existing ledgers stay readable where they are. Runs precheck first. Asks for "
                         + "confirmation unless --yes is given",
                 List.of(clusterParam(), ParameterDescriptor.builder().names(List.of("--yes", "-y"))
-                        .description("do not ask for confirmation").type(ParameterType.BOOLEAN_FLAG).build()),
+                        .description("do not ask for confirmation").type(ParameterType.BOOLEAN_FLAG).build(),
+                        ParameterDescriptor.builder().names(List.of("--allow-unknown-source-ids"))
+                                .description("switch although the active cluster's metadata cannot be read and "
+                                        + "nothing records which ledger ids it issued (the new range may overlap "
+                                        + "them)")
+                                .type(ParameterType.BOOLEAN_FLAG).build()),
                 (p, a, o) -> {
                     String target = cluster(p);
-                    String question = "Switch new ledgers of this Pulsar cluster to bookie cluster '" + target + "'?";
+                    boolean allowUnknown = Boolean.TRUE.equals(p.get("--allow-unknown-source-ids"));
+                    String question = "Switch new ledgers of this Pulsar cluster to bookie cluster '" + target + "'"
+                            + (allowUnknown ? " although the ledger ids the active cluster issued may be unknown" : "")
+                            + "?";
                     if (!Boolean.TRUE.equals(p.get("--yes")) && !confirm(out, in, question)) {
                         throw failure(0, "switch to '" + target + "' not confirmed; nothing changed "
                                 + "(use --yes to skip the question)");
                     }
-                    var s = a.switchTo(target);
+                    var s = a.switchTo(target, allowUnknown);
                     o.print(s, Render.switched(s));
                 }, out));
         list.add(command("drain-report", "What still pins a bookie cluster (referenced ledgers by kind, bytes) and "
@@ -178,6 +186,23 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                     var c = a.closeClient(cluster(p));
                     o.print(c, "Bookie cluster '" + c.name() + "' is " + c.status() + "; brokers close their clients "
                             + "to it.\n");
+                }, out));
+        list.add(command("verify", "Check the plugin's invariants and list every violation: referenced ledgers "
+                        + "exist (closed) where routing reads them, ledger ids on several clusters are explained "
+                        + "copies with their home's content, ranges and id generator agree, every live broker "
+                        + "follows, nothing scheduled for deletion is a ledger's home. Changes nothing; exits "
+                        + "non-zero when there is a violation",
+                List.of(ParameterDescriptor.builder().names(List.of("--deep"))
+                        .description("also compare every copy entry by entry (CRC32C of each payload): reads "
+                                + "every copied ledger on both clusters, paced like the migration")
+                        .type(ParameterType.BOOLEAN_FLAG).build()),
+                (p, a, o) -> {
+                    var v = a.verify(Boolean.TRUE.equals(p.get("--deep")));
+                    o.print(v, Render.verify(v));
+                    if (!v.violations().isEmpty()) {
+                        // after printing, in either format: scripts read the report and test the exit status
+                        throw failure(0, "verify found " + v.violations().size() + " violation(s)");
+                    }
                 }, out));
         list.add(command("status", "Show the active cluster, the switch epoch, the ledger-id range table, "
                         + "each live broker's cutover progress and the migration's progress",

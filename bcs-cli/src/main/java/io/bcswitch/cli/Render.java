@@ -7,10 +7,15 @@ import io.bcswitch.client.IdRange;
 import io.bcswitch.client.Precheck;
 import io.bcswitch.client.Status;
 import io.bcswitch.client.SwitchOutcome;
+import io.bcswitch.client.VerifyReport;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /** Human-readable output of each command (what is printed without {@code --output json}). */
 final class Render {
@@ -39,7 +44,8 @@ final class Render {
         return "name:                 " + c.name() + "\n"
                 + "status:               " + c.status() + "\n"
                 + "metadataServiceUri:   " + c.metadataServiceUri() + "\n"
-                + "registered:           " + time(c.registeredAt()) + "\n";
+                + "registered:           " + time(c.registeredAt()) + "\n"
+                + "instanceId:           " + (c.instanceId() == null ? "-" : c.instanceId()) + "\n";
     }
 
     static String precheck(Precheck p) {
@@ -97,7 +103,12 @@ final class Render {
         if (!s.cutoverComplete() && s.pendingBrokers() != null && !s.pendingBrokers().isEmpty()) {
             sb.append(" (waiting for ").append(String.join(", ", s.pendingBrokers())).append(')');
         }
-        sb.append("\n\n");
+        sb.append('\n');
+        if (s.brokersWithoutRecord() != null && !s.brokersWithoutRecord().isEmpty()) {
+            sb.append("Brokers without the plugin: ").append(String.join(", ", s.brokersWithoutRecord()))
+                    .append(" (they run without it or are starting; a switch is refused while there are any)\n");
+        }
+        sb.append('\n');
         sb.append("Ledger-id ranges:\n");
         Table ranges = new Table("EPOCH", "CLUSTER", "FIRST LEDGER ID", "SINCE");
         for (IdRange r : s.ranges()) {
@@ -115,7 +126,13 @@ final class Render {
                         Table.progressBar(b.topicsMoved(), b.topicsTotal(), 20) + " " + state,
                         b.topicsMoved() + "/" + b.topicsTotal(), b.topicsFailed());
             }
-            sb.append(indent(brokers.toString()));
+            // what is wrong with a broker goes right under its row, so it cannot be read as another broker's
+            List<String> lines = brokers.toString().lines().toList();
+            sb.append("  ").append(lines.get(0)).append('\n');
+            for (int i = 0; i < s.brokers().size(); i++) {
+                sb.append("  ").append(lines.get(i + 1)).append('\n');
+                brokerNotes(s.brokers().get(i)).forEach(n -> sb.append("      ").append(n).append('\n'));
+            }
         }
         sb.append('\n').append("Registered clusters:\n").append(indent(clusters(s.clusters())));
         if (s.migration() != null) {
@@ -127,6 +144,25 @@ final class Render {
                     .append(" (PROMOTE waits for them; nothing they may read is deleted)\n");
         }
         return sb.toString();
+    }
+
+    /** A broker's activation failure and the handles it holds open on clusters that are not active. */
+    static List<String> brokerNotes(BrokerProgress b) {
+        List<String> notes = new ArrayList<>();
+        if (b.activationError() != null) {
+            notes.add("activation failed (" + b.activationAttempts() + " attempt(s), retrying): "
+                    + b.activationError());
+        }
+        if (b.openHandles() != null && !b.openHandles().isEmpty()) {
+            notes.add("handles open: " + counts(b.openHandles()));
+        }
+        return notes;
+    }
+
+    /** {@code a=1, b=2}, in key order. */
+    private static String counts(Map<String, Integer> m) {
+        return new TreeMap<>(m).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(", "));
     }
 
     static String migration(io.bcswitch.client.Migration m) {
@@ -141,7 +177,21 @@ final class Render {
                 .append(m.bytesCopied()).append(" bytes copied");
         long end = m.finishedAt() > 0 ? m.finishedAt() : m.updatedAt();
         double secs = Math.max(0.001, (end - m.startedAt()) / 1000.0);
-        sb.append(String.format(" (%.1f KB/s)", m.bytesCopied() / secs / 1024)).append('\n');
+        sb.append(String.format(" (%.1f KB/s)", m.bytesCopied() / secs / 1024));
+        if (m.notPromoted() > 0) {
+            sb.append("; ").append(m.notPromoted()).append(" not promoted");
+        }
+        sb.append('\n');
+        if ("ROLLING_BACK".equals(m.phase())) {
+            // a rollback is recorded before it is carried out; the brokers retry a failed step by themselves
+            sb.append("  Rollback to ").append(m.rollbackTo()).append(" in progress")
+                    .append(m.rollbackError() == null ? "" : ": " + m.rollbackError()
+                            + " (retried; 'rollback' again resumes it)").append('\n');
+        }
+        if (m.pendingDeletionCount() > 0) {
+            sb.append("  Copies still to delete from '").append(m.target()).append("': ")
+                    .append(m.pendingDeletionCount()).append(" (deleted once every live broker routes without them)\n");
+        }
         if (m.issues() != null && !m.issues().isEmpty()) {
             Table t = new Table("LEDGER", "KIND", "ON", "RESULT", "DETAIL");
             for (var i : m.issues()) {
@@ -166,6 +216,11 @@ final class Render {
         if (d.openLedgers() > 0) {
             sb.append("  open ledgers: ").append(d.openLedgers()).append('\n');
         }
+        if (d.openHandles() != null && !d.openHandles().isEmpty()) {
+            // they keep the cluster's clients open and the ledgers they read from being deleted
+            sb.append("Open handles on ").append(d.cluster()).append(": ").append(counts(d.openHandles()))
+                    .append(" (released when their topics unload)\n");
+        }
         if (!d.dataLedgers().isEmpty()) {
             Table t = new Table("DATA LEDGER", "MANAGED LEDGER", "BYTES", "REMOVED BY RETENTION AFTER", "RETENTION");
             d.dataLedgers().forEach(l -> t.row(l.ledgerId(), l.managedLedger(), l.bytes(),
@@ -185,6 +240,9 @@ final class Render {
                 .append(r.deprecated() ? "; the cluster is now DEPRECATED" : "").append('\n');
         sb.append(cleanupTargets(r.targets()));
         r.errors().forEach(e -> sb.append("  error: ").append(e).append('\n'));
+        if (r.notes() != null) {
+            r.notes().forEach(n -> sb.append("  kept for now: ").append(n).append('\n'));
+        }
         if (r.dryRun() && !r.targets().isEmpty()) {
             sb.append("Run again with --dry-run false to delete them.\n");
         }
@@ -206,6 +264,24 @@ final class Render {
                 + "' again (epoch " + d.epoch() + ", first ledger id " + d.firstLedgerId() + "); "
                 + r.promotionsFlipped() + " promotion(s) flipped back, " + r.copiesToDelete()
                 + " copy/copies on '" + d.origin() + "' deleted once every broker has applied that.\n";
+    }
+
+    static String verify(VerifyReport v) {
+        StringBuilder sb = new StringBuilder();
+        String scope = " (" + v.referencedLedgers() + " referenced ledgers on " + v.clusters().size() + " clusters, "
+                + v.relocations() + " relocations checked" + (v.deep() ? ", deep" : "") + ")";
+        sb.append(v.violations().isEmpty() ? "OK: no violation" : "VIOLATIONS: " + v.violations().size())
+                .append(scope).append('\n');
+        for (VerifyReport.Violation x : v.violations()) {
+            sb.append("  ").append(x.check()).append(" ledger=").append(x.ledgerId() == null ? "-" : x.ledgerId())
+                    .append(" cluster=").append(x.cluster() == null ? "-" : x.cluster())
+                    .append(x.referencedBy() == null ? "" : " [" + x.referencedBy() + "]")
+                    .append(": ").append(x.detail()).append('\n');
+        }
+        for (String u : v.unchecked()) {
+            sb.append("Not checked: ").append(u).append('\n');
+        }
+        return sb.toString();
     }
 
     private static String indent(String block) {

@@ -1,6 +1,7 @@
 package io.bcswitch.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.client.BookieCluster;
@@ -10,7 +11,10 @@ import io.bcswitch.client.IdRange;
 import io.bcswitch.client.Precheck;
 import io.bcswitch.client.Status;
 import io.bcswitch.client.SwitchDirective;
+import io.bcswitch.client.VerifyReport;
+import io.bcswitch.client.VerifyReport.Violation;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RenderTest {
@@ -58,5 +62,90 @@ class RenderTest {
         assertTrue(out.startsWith("Precheck for switching to 'cluster-c': NOT OK\n  problem: too few bookies\n"
                 + "  warning: source unreachable\n"), out);
         assertTrue(out.contains("no (timeout)"), out);
+    }
+
+    @Test
+    void statusShowsBrokersWithoutThePluginActivationErrorsAndOpenHandles() {
+        Status s = new Status("cluster-b", 2, null, List.of(new IdRange("cluster-a", 0, 0, 0)), List.of(),
+                List.of(new BrokerProgress("broker-1:8080", 2, "cluster-b", 10, 4, 0, 1, 0, "cannot reach cluster-b", 3,
+                                Map.of("cluster-a", 2, "cluster-0", 1), Map.of("cluster-a", List.of(7L, 9L))),
+                        new BrokerProgress("broker-2:8080", 2, "cluster-b", 0, 0, 0, 1, 2)),
+                false, List.of("broker-1:8080"), null, 0, List.of(), List.of("broker-3:8080", "broker-4:8080"));
+        String out = Render.status(s);
+        assertTrue(out.contains("Brokers without the plugin: broker-3:8080, broker-4:8080 (they run without it or "
+                + "are starting; a switch is refused while there are any)\n"), out);
+        List<String> lines = out.lines().toList();
+        int row = lines.indexOf(lines.stream().filter(l -> l.startsWith("  broker-1:8080")).findFirst().orElseThrow());
+        assertEquals("      activation failed (3 attempt(s), retrying): cannot reach cluster-b", lines.get(row + 1));
+        assertEquals("      handles open: cluster-0=1, cluster-a=2", lines.get(row + 2));
+        assertTrue(lines.get(row + 3).startsWith("  broker-2:8080"), out);
+        // a broker with nothing to report gets no extra line, and the table stays aligned
+        assertEquals(lines.get(row - 1).indexOf("CUTOVER"), lines.get(row + 3).indexOf("[####"), out);
+        // nothing said when every broker runs the plugin (or an older broker does not report it)
+        Status older = new Status("cluster-b", 2, null, List.of(), List.of(), List.of(), true, List.of(), null, 0,
+                List.of());
+        assertFalse(Render.status(older).contains("without the plugin"));
+    }
+
+    @Test
+    void migrationShowsRollbackInProgressAndPendingDeletions() {
+        var rolling = new io.bcswitch.client.Migration(2, "cluster-b", "ROLLING_BACK", "broker-1:8080", 0, 1000, 0, 10,
+                10, 0, 10, 0, 0, 0, 2048, List.of(), 10, "cluster-a", "precheck of 'cluster-a' failed", 0, 0);
+        String out = Render.migration(rolling);
+        assertTrue(out.contains("  Rollback to cluster-a in progress: precheck of 'cluster-a' failed (retried; "
+                + "'rollback' again resumes it)\n"), out);
+        assertFalse(out.contains("still to delete"), out);
+        var rolledBack = new io.bcswitch.client.Migration(2, "cluster-b", "ROLLED_BACK", null, 0, 1000, 1000, 10, 10,
+                0, 10, 0, 0, 0, 2048, List.of(), 10, "cluster-a", null, 4, 1);
+        out = Render.migration(rolledBack);
+        assertTrue(out.contains("  Copies still to delete from 'cluster-b': 4 (deleted once every live broker routes "
+                + "without them)\n"), out);
+        assertTrue(out.contains("; 1 not promoted"), out);
+        assertFalse(out.contains("Rollback to"), out);
+    }
+
+    @Test
+    void drainShowsOpenHandlesAndCleanupShowsNotes() {
+        var d = new io.bcswitch.client.DrainReport("cluster-a", false, "STANDBY", true, 0, 0, List.of(), 0, List.of(),
+                null, "nothing pins it", Map.of("broker-2:8080", 1, "broker-1:8080", 2));
+        assertTrue(Render.drain(d).contains("Open handles on cluster-a: broker-1:8080=2, broker-2:8080=1 (released "
+                + "when their topics unload)\n"), Render.drain(d));
+        var none = new io.bcswitch.client.DrainReport("cluster-a", false, "STANDBY", true, 0, 0, List.of(), 0,
+                List.of(), null, "nothing pins it");
+        assertFalse(Render.drain(none).contains("Open handles"));
+        var r = new io.bcswitch.client.CleanupResult(true, "cluster-a", List.of(), 0, 1, List.of(), false,
+                List.of("ledger 7 is open on broker-1:8080"));
+        assertTrue(Render.cleanup(r).contains("  kept for now: ledger 7 is open on broker-1:8080\n"), Render.cleanup(r));
+    }
+
+    @Test
+    void getShowsTheInstanceId() {
+        assertTrue(Render.cluster(new BookieCluster("cluster-b", "zk://b/ledgers", "STANDBY", 0, "4d2b-inst"))
+                .contains("instanceId:           4d2b-inst\n"));
+        assertTrue(Render.cluster(new BookieCluster("cluster-b", "zk://b/ledgers", "STANDBY", 0))
+                .contains("instanceId:           -\n"));
+    }
+
+    @Test
+    void verifyOk() {
+        VerifyReport v = new VerifyReport(true, 1, true, 12, List.of("cluster-a", "cluster-b"), 3, List.of(),
+                List.of());
+        assertEquals("OK: no violation (12 referenced ledgers on 2 clusters, 3 relocations checked, deep)\n",
+                Render.verify(v));
+    }
+
+    @Test
+    void verifyListsViolationsThenWhatWasNotChecked() {
+        VerifyReport v = new VerifyReport(false, 1, false, 12, List.of("cluster-a", "cluster-b"), 3, List.of(
+                new Violation("REFERENCED_MISSING", 4294967297L, "cluster-b", "tenant/ns/persistent/t",
+                        "DATA ledger is not on cluster-b, where routing sends its reads"),
+                new Violation("BROKER_NOT_FOLLOWING", null, "broker-2:8080", null,
+                        "live broker does not follow switch epoch 2")),
+                List.of("id generator of the active cluster 'cluster-b': timeout"));
+        assertEquals("VIOLATIONS: 2 (12 referenced ledgers on 2 clusters, 3 relocations checked)\n"
+                + "  REFERENCED_MISSING ledger=4294967297 cluster=cluster-b [tenant/ns/persistent/t]: DATA ledger is "
+                + "not on cluster-b, where routing sends its reads\n"
+                + "  BROKER_NOT_FOLLOWING ledger=- cluster=broker-2:8080: live broker does not follow switch epoch 2\n"
+                + "Not checked: id generator of the active cluster 'cluster-b': timeout\n", Render.verify(v));
     }
 }

@@ -1,0 +1,44 @@
+package io.bcswitch.client;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
+
+/**
+ * What {@code GET /verify} found: every violation of the plugin's invariants, each naming the ledger, the
+ * cluster and what refers to it; and what could not be checked. Read only: verifying changes nothing.
+ *
+ * @param ok                no violation ({@code unchecked} items do not make it false)
+ * @param checkedAt         epoch millis
+ * @param deep              copies were compared entry by entry (CRC32C of every payload), not only by metadata
+ * @param referencedLedgers ledgers the broker metadata references (each checked on its home)
+ * @param clusters          clusters whose ledgers were listed and compared
+ * @param relocations       relocations in the table
+ * @param violations        what breaks an invariant
+ * @param unchecked         what could not be checked, and why (e.g. a cluster whose metadata did not answer)
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record VerifyReport(boolean ok, long checkedAt, boolean deep, int referencedLedgers, List<String> clusters,
+                           int relocations, List<Violation> violations, List<String> unchecked) {
+
+    public VerifyReport {
+        // the plugin always writes these lists; read a missing one as empty so callers need no null checks
+        clusters = clusters == null ? List.of() : clusters;
+        violations = violations == null ? List.of() : violations;
+        unchecked = unchecked == null ? List.of() : unchecked;
+    }
+
+    /**
+     * One broken invariant.
+     *
+     * @param check        which: REFERENCED_MISSING, NOT_CLOSED, UNEXPLAINED_COPY, COPY_DIFFERS, RANGES,
+     *                     ID_GENERATOR, BROKER_NOT_FOLLOWING, BROKER_ROUTES_OLD_RELOCATIONS,
+     *                     HOME_SCHEDULED_FOR_DELETION, HOME_IS_CLEANUP_TARGET (more may come)
+     * @param ledgerId     the ledger, or null for a check about no single ledger
+     * @param cluster      the bookie cluster (the broker, for the broker checks) concerned, or null
+     * @param referencedBy what refers to the ledger (a managed ledger, cursor, schema), or null
+     * @param detail       what is wrong, in words
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Violation(String check, Long ledgerId, String cluster, String referencedBy, String detail) {
+    }
+}
