@@ -200,7 +200,13 @@ class HostileInputTest extends ClusterTestBase {
                     new Case("close-client of the active cluster", 409, "active cluster",
                             () -> rest.post("/close-client/cluster-a", "")),
                     new Case("cleanup-targets of the active cluster", 409, "active cluster",
-                            () -> rest.get("/cleanup-targets/cluster-a")));
+                            () -> rest.get("/cleanup-targets/cluster-a")),
+                    new Case("verify with a bad deep flag", 400, "true or false", () -> rest.get("/verify?deep=maybe")),
+                    new Case("POST verify", 405, "not allowed", () -> rest.post("/verify", "{}")),
+                    new Case("verify with an extra segment", 404, "no such endpoint", () -> rest.get("/verify/deep")),
+                    new Case("verify as a cluster name", 405, "not allowed", () -> rest.register("verify", uriB)),
+                    new Case("switch allowUnknownSourceIds not a boolean", 400, "true or false",
+                            () -> rest.post("/switch", "{\"target\":\"cluster-b\",\"allowUnknownSourceIds\":\"yes\"}")));
             assertTrue(cases.size() >= 30, "at least 30 hostile cases");
             List<String> failures = new ArrayList<>();
             for (Case c : cases) {

@@ -213,7 +213,12 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
             assertTrue(ma.isClosed() && mb.isClosed(), "ledger " + id + " closed on both");
             assertEquals(ma.getLastEntryId(), mb.getLastEntryId(), "ledger " + id);
             assertEquals(ma.getLength(), mb.getLength(), "ledger " + id);
-            assertEquals(ma.getCustomMetadata().keySet(), mb.getCustomMetadata().keySet(), "ledger " + id);
+            // the copy carries the original's custom metadata and the mark naming where it was copied from
+            java.util.Set<String> copyKeys = new java.util.TreeSet<>(mb.getCustomMetadata().keySet());
+            assertTrue(copyKeys.remove("bookie-cluster-switch/copy-of"), "ledger " + id + " marked as a copy");
+            assertEquals(a.name(), new String(mb.getCustomMetadata().get("bookie-cluster-switch/copy-of"),
+                    java.nio.charset.StandardCharsets.UTF_8), "ledger " + id + " copied from " + a.name());
+            assertEquals(new java.util.TreeSet<>(ma.getCustomMetadata().keySet()), copyKeys, "ledger " + id);
             assertNotEquals(-1, ma.getLastEntryId(), "ledger " + id + " has entries");
             List<byte[]> ea = entries(bkA, id, ma);
             List<byte[]> eb = entries(bkB, id, mb);

@@ -57,6 +57,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private OpenTelemetryMigrationMetrics metrics;
     private BrokerPresence presence;
     private ReaderMover readerMover;
+    private ManagedLedgerRoller roller;
     private java.util.concurrent.ExecutorService probeCloser;
     private static final long HANDLES_PUBLISH_SECONDS = 5;
     private static final long HANDLES_PUBLISH_DELAY_MILLIS = 200;
@@ -93,6 +94,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,
                 active -> routingFactory.tracker().createsOutside(active));
         readerMover = new ReaderMover(routingFactory.tracker(), roller);
+        this.roller = roller;
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
                 cutoverScheduler, presence::cutover, this::brokerId, clock);
         routingFactory.onDataLedgerCreated(
@@ -150,7 +152,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
             return;
         }
         LedgerHandleTracker.Snapshot snap = routingFactory.tracker().snapshot(o.activeCluster(),
-                io.bcswitch.registry.BrokerCutoverRecord.MAX_OPEN_LISTED);
+                io.bcswitch.registry.BrokerCutoverRecord.MAX_OPEN_LISTED, roller.compactedViews()::containsKey);
         presence.handles(snap.counts(), snap.idsOutside());
     }
 

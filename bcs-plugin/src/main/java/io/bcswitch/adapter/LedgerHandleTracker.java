@@ -20,29 +20,37 @@ import org.apache.bookkeeper.client.LedgerHandle;
  *
  * <p>A handle counts as open until it is closed through a handle this client returned (read handles of the
  * builder API are proxies that see their close), until its ledger's metadata says closed (write handles: their
- * writer closed them), or until nothing references it any more (weakly held: BookKeeper's read-only handles of
- * the callback API have no observable close, and Pulsar drops some handles without closing them). Handles of the
- * callback API are opened without {@code keepUpdateMetadata} (see {@link RoutingBookKeeper}), so nothing but their
- * user keeps them reachable.
+ * writer closed them), or until nothing references it any more (weakly held: Pulsar drops some handles without
+ * closing them). Read handles of the callback API have no observable close: BookKeeper returns its own class and
+ * its close only unregisters a metadata listener, which the routing client never asks for (see
+ * {@link RoutingBookKeeper}). Pulsar uses such handles for short reads (schema versions, cursor recovery) and
+ * keeps only a compacted topic's for long; so one counts as open for {@link #SHORT_READ_NANOS} after it was
+ * opened, and after that only while its ledger is some topic's compacted view ({@code longLived}).
  */
 final class LedgerHandleTracker {
+
+    /** How long a read handle whose close cannot be seen counts as open unless its ledger is a compacted view. */
+    static final long SHORT_READ_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
     /** One handle handed out. */
     static final class Tracked {
         final String cluster;
         final long ledgerId;
         final boolean write;
+        final boolean closeUnseen;
+        final long openedAt = System.nanoTime();
         final WeakReference<Object> handle;
         final AtomicBoolean closed = new AtomicBoolean();
 
-        Tracked(String cluster, long ledgerId, boolean write, Object handle) {
+        Tracked(String cluster, long ledgerId, boolean write, boolean closeUnseen, Object handle) {
             this.cluster = cluster;
             this.ledgerId = ledgerId;
             this.write = write;
+            this.closeUnseen = closeUnseen;
             this.handle = new WeakReference<>(handle);
         }
 
-        boolean open() {
+        boolean open(java.util.function.LongPredicate longLived) {
             if (closed.get()) {
                 return false;
             }
@@ -50,8 +58,11 @@ final class LedgerHandleTracker {
             if (h == null) {
                 return false;
             }
-            // a writer's handle is done with once its ledger is closed
-            return !(write && h instanceof LedgerHandle lh && lh.isClosed());
+            if (write) {
+                // a writer's handle is done with once its ledger is closed
+                return !(h instanceof LedgerHandle lh && lh.isClosed());
+            }
+            return !closeUnseen || System.nanoTime() - openedAt < SHORT_READ_NANOS || longLived.test(ledgerId);
         }
     }
 
@@ -68,8 +79,11 @@ final class LedgerHandleTracker {
         this.onOpen = listener;
     }
 
-    Tracked opened(String cluster, long ledgerId, Object handle, boolean write) {
-        Tracked t = new Tracked(cluster, ledgerId, write, handle);
+    /**
+     * @param closeUnseen a read handle whose close this tracker cannot see (the callback API's)
+     */
+    Tracked opened(String cluster, long ledgerId, Object handle, boolean write, boolean closeUnseen) {
+        Tracked t = new Tracked(cluster, ledgerId, write, closeUnseen, handle);
         handles.add(t);
         onOpen.accept(cluster);
         return t;
@@ -94,10 +108,11 @@ final class LedgerHandleTracker {
     }
 
     /** Open handles on a cluster that is not where {@code home} now says their ledger is read from. */
-    List<Tracked> openOutsideHome(java.util.function.LongFunction<java.util.Optional<String>> home) {
+    List<Tracked> openOutsideHome(java.util.function.LongFunction<java.util.Optional<String>> home,
+                                  java.util.function.LongPredicate longLived) {
         List<Tracked> out = new ArrayList<>();
         for (Tracked t : handles) {
-            if (t.open() && !home.apply(t.ledgerId).map(t.cluster::equals).orElse(true)) {
+            if (t.open(longLived) && !home.apply(t.ledgerId).map(t.cluster::equals).orElse(true)) {
                 out.add(t);
             }
         }
@@ -105,11 +120,11 @@ final class LedgerHandleTracker {
     }
 
     /** Forgets what is no longer open and describes the rest. */
-    Snapshot snapshot(String active, int max) {
+    Snapshot snapshot(String active, int max, java.util.function.LongPredicate longLived) {
         Map<String, Integer> counts = new TreeMap<>();
         Map<String, Set<Long>> ids = new TreeMap<>();
         for (Tracked t : handles) {
-            if (!t.open()) {
+            if (!t.open(longLived)) {
                 handles.remove(t);
                 continue;
             }

@@ -207,19 +207,19 @@ final class ManagedLedgerRoller implements TopicRoller {
         }
     }
 
-    /** Managed ledgers whose compacted view (the compaction cursor's ledger property) is ledger {@code ledgerId}. */
-    List<String> compactedViewsOn(long ledgerId) {
+    /** The compacted view (the compaction cursor's ledger property) of every open managed ledger, by ledger id. */
+    Map<Long, List<String>> compactedViews() {
         ManagedLedgerFactory f = factory.get();
         if (f == null) {
-            return List.of();
+            return Map.of();
         }
-        List<String> out = new ArrayList<>();
+        Map<Long, List<String>> out = new java.util.HashMap<>();
         for (Map.Entry<String, ManagedLedger> e : f.getManagedLedgers().entrySet()) {
             for (ManagedCursor c : e.getValue().getCursors()) {
                 if (c.getName().equals(org.apache.pulsar.compaction.Compactor.COMPACTION_SUBSCRIPTION)) {
                     Long id = c.getProperties().get(org.apache.pulsar.compaction.Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY);
-                    if (id != null && id == ledgerId) {
-                        out.add(e.getKey());
+                    if (id != null) {
+                        out.computeIfAbsent(id, k -> new ArrayList<>()).add(e.getKey());
                     }
                 }
             }

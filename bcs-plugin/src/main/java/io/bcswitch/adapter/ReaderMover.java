@@ -31,8 +31,9 @@ final class ReaderMover {
 
     /** After {@code o} was applied: moves compacted-view readers whose ledger's home is elsewhere now. */
     void relocationsApplied(Ownership o) {
-        for (LedgerHandleTracker.Tracked t : tracker.openOutsideHome(o::owner)) {
-            List<String> topics = roller.compactedViewsOn(t.ledgerId);
+        java.util.Map<Long, List<String>> views = roller.compactedViews();
+        for (LedgerHandleTracker.Tracked t : tracker.openOutsideHome(o::owner, views::containsKey)) {
+            List<String> topics = views.getOrDefault(t.ledgerId, List.of());
             if (topics.isEmpty()) {
                 continue;
             }

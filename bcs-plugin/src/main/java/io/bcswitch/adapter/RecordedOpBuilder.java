@@ -126,11 +126,11 @@ final class RecordedOpBuilder implements InvocationHandler {
         if (handle instanceof ReadHandle read && op.equals("open")) {
             LedgerHandleTracker.Tracked[] tracked = new LedgerHandleTracker.Tracked[1];
             ReadHandle wrapped = ClusterNamedReadHandle.wrap(read, cluster, () -> tracked[0].closed.set(true));
-            tracked[0] = tracker.opened(cluster, read.getId(), wrapped, false);
+            tracked[0] = tracker.opened(cluster, read.getId(), wrapped, false, false);
             return wrapped;
         }
         if (handle instanceof org.apache.bookkeeper.client.api.WriteHandle w && op.equals("create")) {
-            tracker.opened(cluster, w.getId(), w, true);
+            tracker.opened(cluster, w.getId(), w, true, false);
         }
         return handle;
     }

@@ -131,7 +131,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
         return (rc, lh, ctx) -> {
             tracker.createDone(t.cluster());
             if (rc == BKException.Code.OK && lh != null) {
-                tracker.opened(t.cluster(), lh.getId(), lh, true);
+                tracker.opened(t.cluster(), lh.getId(), lh, true, false);
             }
             cb.createComplete(rc, lh, ctx);
         };
@@ -139,7 +139,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
 
     /** A handle of {@code t}'s cluster handed out through a sync call: tracked. */
     private LedgerHandle track(Target t, LedgerHandle lh, boolean write) {
-        tracker.opened(t.cluster(), lh.getId(), lh, write);
+        tracker.opened(t.cluster(), lh.getId(), lh, write, !write);
         return lh;
     }
 
@@ -479,7 +479,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     private OpenCallback tracked(Target t, OpenCallback cb) {
         return (rc, lh, ctx) -> {
             if (rc == BKException.Code.OK && lh != null) {
-                tracker.opened(t.cluster(), lh.getId(), lh, false);
+                tracker.opened(t.cluster(), lh.getId(), lh, false, true);
             }
             cb.openComplete(rc, lh, ctx);
         };

@@ -57,7 +57,7 @@ final class FaultInjectingPulsarService extends PulsarService {
     }
 
     private Optional<CompletableFuture<BookKeeper>> refused(ServiceConfiguration conf) {
-        String uri = conf.getBookkeeperMetadataServiceUri();
+        String uri = conf.getBookkeeperMetadataStoreUrl();
         if (uri != null && failing.contains(uri)) {
             return Optional.of(CompletableFuture.failedFuture(new IllegalStateException(
                     "test fault: this broker cannot reach the metadata service " + uri)));
