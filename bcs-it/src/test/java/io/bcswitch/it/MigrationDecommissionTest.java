@@ -251,8 +251,16 @@ class MigrationDecommissionTest extends ClusterTestBase {
         JsonNode finalClean = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"dryRun\":false,\"force\":true}")
                 .json();
         log.info("MIGRATION final cleanup: {}", finalClean);
-        Rest.Response close = rest.post("/close-client/cluster-a", "");
-        assertEquals(200, close.status(), close.raw());
+        // refused (409, naming the handles) while the broker may still read through a handle on A: a read handle
+        // whose close the plugin cannot see counts as held for a minute after it was opened
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
+            Rest.Response close = rest.post("/close-client/cluster-a", "");
+            if (close.status() == 409) {
+                log.info("MIGRATION close-client refused for now: {}; drain: {}", close.raw(),
+                        rest.get("/drain/cluster-a").json().get("openHandles"));
+            }
+            assertEquals(200, close.status(), close.raw());
+        });
         assertEquals("DEPRECATED", rest.get("/cluster-a").json().get("status").asText());
         log.info("MIGRATION cluster-a still holds {} ledgers (unreferenced, not created by Pulsar, or none): {}",
                 cluster.bookieCluster("cluster-a").ledgerIds().size(), cluster.bookieCluster("cluster-a").ledgerIds());

@@ -288,6 +288,15 @@ public final class Launcher {
                 sleepSeconds(options.phaseSeconds);
 
                 drain();
+                // the invariants, checked by the plugin itself (GET /verify, deep: copies compared entry by entry)
+                Rest.Reply verify = rest.get("/verify?deep=true");
+                verifyReport = verify.as(io.bcswitch.audit.VerifyReport.class);
+                if (verifyReport == null) {
+                    failures.add("GET /verify: HTTP " + verify.status() + " " + verify.compact(300));
+                } else if (!verifyReport.ok()) {
+                    failures.add("verify found " + verifyReport.violations().size() + " violation(s): "
+                            + verifyReport.violations());
+                }
                 Rest.Reply finalStatus = rest.get("/status");
                 StatusReport st = finalStatus.as(StatusReport.class);
                 if (st != null) {
@@ -339,6 +348,7 @@ public final class Launcher {
         }
 
         private io.bcswitch.registry.MigrationState migration;
+        private io.bcswitch.audit.VerifyReport verifyReport;
         private long buildStartNanos = -1;
         private long buildEndNanos = -1;
 
@@ -560,6 +570,14 @@ public final class Launcher {
                         : String.format("%d ledgers, %.2f MB in %.2f s: %.1f ledgers/s, %.2f MB/s (status polled "
                                 + "every 100 ms)", moved, migration.bytesCopied() / 1e6, secs, moved / secs,
                                 migration.bytesCopied() / 1e6 / secs));
+            }
+
+            if (verifyReport != null) {
+                out.printf("%-34s %s: %d referenced ledgers on %s, %d relocations, copies compared entry by entry%s%n",
+                        "Invariants (GET /verify?deep=true)", verifyReport.ok() ? "OK"
+                                : verifyReport.violations().size() + " VIOLATION(S)", verifyReport.referencedLedgers(),
+                        verifyReport.clusters(), verifyReport.relocations(), verifyReport.unchecked().isEmpty() ? ""
+                                : "; not checked: " + verifyReport.unchecked());
             }
 
             // switch
