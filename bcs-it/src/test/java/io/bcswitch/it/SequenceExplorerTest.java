@@ -19,14 +19,14 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code -Dbcs.explorer.seed=S [-Dbcs.explorer.steps=K]}: replays seed S;</li>
  *   <li>{@code -Dbcs.explorer.random=N [-Dbcs.explorer.steps=K]}: runs N random seeds (each printed), stops at the
- *       first failure.</li>
+ *       first failure; with {@code -Dbcs.explorer.keepGoing=true} runs them all and reports every failing seed.</li>
  * </ul>
  */
 class SequenceExplorerTest {
     private static final Logger log = LoggerFactory.getLogger(SequenceExplorerTest.class);
     /** Seeds CI runs (each one a fresh cluster); together they pick every kind of step at least once. */
     static final long[] FIXED_SEEDS = {1, 2};
-    private static final int STEPS = Integer.getInteger("bcs.explorer.steps", 8);
+    private static final int STEPS = Integer.getInteger("bcs.explorer.steps", 12);
 
     @Test
     void sequencesLoseNothingAndNeverWedge() {
@@ -45,11 +45,20 @@ class SequenceExplorerTest {
                 seeds.add(s);
             }
         }
-        int passed = 0;
+        boolean keepGoing = Boolean.getBoolean("bcs.explorer.keepGoing");
+        List<String> failed = new ArrayList<>();
+        int run = 0;
         for (long seed : seeds) {
             SequenceExplorer.Result r = new SequenceExplorer(seed, STEPS).run();
-            log.info("EXPLORE result {}/{}: {}", ++passed, seeds.size(), r.describe());
-            assertTrue(r.ok(), r.describe());
+            log.info("EXPLORE result {}/{} {}: {}", ++run, seeds.size(), r.ok() ? "PASS" : "FAIL", r.describe());
+            if (!r.ok()) {
+                failed.add(r.describe());
+                if (!keepGoing) {
+                    break;
+                }
+            }
         }
+        log.info("EXPLORE summary: {} seed(s) run, {} failed", run, failed.size());
+        assertTrue(failed.isEmpty(), failed.size() + " of " + run + " seed(s) failed:\n" + String.join("\n", failed));
     }
 }

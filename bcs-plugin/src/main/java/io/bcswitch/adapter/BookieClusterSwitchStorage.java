@@ -135,7 +135,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.migration(), metrics, clock);
         var auditor = new io.bcswitch.audit.InvariantAuditor(registry, inventory, copier, service::facts, cleanup,
                 new io.bcswitch.migration.ByteRateLimiter(config.migration().bytesPerSecond(), migrationScheduler,
-                        System::nanoTime)::acquire, clock);
+                        System::nanoTime)::acquire, this::compactedLedgerOf, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
                 config.migration(), clock, auditor));
         service.onSwitchCommitted(orchestrator::switchAccepted);
@@ -198,6 +198,22 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
 
     private Ownership ownership() {
         return agent.ownership();
+    }
+
+    /** The compacted ledger the topic of managed ledger {@code ml} uses now, as its owning broker knows it. */
+    private java.util.concurrent.CompletableFuture<java.util.Optional<Long>> compactedLedgerOf(String ml) {
+        PulsarService p = pulsar;
+        if (p == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(java.util.Optional.empty());
+        }
+        try {
+            String topic = org.apache.pulsar.common.naming.TopicName.fromPersistenceNamingEncoding(ml);
+            return p.getAdminClient().topics().getInternalStatsAsync(topic).thenApply(st ->
+                    st.compactedLedger == null || st.compactedLedger.ledgerId < 0 ? java.util.Optional.<Long>empty()
+                            : java.util.Optional.of(st.compactedLedger.ledgerId));
+        } catch (Exception e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
     }
 
     private java.util.concurrent.CompletableFuture<Ownership> refresh() {

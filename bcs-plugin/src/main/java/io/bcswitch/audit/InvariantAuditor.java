@@ -59,21 +59,27 @@ public final class InvariantAuditor {
     private final Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts;
     private final CleanupService cleanup;
     private final LongFunction<CompletableFuture<Void>> pace;
+    private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
     private final Clock clock;
 
     /**
      * @param facts   reads a cluster's metadata (id generator) without touching its bookies
      * @param pace    paces the entry reads of a deep check (the migration's rate limit)
+     * @param compactedLedgerOf the compacted ledger a managed ledger's topic uses now, as its owning broker knows it
+     *                (empty: none, or the topic is not loaded): the metadata store's copy of the compaction cursor's
+     *                properties lags behind until the cursor next switches ledgers
      */
     public InvariantAuditor(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                             Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts,
-                            CleanupService cleanup, LongFunction<CompletableFuture<Void>> pace, Clock clock) {
+                            CleanupService cleanup, LongFunction<CompletableFuture<Void>> pace,
+                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Clock clock) {
         this.registry = registry;
         this.inventory = inventory;
         this.copier = copier;
         this.facts = facts;
         this.cleanup = cleanup;
         this.pace = pace;
+        this.compactedLedgerOf = compactedLedgerOf;
         this.clock = clock;
     }
 
@@ -144,12 +150,17 @@ public final class InvariantAuditor {
     /** 1: every referenced ledger exists on its home cluster, closed where expected. */
     private CompletableFuture<Void> checkReferenced(World w, List<Violation> violations, List<String> unchecked) {
         Map<Long, LedgerReference> byId = new LinkedHashMap<>();
+        // the newest data ledger of each managed ledger is the one it writes: the only one that may be open
+        Map<String, Long> newestData = new HashMap<>();
         for (LedgerReference r : w.refs()) {
             if (r.kind() == LedgerKind.OTHER) {
                 continue; // a cursor property that may or may not name a ledger
             }
-            // a data reference that records the ledger closed says the most
-            byId.merge(r.ledgerId(), r, (a, b) -> a.closedAt() != null ? a : b);
+            if (r.kind() == LedgerKind.DATA) {
+                newestData.merge(r.referencedBy(), r.ledgerId(), Math::max);
+            }
+            // a data reference says the most (what it holds, who writes it)
+            byId.merge(r.ledgerId(), r, (a, b) -> a.kind() == LedgerKind.DATA ? a : b);
         }
         List<CompletableFuture<Void>> each = new ArrayList<>();
         for (LedgerReference r : byId.values()) {
@@ -168,24 +179,45 @@ public final class InvariantAuditor {
             each.add(copier.facts(r.ledgerId(), cluster).handle((f, e) -> {
                 if (e != null) {
                     unchecked.add("ledger " + r.ledgerId() + " on '" + cluster + "': " + root(e));
-                } else if (f.isEmpty()) {
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
+                    return stillTheCompactedLedger(r).thenAccept(current -> {
+                        if (current) {
+                            violations.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
+                                    "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
+                        }
+                    });
+                }
+                if (f.isEmpty()) {
                     violations.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
                             r.kind() + " ledger is not on " + cluster + ", where routing sends its reads"));
-                } else if (!f.get().closed() && mustBeClosed(r)) {
+                } else if (!f.get().closed() && mustBeClosed(r, newestData)) {
                     violations.add(new Violation("NOT_CLOSED", r.ledgerId(), cluster, r.referencedBy(),
                             r.kind() + " ledger is open on " + cluster + " although "
                                     + (r.kind() == LedgerKind.DATA ? "its managed ledger closed it" : "it is written "
                                     + "once and closed")));
                 }
-                return null;
-            }));
+                return CompletableFuture.<Void>completedFuture(null);
+            }).thenCompose(x -> x));
         }
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
     }
 
-    private static boolean mustBeClosed(LedgerReference r) {
+    /**
+     * Whether {@code r} (a compaction cursor's ledger property, as the metadata store has it) is still the compacted
+     * ledger its topic uses: the stored copy lags behind the cursor's own ledger, so a ledger a newer compaction
+     * replaced (and Pulsar deleted) stays named there for a while.
+     */
+    private CompletableFuture<Boolean> stillTheCompactedLedger(LedgerReference r) {
+        String ml = r.referencedBy().substring(0, r.referencedBy().lastIndexOf('/'));
+        return compactedLedgerOf.apply(ml).handle((current, e) -> e != null || current.isEmpty()
+                || current.get() == r.ledgerId());
+    }
+
+    private static boolean mustBeClosed(LedgerReference r, Map<String, Long> newestData) {
         return switch (r.kind()) {
-            case DATA -> r.closedAt() != null;
+            case DATA -> r.ledgerId() != newestData.get(r.referencedBy());
             case SCHEMA, COMPACTION -> true;
             default -> false;
         };

@@ -55,9 +55,9 @@ public final class SequenceExplorer {
 
     /** The actions a step can take. */
     enum Action {
-        SWITCH(4), SWITCH_BACK(2), ROLLBACK(2), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
-        UNREGISTER(1), REGISTER(1), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(1), BOOKIES_DOWN(1), BOOKIES_UP(1),
-        ACTIVATION_FAILURE(1), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
+        SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
+        UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
+        ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
         DISASTER(1);
 
         final int weight;
@@ -336,6 +336,7 @@ public final class SequenceExplorer {
                 } finally {
                     b.restart(true);
                 }
+                abruptFailover = true; // the broker without the plugin may have served topics meanwhile
                 return "restart broker " + i + " without the plugin" + sw + ", then with it again";
             }
             case DISASTER -> {
@@ -419,13 +420,17 @@ public final class SequenceExplorer {
             problems.add("not settled " + SETTLE.toSeconds() + " s " + when + ": " + why);
             return;
         }
-        Rest.Response v = rest().get("/verify");
+        verify("/verify", when);
+    }
+
+    /** GET {@code path}; a violation may be the last moment of a change, so one is looked at again 3 s later. */
+    private void verify(String path, String when) throws InterruptedException {
+        Rest.Response v = rest().get(path);
         if (v.status() != 200) {
             problems.add("verify " + when + " answered " + v.status() + ": " + v.raw());
         } else if (!v.json().get("ok").asBoolean()) {
-            // a violation may be the last moment of a change: look again once before calling it one
             Thread.sleep(3_000);
-            Rest.Response again = rest().get("/verify");
+            Rest.Response again = rest().get(path);
             if (again.status() != 200 || !again.json().get("ok").asBoolean()) {
                 problems.add("verify " + when + ": " + again.raw());
             }
@@ -501,11 +506,9 @@ public final class SequenceExplorer {
         if (!wrongViews.isEmpty()) {
             problems.add("compacted views: " + wrongViews);
         }
-        Rest.Response deep = rest().get("/verify?deep=true");
-        if (deep.status() != 200 || !deep.json().get("ok").asBoolean()) {
-            problems.add("deep verify at the end: " + deep.raw());
+        verify("/verify?deep=true", "at the end (deep)");
+        for (Workload.Stream st : all) {
+            log.info("EXPLORE seed={} stream {}", seed, st.summary());
         }
-        log.info("EXPLORE seed={} streams:\n  {}", seed, String.join("\n  ",
-                all.stream().map(Workload.Stream::summary).toList()));
     }
 }
