@@ -277,6 +277,14 @@ class DisasterSwitchTest extends ClusterTestBase {
             r.closeAsync();
         }
 
+        // the migration cannot read A's metadata ledgers: it ends with them FAILED, and leaves nothing half-copied
+        // on B (a copy that differs from its source would be an inconsistency the auditor names)
+        JsonNode migration = rest.awaitMigrationFinished();
+        log.info("DISASTER migration with A's bookies down: {}", migration);
+        assertEquals("DONE_WITH_FAILURES", migration.get("phase").asText(), migration.toString());
+        JsonNode verify = rest.get("/verify").json();
+        assertTrue(verify.get("ok").asBoolean(), "verify with A's bookies down: " + verify);
+
         // A comes back: everything is readable from earliest, nothing lost
         t0 = System.nanoTime();
         cluster.bookieCluster("cluster-a").startBookies();

@@ -216,6 +216,9 @@ class MigrationDecommissionTest extends ClusterTestBase {
         Rest.Response refusedInWindow = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"dryRun\":false}");
         assertEquals(409, refusedInWindow.status(), refusedInWindow.raw());
         assertTrue(refusedInWindow.error().contains("rollback window"), refusedInWindow.raw());
+        // handles the broker opened on A before the migration (cursor recovery, schema reads) are let go first
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() ->
+                rest.get("/drain/cluster-a").json().get("openHandles").isEmpty());
         JsonNode dry = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"force\":true}").json();
         log.info("MIGRATION cleanup dry run: {}", dry);
         assertTrue(dry.get("dryRun").asBoolean());
@@ -252,7 +255,7 @@ class MigrationDecommissionTest extends ClusterTestBase {
                 .json();
         log.info("MIGRATION final cleanup: {}", finalClean);
         // refused (409, naming the handles) while the broker may still read through a handle on A: a read handle
-        // whose close the plugin cannot see counts as held for a minute after it was opened
+        // whose close the plugin cannot see counts as held for 30 s after it was opened
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
             Rest.Response close = rest.post("/close-client/cluster-a", "");
             if (close.status() == 409) {

@@ -150,7 +150,7 @@ class MigrationFailoverTest extends ClusterTestBase {
         assertEquals(done.get("planned").asInt(), again.get("promoted").asInt(), "every ledger promoted: " + again);
         assertEquals(1, again.get("copied").asInt(), "only the formerly colliding ledger is copied: " + again);
         // its original becomes a cleanup target once no broker may still read it on A (a schema read handle of the
-        // callback API counts as held for up to a minute after it was opened)
+        // callback API counts as held for 30 s after it was opened)
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).untilAsserted(() -> {
             Set<Long> relocatedNow = new HashSet<>();
             rest1.get("/cleanup-targets/cluster-a").json().forEach(t -> relocatedNow.add(t.get("ledgerId").asLong()));

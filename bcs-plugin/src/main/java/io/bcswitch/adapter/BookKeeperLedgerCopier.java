@@ -192,7 +192,18 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                     }
                     return new Outcome(Result.FAILED, 0, "copy of ledger " + id + " from " + from + " to " + to
                             + " failed: " + c);
-                });
+                })
+                .thenCompose(out -> out.result() != Result.FAILED || !created.isDone()
+                        || created.isCompletedExceptionally() ? CompletableFuture.completedFuture(out)
+                        // a failed copy is not left behind: it differs from its source (a source that became
+                        // unreadable half way leaves an empty or partial ledger)
+                        : p.dst().newDeleteLedgerOp().withLedgerId(id).execute().handle((v, e) -> {
+                            if (e != null) {
+                                log.warn("ledger={} bookie-cluster={}: cannot delete the failed copy (cleanup removes "
+                                        + "it, it is marked as a copy): {}", id, to, e.toString());
+                            }
+                            return out;
+                        }));
     }
 
     private CompletableFuture<Long> writeFrom(ReadHandle r, WriteAdvHandle w, long first, long last,

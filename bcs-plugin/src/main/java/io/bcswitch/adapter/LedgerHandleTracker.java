@@ -30,7 +30,7 @@ import org.apache.bookkeeper.client.LedgerHandle;
 final class LedgerHandleTracker {
 
     /** How long a read handle whose close cannot be seen counts as open unless its ledger is a compacted view. */
-    static final long SHORT_READ_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    static final long SHORT_READ_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
 
     /** One handle handed out. */
     static final class Tracked {

@@ -1,0 +1,210 @@
+package io.bcswitch.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.migration.CleanupService;
+import io.bcswitch.migration.DrainReports;
+import io.bcswitch.migration.LedgerCopier;
+import io.bcswitch.migration.MigrationMetrics;
+import io.bcswitch.migration.MigrationOrchestrator;
+import io.bcswitch.migration.RetentionLookup;
+import io.bcswitch.precheck.ClusterFacts;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.RelocationEpoch;
+import io.bcswitch.registry.SwitchDirective;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each invariant the auditor checks, broken on purpose one at a time in an otherwise consistent state (in-memory
+ * metadata store, clusters as maps of ledgers): the violation is named with its ledger and cluster, and a consistent
+ * state has none.
+ */
+class InvariantAuditorTest {
+    private static final long B = 1L << 32;
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private ScheduledExecutorService scheduler;
+    /** cluster -> ledger id -> (closed, length, copyOf) */
+    private final Map<String, Map<Long, LedgerCopier.LedgerFacts>> clusters = new ConcurrentHashMap<>();
+    private final List<LedgerReference> refs = new ArrayList<>();
+    private long generatorOfB = 1;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        for (String c : List.of("a", "b")) {
+            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk+hierarchical://zk-" + c
+                    + ":2181/ledgers", c.equals("b") ? ClusterStatus.ACTIVE : ClusterStatus.STANDBY, 1), -1).get();
+            clusters.put(c, new TreeMap<>());
+        }
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B, 1, 0)), -1)
+                .get();
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B), -1).get();
+        registry.writeEphemeral(registry.paths().broker("x"), new BrokerCutoverRecord(1, "x", 1, "b", 0, 0, 0, 1, 2))
+                .get();
+        registry.writeEphemeral(registry.paths().relocationApplied("x"), new RelocationEpoch(1, 1, 0)).get();
+        registry.write(registry.paths().relocationEpoch(), new RelocationEpoch(1, 1, 0), -1).get();
+        // a consistent state: a data ledger on a, one on b (open, the topic's current), a schema ledger relocated to b
+        ledger("a", 5, true, 100, null);
+        ledger("b", B + 1, false, 0, null);
+        ledger("a", 7, true, 50, null);
+        ledger("b", 7, true, 50, "a");
+        refs.add(new LedgerReference(5, LedgerKind.DATA, "t/ns/persistent/x", 100L, 1L));
+        refs.add(new LedgerReference(B + 1, LedgerKind.DATA, "t/ns/persistent/x"));
+        refs.add(new LedgerReference(7, LedgerKind.SCHEMA, "t/ns/x"));
+        registry.updateRelocations(List.of(7L), (id, cur) -> Optional.of(new Relocation(1, 7, "b", "a", "SCHEMA", 1,
+                0))).get();
+        registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "x", 0)
+                .moveTo(Phase.BUILD, 1).moveTo(Phase.PROMOTE, 2).moveTo(Phase.DONE, 3), -1).get();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        scheduler.shutdownNow();
+        store.close();
+    }
+
+    private void ledger(String cluster, long id, boolean closed, long length, String copyOf) {
+        clusters.get(cluster).put(id, new LedgerCopier.LedgerFacts(closed, length, closed ? length / 10 : -1,
+                "managed-ledger", copyOf, false));
+    }
+
+    private final LedgerCopier copier = new LedgerCopier() {
+        @Override
+        public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> p) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return CompletableFuture.completedFuture(Optional.ofNullable(clusters.get(cluster).get(id)));
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return CompletableFuture.completedFuture(new ArrayList<>(clusters.get(cluster).keySet()));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
+                                                      LongFunction<CompletableFuture<Void>> pace) {
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            clusters.get(cluster).remove(id);
+            return CompletableFuture.completedFuture(null);
+        }
+    };
+
+    private VerifyReport verify() throws Exception {
+        SwitchConfig.Migration config = new SwitchConfig.Migration(1, 0, 10, 24);
+        MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs),
+                copier, config, () -> "x", scheduler, Clock.systemUTC(), MigrationMetrics.NONE,
+                c -> CompletableFuture.failedFuture(new UnsupportedOperationException()));
+        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(refs), copier,
+                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+        CleanupService cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(refs), copier,
+                o, drain, config, MigrationMetrics.NONE, Clock.systemUTC());
+        InvariantAuditor auditor = new InvariantAuditor(registry, () -> CompletableFuture.completedFuture(refs),
+                copier, c -> CompletableFuture.completedFuture(new ClusterFacts("HierarchicalLedgerManagerFactory",
+                true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
+                n -> CompletableFuture.completedFuture(null), ml -> CompletableFuture.completedFuture(Optional.empty()),
+                Clock.systemUTC());
+        return auditor.verify(false).get(10, TimeUnit.SECONDS);
+    }
+
+    private static String checks(VerifyReport r) {
+        return String.join(",", r.violations().stream().map(v -> v.check() + ":" + v.ledgerId() + "@" + v.cluster())
+                .toList());
+    }
+
+    @Test
+    void aConsistentStateHasNoViolation() throws Exception {
+        VerifyReport r = verify();
+        assertTrue(r.ok(), checks(r) + " " + r.unchecked());
+        assertEquals(3, r.referencedLedgers());
+        assertEquals(1, r.relocations());
+    }
+
+    @Test
+    void aReferencedLedgerMissingFromItsHomeIsNamed() throws Exception {
+        clusters.get("b").remove(7L); // the relocated schema ledger's home copy is gone
+        assertEquals("REFERENCED_MISSING:7@b", checks(verify()));
+    }
+
+    @Test
+    void aClosedDataLedgerLeftOpenIsNamed() throws Exception {
+        ledger("a", 5, false, 100, null);
+        assertEquals("NOT_CLOSED:5@a", checks(verify()));
+    }
+
+    @Test
+    void aLedgerIdOnTwoClustersThatNothingExplainsIsNamed() throws Exception {
+        ledger("b", 5, true, 100, null); // not a copy of ours, not where the range table says 5 was issued
+        assertEquals("UNEXPLAINED_COPY:5@b", checks(verify()));
+    }
+
+    @Test
+    void aCopyThatDiffersFromItsHomeIsNamed() throws Exception {
+        ledger("a", 7, true, 60, null); // the original on a no longer matches its home on b
+        assertEquals("COPY_DIFFERS:7@a", checks(verify()));
+    }
+
+    @Test
+    void theActiveClustersIdGeneratorOutsideItsRangeIsNamed() throws Exception {
+        generatorOfB = 0; // b would issue ids of a's range
+        assertEquals("ID_GENERATOR:null@b", checks(verify()));
+    }
+
+    @Test
+    void aLiveBrokerThatDoesNotFollowIsNamed() throws Exception {
+        registry.writeEphemeral(registry.paths().broker("y"), new BrokerCutoverRecord(1, "y", 0, "a", 0, 0, 0, 1, 2))
+                .get();
+        registry.writeEphemeral(registry.paths().relocationApplied("y"), new RelocationEpoch(1, 0, 0)).get();
+        assertEquals("BROKER_NOT_FOLLOWING:null@y (at switch epoch 0, not 1),BROKER_ROUTES_OLD_RELOCATIONS:null@y",
+                checks(verify()));
+    }
+
+    @Test
+    void aHomeScheduledForDeletionIsNamed() throws Exception {
+        // a rolled-back switch to b still lists 7 for deletion from b, where it is home again
+        registry.write(registry.paths().orchestrator(0), MigrationState.start(0, "b", "x", 0)
+                .moveTo(Phase.ROLLING_BACK, 1).moveTo(Phase.ROLLED_BACK, 2).edit().deletions(1, 1).build(), -1).get();
+        registry.writeCopies(0, List.of(7L), 0).get();
+        assertEquals("HOME_SCHEDULED_FOR_DELETION:7@b", checks(verify()));
+    }
+}
