@@ -154,6 +154,30 @@ class PulsarAdminCliTest extends ClusterTestBase {
                 migrated = cli.run("bookie-clusters", "status");
             } while (!migrated.stdout().contains(": DONE") && System.nanoTime() < deadline);
             assertTrue(migrated.stdout().contains("Migration of switch epoch 1 to 'cluster-b': DONE"), migrated.stdout());
+            // the invariants: none broken (copies compared entry by entry)
+            Result verify = cli.run("bookie-clusters", "verify", "--deep");
+            for (int i = 0; i < 30 && verify.exit() != 0; i++) { // a broker may still be applying the last epoch
+                Thread.sleep(1000);
+                verify = cli.run("bookie-clusters", "verify", "--deep");
+            }
+            org.slf4j.LoggerFactory.getLogger(PulsarAdminCliTest.class).info("CLI verify --deep:\n{}", verify.stdout());
+            assertEquals(0, verify.exit(), verify.all());
+            assertTrue(verify.stdout().startsWith("OK: no violation"), verify.stdout());
+            // a ledger nothing explains under an id of the brokers' (another user of cluster-c made it, say): named,
+            // and pulsar-admin exits non-zero
+            long someId = cluster.bookieCluster("cluster-a").ledgerIds().stream().min(Long::compare).orElseThrow();
+            try (var bkB = org.apache.bookkeeper.client.BookKeeper.forConfig(
+                    cluster.bookieCluster("cluster-c").clientConfiguration()).build()) {
+                bkB.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
+                        .withPassword(new byte[0]).makeAdv().withLedgerId(someId).execute().get().close();
+                Result broken = cli.run("bookie-clusters", "verify");
+                org.slf4j.LoggerFactory.getLogger(PulsarAdminCliTest.class).info("CLI verify with a foreign "
+                        + "ledger:\n{}{}", broken.stdout(), broken.stderr());
+                assertNotEquals(0, broken.exit(), broken.all());
+                assertTrue(broken.stdout().contains("UNEXPLAINED_COPY ledger=" + someId + " cluster=cluster-c"),
+                        broken.stdout());
+                bkB.newDeleteLedgerOp().withLedgerId(someId).execute().get();
+            }
             Result drain = cli.run("bookie-clusters", "drain-report", "cluster-a");
             assertEquals(0, drain.exit(), drain.all());
             assertTrue(drain.stdout().startsWith("Bookie cluster 'cluster-a' (STANDBY)"), drain.stdout());

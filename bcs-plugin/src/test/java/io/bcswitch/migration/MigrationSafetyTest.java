@@ -52,6 +52,7 @@ import org.junit.jupiter.api.Test;
 class MigrationSafetyTest {
     private static final long B_FIRST = 1L << 32;
     private static final long SCHEMA_LEDGER = 5;
+    private static final SwitchConfig.Migration CONFIG = new SwitchConfig.Migration(2, 0, 10, 24);
 
     private MetadataStoreExtended store;
     private RegistryStore registry;
@@ -79,7 +80,7 @@ class MigrationSafetyTest {
     private MigrationOrchestrator orchestrator(String broker) {
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), clusters,
-                new SwitchConfig.Migration(2, 0, 10, 24), () -> broker, scheduler, Clock.systemUTC(),
+                CONFIG, () -> broker, scheduler, Clock.systemUTC(),
                 MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         return o;
@@ -245,18 +246,13 @@ class MigrationSafetyTest {
                     () -> CompletableFuture.completedFuture(references));
             MigrationOrchestrator o = new MigrationOrchestrator(registry,
                     () -> CompletableFuture.completedFuture(references), clusters,
-                    new SwitchConfig.Migration(2, 0, 10, 24), () -> "broker-1", scheduler, Clock.systemUTC(),
+                    CONFIG, () -> "broker-1", scheduler, Clock.systemUTC(),
                     MigrationMetrics.NONE, switches::switchTo, 100);
             orchestrators.add(o);
             o.switchAccepted(1);
             awaitPhase(o, 1, Phase.DONE);
-            SwitchConfig.Migration config = new SwitchConfig.Migration(2, 0, 10, 24);
-            DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references),
-                    clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
-            MigrationService service = new MigrationService(registry, switches, o,
-                    new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o,
-                            drain, config, MigrationMetrics.NONE, Clock.systemUTC()), drain, config, Clock.systemUTC(),
-                    null);
+            MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
+                    Clock.systemUTC(), null);
 
             aBroken.set(true);
             assertThrows(Exception.class, () -> service.rollback().get(10, TimeUnit.SECONDS));
@@ -280,12 +276,14 @@ class MigrationSafetyTest {
         }
     }
 
-    private CleanupService cleanupService(MigrationOrchestrator o) {
-        SwitchConfig.Migration config = new SwitchConfig.Migration(2, 0, 10, 24);
-        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+    private DrainReports drain() {
+        return new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
                 ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
-        return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o, drain,
-                config, MigrationMetrics.NONE, Clock.systemUTC());
+    }
+
+    private CleanupService cleanupService(MigrationOrchestrator o) {
+        return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o, drain(),
+                CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
     }
 
     /** After switch 1 (a -> b): migration finished, every broker caught up. */
@@ -324,9 +322,7 @@ class MigrationSafetyTest {
                 refs.add(ref9);
             }
             return CompletableFuture.completedFuture(refs);
-        }, clusters, o, new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
-                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test"))),
-                new SwitchConfig.Migration(2, 0, 10, 24), MigrationMetrics.NONE, Clock.systemUTC());
+        }, clusters, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
         CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", 9), "ledger 9 is referenced when it would be deleted: " + r);
     }
@@ -357,12 +353,10 @@ class MigrationSafetyTest {
         registry.writeEphemeral(registry.paths().broker("broker-1"), new BrokerCutoverRecord(1, "broker-1",
                 d.epoch(), "b", 0, 0, 0, 1, 2).withHandles(java.util.Map.of("a", 1),
                 java.util.Map.of("a", List.of(SCHEMA_LEDGER)))).get();
-        SwitchConfig.Migration config = new SwitchConfig.Migration(2, 0, 10, 24);
-        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
-                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+        DrainReports drain = drain();
         CleanupService cleanup = cleanupService(o);
         MigrationService service = new MigrationService(registry, new SwitchService(registry, null, 2,
-                Clock.systemUTC(), () -> CompletableFuture.completedFuture(references)), o, cleanup, drain, config,
+                Clock.systemUTC(), () -> CompletableFuture.completedFuture(references)), o, cleanup, drain, CONFIG,
                 Clock.systemUTC(), null);
 
         CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
