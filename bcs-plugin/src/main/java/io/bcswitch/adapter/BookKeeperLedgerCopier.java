@@ -197,13 +197,34 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         || created.isCompletedExceptionally() ? CompletableFuture.completedFuture(out)
                         // a failed copy is not left behind: it differs from its source (a source that became
                         // unreadable half way leaves an empty or partial ledger)
-                        : p.dst().newDeleteLedgerOp().withLedgerId(id).execute().handle((v, e) -> {
-                            if (e != null) {
-                                log.warn("ledger={} bookie-cluster={}: cannot delete the failed copy (cleanup removes "
-                                        + "it, it is marked as a copy): {}", id, to, e.toString());
-                            }
-                            return out;
-                        }));
+                        : deleteOwnCopy(p.dst(), id, created.join().getLedgerMetadata().getCToken(), to)
+                                .thenApply(v -> out));
+    }
+
+    /**
+     * Deletes the copy this run created, identified by the creator token BookKeeper gave it: if another run
+     * (a broker that took the migration over) replaced it meanwhile, the id now names that run's copy, which
+     * may be promoted already, and it is left alone. Without a token (an old metadata format) nothing is deleted:
+     * cleanup removes a leftover copy, it carries the copy mark.
+     */
+    private CompletableFuture<Void> deleteOwnCopy(BookKeeper dst, long id, long token, String to) {
+        return metadata(dst, id).thenCompose(now -> {
+            if (now.isEmpty()) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (token == 0 || now.get().getCToken() != token) {
+                log.warn("ledger={} bookie-cluster={}: the failed copy is not deleted: the ledger under this id is "
+                        + "not the one this copy created (replaced by another run), or cannot be told apart", id, to);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return dst.newDeleteLedgerOp().withLedgerId(id).execute();
+        }).handle((v, e) -> {
+            if (e != null) {
+                log.warn("ledger={} bookie-cluster={}: cannot delete the failed copy (cleanup removes it, it is "
+                        + "marked as a copy): {}", id, to, e.toString());
+            }
+            return null;
+        });
     }
 
     private CompletableFuture<Long> writeFrom(ReadHandle r, WriteAdvHandle w, long first, long last,

@@ -599,7 +599,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 throw RegistryException.conflict("switch epoch " + epoch + " is " + s.phase() + ", not ROLLING_BACK");
             }
             CompletableFuture<MigrationState> flipped = s.rollbackFlipEpoch() > 0
-                    ? CompletableFuture.completedFuture(s) : flip(s);
+                    ? CompletableFuture.completedFuture(s) : flip(s).exceptionallyCompose(e -> {
+                        String why = String.valueOf(RegistryStore.unwrap(e).getMessage());
+                        log.warn("switch epoch={} rollback: cannot route the promoted ledgers back yet (the rollback "
+                                + "stays recorded and is finished when asked again, or by itself): {}", epoch, why);
+                        return recordRollbackError(epoch, why, e);
+                    });
             return flipped.thenCompose(f -> switchBackIfLatest(f)).thenCompose(sw -> transition(epoch,
                     Set.of(Phase.ROLLING_BACK), Phase.ROLLED_BACK, x -> x.edit().rollback(x.rollbackTo(), null,
                             x.rollbackFlipEpoch()).build())
@@ -619,7 +624,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
      */
     private CompletableFuture<MigrationState> flip(MigrationState s) {
         long epoch = s.switchEpoch();
-        return RegistryView.read(registry).thenCompose(view -> unpromote(epoch, s.target(), view)).thenCompose(ids ->
+        return RegistryView.read(registry).thenCompose(view -> unpromote(epoch, s.target(), view)).thenCompose(u ->
                 registry.readCopies(epoch).thenCompose(chunks -> {
                     Set<Long> copies = new TreeSet<>();
                     chunks.values().forEach(copies::addAll);
@@ -631,16 +636,41 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     legacy.removeIf(id -> chunks.values().stream().anyMatch(c -> c.contains(id)));
                     CompletableFuture<Void> folded = legacy.isEmpty() ? CompletableFuture.completedFuture(null)
                             : registry.writeCopies(epoch, concat(chunks, legacy), chunkedSize(chunks));
-                    return folded.thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), ids))
+                    // a ledger that stays home on the target is its only copy: never on the list of copies to delete
+                    copies.removeAll(u.stayed());
+                    // every broker re-reads the whole table: the copies' deletion relies on all of it being applied
+                    return folded.thenCompose(v -> dropFromCopies(epoch, u.stayed()))
+                            .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), null))
                             .thenCompose(re -> {
-                                log.info("switch epoch={} rollback: {} promotion(s) flipped back, relocation epoch={}",
-                                        epoch, ids.size(), re);
+                                log.info("switch epoch={} rollback: {} promotion(s) flipped back, {} stay home on "
+                                        + "bookie-cluster={}, relocation epoch={}", epoch, u.flipped().size(),
+                                        u.stayed().size(), s.target(), re);
                                 return registry.update(statePath(epoch), MigrationState.class, cur -> cur
                                         .filter(x -> x.phase() == Phase.ROLLING_BACK)
                                         .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
                                                 .deletions(copies.size(), re).updatedAt(clock.millis()).build()));
                             });
                 }));
+    }
+
+    /** Takes {@code ids} off switch {@code epoch}'s list of copies to delete; completes with how many were on it. */
+    private CompletableFuture<Integer> dropFromCopies(long epoch, java.util.Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return CompletableFuture.completedFuture(0);
+        }
+        Set<Long> drop = new TreeSet<>(ids);
+        return registry.readCopies(epoch).thenCompose(chunks -> {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            int[] removed = {0};
+            chunks.forEach((n, list) -> {
+                List<Long> rest = list.stream().filter(id -> !drop.contains(id)).toList();
+                if (rest.size() < list.size()) {
+                    removed[0] += list.size() - rest.size();
+                    writes.add(registry.replaceCopiesChunk(epoch, n, rest));
+                }
+            });
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> removed[0]);
+        });
     }
 
     private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {
@@ -657,9 +687,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
     /**
      * Undoes switch {@code epoch}'s promotions to {@code target}: each ledger goes back to its previous home when
      * that copy is still there, else to its original when that is there; a ledger with neither keeps its home on
-     * the target (and its copy there is never deleted). Completes with the ids changed.
+     * the target (and its copy there is never deleted). Fails when it cannot tell whether a previous copy is
+     * there (its cluster does not answer): routing back to a copy that may be gone would lose the ledger once the
+     * target's copy is deleted, so the rollback waits and is resumed.
      */
-    private CompletableFuture<List<Long>> unpromote(long epoch, String target, RegistryView listed) {
+    private CompletableFuture<Unpromoted> unpromote(long epoch, String target, RegistryView listed) {
         // every promoted ledger is among the copies the migration recorded before promoting: read those directly
         return registry.readCopies(epoch).thenCompose(chunks -> {
             Set<Long> ids = new TreeSet<>(listed.relocations().keySet());
@@ -668,14 +700,20 @@ public final class MigrationOrchestrator implements AutoCloseable {
         }).thenCompose(fresh -> unpromoteFrom(epoch, target, listed.withFresh(fresh)));
     }
 
-    private CompletableFuture<List<Long>> unpromoteFrom(long epoch, String target, RegistryView view) {
+    /** What undoing a switch's promotions did: the ids routed back, and the ids that stay home on the target. */
+    private record Unpromoted(List<Long> flipped, List<Long> stayed) {
+    }
+
+    private CompletableFuture<Unpromoted> unpromoteFrom(long epoch, String target, RegistryView view) {
         List<Relocation> promoted = view.relocations().values().stream()
                 .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).toList();
         Map<Long, CompletableFuture<Boolean>> restorable = new java.util.TreeMap<>();
         for (Relocation r : promoted) {
             String back = r.beforeThisSwitch().map(Relocation::home).orElse(r.from());
             restorable.put(r.ledgerId(), copier.facts(r.ledgerId(), back).thenApply(Optional::isPresent)
-                    .exceptionally(e -> true)); // unreadable is not missing: routing back to it is what was before
+                    .exceptionallyCompose(e -> CompletableFuture.failedFuture(new IllegalStateException(
+                            "cannot tell whether ledger " + r.ledgerId() + " is still on bookie-cluster " + back
+                                    + ", where it would be read again: " + RegistryStore.unwrap(e).getMessage()))));
         }
         return CompletableFuture.allOf(restorable.values().toArray(CompletableFuture[]::new)).thenCompose(v ->
                 registry.updateRelocations(restorable.keySet(), (id, cur) -> {
@@ -688,10 +726,15 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         return cur;
                     }
                     return cur.get().beforeThisSwitch();
-                })).thenApply(stored -> stored.entrySet().stream()
-                .filter(e -> e.getValue().map(r -> !(r.switchEpoch() == epoch && r.home().equals(target)))
-                        .orElse(true))
-                .map(Map.Entry::getKey).toList());
+                })).thenApply(stored -> {
+                    Predicate<Optional<Relocation>> stays = r -> r.map(x -> x.switchEpoch() == epoch
+                            && x.home().equals(target)).orElse(false);
+                    return new Unpromoted(
+                            stored.entrySet().stream().filter(e -> !stays.test(e.getValue())).map(Map.Entry::getKey)
+                                    .toList(),
+                            stored.entrySet().stream().filter(e -> stays.test(e.getValue())).map(Map.Entry::getKey)
+                                    .toList());
+                });
     }
 
     /** Step 2: the brokers are switched back, unless a later switch was made meanwhile (it decides then). */
@@ -709,13 +752,18 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 String why = String.valueOf(RegistryStore.unwrap(e).getMessage());
                 log.warn("switch epoch={} rollback: cannot switch back to bookie-cluster={} yet (the rollback stays "
                         + "recorded and is finished when asked again, or by itself): {}", epoch, s.rollbackTo(), why);
-                return registry.update(statePath(epoch), MigrationState.class, cur -> cur
-                        .filter(x -> x.phase() == Phase.ROLLING_BACK)
-                        .map(x -> x.edit().rollback(x.rollbackTo(), why, x.rollbackFlipEpoch())
-                                .updatedAt(clock.millis()).build()))
-                        .thenCompose(x -> CompletableFuture.failedFuture(e));
+                return recordRollbackError(epoch, why, e);
             });
         });
+    }
+
+    /** Records why the rollback of switch {@code epoch} is not finished (status shows it), then fails with it. */
+    private <T> CompletableFuture<T> recordRollbackError(long epoch, String why, Throwable e) {
+        return registry.update(statePath(epoch), MigrationState.class, cur -> cur
+                .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                .map(x -> x.edit().rollback(x.rollbackTo(), why, x.rollbackFlipEpoch())
+                        .updatedAt(clock.millis()).build()))
+                .thenCompose(x -> CompletableFuture.failedFuture(e));
     }
 
     /** Cleanup deleted {@code n} originals after switch {@code epoch}: its rollback is no longer possible. */
@@ -737,25 +785,15 @@ public final class MigrationOrchestrator implements AutoCloseable {
             Set<Long> wanted = new TreeSet<>(ids);
             for (MigrationState s : all) {
                 if (s.phase() == Phase.ROLLED_BACK && s.target().equals(target) && s.deletionsPending()) {
-                    chain = chain.thenCompose(v -> registry.readCopies(s.switchEpoch()).thenCompose(chunks -> {
-                        List<CompletableFuture<Void>> writes = new ArrayList<>();
-                        int[] removed = {0};
-                        chunks.forEach((n, list) -> {
-                            if (list.stream().anyMatch(wanted::contains)) {
-                                List<Long> rest = list.stream().filter(id -> !wanted.contains(id)).toList();
-                                removed[0] += list.size() - rest.size();
-                                writes.add(registry.replaceCopiesChunk(s.switchEpoch(), n, rest));
-                            }
-                        });
-                        if (removed[0] == 0) {
+                    chain = chain.thenCompose(v -> dropFromCopies(s.switchEpoch(), wanted).thenCompose(removed -> {
+                        if (removed == 0) {
                             return CompletableFuture.completedFuture(null);
                         }
                         log.info("switch epoch={}: {} rolled-back copy/copies on bookie-cluster={} are promoted again; "
-                                + "they are no longer deleted", s.switchEpoch(), removed[0], target);
-                        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenCompose(x ->
-                                registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
-                                        c.edit().deletions(Math.max(0, c.pendingDeletionCount() - removed[0]),
-                                                c.deleteAfterRelocationEpoch()).build()))).thenApply(x -> null);
+                                + "they are no longer deleted", s.switchEpoch(), removed, target);
+                        return registry.update(statePath(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
+                                c.edit().deletions(Math.max(0, c.pendingDeletionCount() - removed),
+                                        c.deleteAfterRelocationEpoch()).build())).thenApply(x -> null);
                     }));
                 }
             }
@@ -786,29 +824,40 @@ public final class MigrationOrchestrator implements AutoCloseable {
             if (target.equals(view.activeCluster())) {
                 return CompletableFuture.completedFuture(null);
             }
-            List<Long> straggling = view.relocations().values().stream()
-                    .filter(r -> r.switchEpoch() == epoch && r.home().equals(target))
-                    .map(Relocation::ledgerId).toList();
-            if (!straggling.isEmpty()) {
-                // a promotion that raced with the rollback: flipped back now, and announced
-                return unpromote(epoch, target, view).thenCompose(ids -> registry.bumpRelocationEpoch(clock.millis(),
-                        ids)).thenCompose(re -> registry.update(statePath(epoch), MigrationState.class, cur -> cur
-                        .map(c -> c.edit().deletions(c.pendingDeletionCount(), re).build()))).thenApply(x -> null);
-            }
-            return BrokerView.read(registry).thenCompose(brokers -> {
-                List<String> behind = brokers.relocationPending(s.deleteAfterRelocationEpoch());
-                if (brokers.live().isEmpty() || !behind.isEmpty()) {
-                    return CompletableFuture.completedFuture(null); // a broker may still read the copies
+            return registry.readCopies(epoch).thenCompose(chunks -> {
+                Map<Integer, List<Long>> work = new java.util.TreeMap<>(chunks);
+                if (!s.pendingDeletions().isEmpty()) {
+                    work.put(-1, s.pendingDeletions()); // an earlier version's list
                 }
-                return registry.readCopies(epoch).thenCompose(chunks -> {
-                    Map<Integer, List<Long>> work = new java.util.TreeMap<>(chunks);
-                    if (!s.pendingDeletions().isEmpty()) {
-                        work.put(-1, s.pendingDeletions()); // an earlier version's list
+                Set<Long> listed = new TreeSet<>();
+                work.values().forEach(listed::addAll);
+                boolean straggling = view.relocations().values().stream().anyMatch(r -> r.switchEpoch() == epoch
+                        && r.home().equals(target) && listed.contains(r.ledgerId()));
+                if (straggling) {
+                    return flipStragglers(s, view);
+                }
+                return BrokerView.read(registry).thenCompose(brokers -> {
+                    List<String> behind = brokers.relocationPending(s.deleteAfterRelocationEpoch());
+                    if (brokers.live().isEmpty() || !behind.isEmpty()) {
+                        return CompletableFuture.completedFuture(null); // a broker may still read the copies
                     }
                     return deleteChunks(s, view, brokers, work);
                 });
             });
         });
+    }
+
+    /**
+     * A promotion that raced with the rollback (its copy is on the deletion list, yet it is home on the target):
+     * flipped back now and announced; one that cannot go back leaves the list. Deletions wait for the new epoch.
+     */
+    private CompletableFuture<Void> flipStragglers(MigrationState s, RegistryView view) {
+        long epoch = s.switchEpoch();
+        return unpromote(epoch, s.target(), view).thenCompose(u -> dropFromCopies(epoch, u.stayed())
+                .thenCompose(removed -> registry.bumpRelocationEpoch(clock.millis(), null)
+                        .thenCompose(re -> registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
+                                c.edit().deletions(Math.max(0, c.pendingDeletionCount() - removed), re).build())))))
+                .thenApply(x -> null);
     }
 
     private CompletableFuture<Void> deleteChunks(MigrationState s, RegistryView listed, BrokerView brokers,
@@ -837,9 +886,12 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     kept.add(CompletableFuture.completedFuture(id));
                     continue;
                 }
-                kept.add(copier.delete(id, target).thenApply(v -> {
-                    synchronized (deleted) {
-                        deleted[0]++;
+                String home = view.home(id).or(() -> ranges.owner(id)).orElse(null);
+                kept.add(deleteIfHomeHoldsIt(s.switchEpoch(), id, target, home).thenApply(gone -> {
+                    if (gone) {
+                        synchronized (deleted) {
+                            deleted[0]++;
+                        }
                     }
                     return (Long) null;
                 }).exceptionally(e -> {
@@ -865,6 +917,29 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     c.edit().deletions(remaining, c.deleteAfterRelocationEpoch()).updatedAt(clock.millis()).build()))
                     .thenApply(x -> null);
         });
+    }
+
+    /**
+     * Deletes the rolled-back copy of {@code id} on {@code target} only when the ledger's home holds the same closed
+     * content; completes with whether it deleted one. A copy whose home lost the ledger (or holds something else)
+     * may be the only one left: it stays where it is, off the list, and cleanup's own checks decide about it.
+     */
+    private CompletableFuture<Boolean> deleteIfHomeHoldsIt(long epoch, long id, String target, String home) {
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> there = copier.facts(id, target);
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> atHome = home == null
+                ? CompletableFuture.completedFuture(Optional.empty()) : copier.facts(id, home);
+        return there.thenCombine(atHome, (copy, original) -> {
+            if (copy.isEmpty()) {
+                return CompletableFuture.completedFuture(false); // already gone
+            }
+            if (original.isEmpty() || !original.get().sameClosedContent(copy.get())) {
+                log.warn("switch epoch={} rollback: ledger={} is kept on bookie-cluster={}: its home {} {}; it is "
+                        + "no longer scheduled for deletion (cleanup decides about it)", epoch, id, target, home,
+                        original.isEmpty() ? "does not hold it" : "holds different content");
+                return CompletableFuture.completedFuture(false);
+            }
+            return copier.delete(id, target).thenApply(v -> true);
+        }).thenCompose(f -> f);
     }
 
     /** Copy lists of switches that can no longer be rolled back (a newer switch exists): not needed any more. */

@@ -22,6 +22,17 @@ final class FakeClusters implements LedgerCopier {
     }
 
     private final Map<String, Map<Long, Ledger>> clusters = new ConcurrentHashMap<>();
+    private final java.util.Set<String> unreachable = ConcurrentHashMap.newKeySet();
+
+    /** Metadata reads of {@code cluster} fail (its metadata service or bookies do not answer) until set false. */
+    FakeClusters unreachable(String cluster, boolean down) {
+        if (down) {
+            unreachable.add(cluster);
+        } else {
+            unreachable.remove(cluster);
+        }
+        return this;
+    }
 
     /** A closed ledger Pulsar made ({@code component}: managed-ledger, schema, compacted-ledger). */
     FakeClusters put(String cluster, long id, String payload, String component) {
@@ -74,6 +85,10 @@ final class FakeClusters implements LedgerCopier {
 
     @Override
     public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+        if (unreachable.contains(cluster)) {
+            return CompletableFuture.failedFuture(new java.io.IOException("bookie cluster " + cluster
+                    + " does not answer"));
+        }
         Ledger l = get(cluster, id);
         if (l == null) {
             return CompletableFuture.completedFuture(Optional.empty());

@@ -377,6 +377,81 @@ class MigrationSafetyTest {
         assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(10, TimeUnit.SECONDS).status());
     }
 
+    @Test
+    void aLedgerThatStaysHomeOnTheRolledBackClusterIsNeitherScheduledForDeletionNorWedgesTheRollback()
+            throws Exception {
+        clusters.put("a", 6, "cursor-v1", "managed-ledger");
+        clusters.put("a", 7, "compacted-v1", "compacted-ledger");
+        references = List.of(new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"),
+                new LedgerReference(6, LedgerKind.CURSOR, "t/ns/persistent/x"),
+                new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/x"));
+        MigrationOrchestrator o = afterFinishedMigration();
+        assertEquals("b", home(6).orElseThrow());
+        assertEquals("b", home(7).orElseThrow());
+        // the original of the schema ledger is gone from a (cleanup, or a wiped bookie): its copy on b is the only one
+        clusters.delete(SCHEMA_LEDGER, "a").get();
+        // a newer compaction replaced ledger 7: Pulsar deleted it (its home on b, then its original on a)
+        references = List.of(references.get(0), references.get(1));
+        clusters.delete(7, "b").get();
+        clusters.delete(7, "a").get();
+
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "nothing to go back to: it stays home on b");
+        assertEquals("a", home(6).orElseThrow());
+        List<Long> scheduled = new ArrayList<>();
+        registry.readCopies(1).get().values().forEach(scheduled::addAll);
+        assertTrue(!scheduled.contains(SCHEMA_LEDGER), "never home and scheduled for deletion at once: " + scheduled);
+
+        // the rolled-back copy of ledger 6 goes; the relocation table settles (no epoch after epoch announced)
+        waitUntil(30, () -> {
+            o.tick().get(30, TimeUnit.SECONDS);
+            return !clusters.has("b", 6);
+        }, "the rolled-back copy of ledger 6 is deleted from b");
+        long settled = registry.readRelocationEpoch().get();
+        tickFor(o, 2);
+        assertEquals(settled, registry.readRelocationEpoch().get(), "passes keep announcing relocation epochs");
+        assertTrue(clusters.has("b", SCHEMA_LEDGER), "the only copy of the schema ledger is kept");
+        assertEquals(0, o.readState(1).get().value().pendingDeletionCount());
+    }
+
+    @Test
+    void aRollbackThatCannotSeeTheOriginalsRoutesNothingBackUntilItCan() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        clusters.unreachable("a", true);
+        assertThrows(Exception.class, () -> o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS));
+        MigrationState waiting = o.readState(1).get().value();
+        assertEquals(Phase.ROLLING_BACK, waiting.phase());
+        assertTrue(waiting.rollbackError() != null && waiting.rollbackError().contains("cannot tell"),
+                "status says why: " + waiting);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "not routed back to a copy nobody could check");
+        assertEquals("b", registry.readDirective().get().value().target());
+
+        clusters.unreachable("a", false);
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+        waitUntil(30, () -> {
+            o.tick().get(30, TimeUnit.SECONDS);
+            return !clusters.has("b", SCHEMA_LEDGER);
+        }, "the rolled-back copy is deleted");
+        assertTrue(clusters.has("a", SCHEMA_LEDGER));
+    }
+
+    @Test
+    void aRolledBackCopyIsKeptWhenItsHomeNoLongerHoldsTheLedger() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        applied("broker-2", 0); // a broker lags: the copy's deletion waits for it
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+        clusters.delete(SCHEMA_LEDGER, "a").get(); // meanwhile the ledger is lost on a (wiped bookie)
+        applied("broker-2", Long.MAX_VALUE);
+        waitUntil(30, () -> {
+            o.tick().get(30, TimeUnit.SECONDS);
+            return o.readState(1).get().value().pendingDeletionCount() == 0;
+        }, "the deletion list is worked off");
+        assertTrue(clusters.has("b", SCHEMA_LEDGER), "the last copy of the ledger is never deleted");
+    }
+
     private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {

@@ -1,0 +1,117 @@
+package io.bcswitch.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.migration.LedgerCopier;
+import io.bcswitch.testkit.TestCluster;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.DigestType;
+import org.apache.bookkeeper.client.api.LedgerMetadata;
+import org.apache.bookkeeper.client.api.WriteAdvHandle;
+import org.apache.bookkeeper.client.api.WriteHandle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ledger copier against two real bookie clusters, in the sequence where a migration's broker lost the
+ * migration (its session expired) while copying, and the broker that took over replaced its half-made copy with
+ * its own: the first copy then fails, and it must not delete what is now under the id.
+ */
+class LedgerCopierRaceTest extends ClusterTestBase {
+    private static final byte[] PWD = "pwd".getBytes(StandardCharsets.UTF_8);
+    private static BookKeeper a;
+    private static BookKeeper b;
+    private static ExecutorService io;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
+        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()).build();
+        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()).build();
+        io = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (a != null) {
+            a.close();
+        }
+        if (b != null) {
+            b.close();
+        }
+        if (io != null) {
+            io.shutdownNow();
+        }
+    }
+
+    private static BookKeeperLedgerCopier copier() {
+        return new BookKeeperLedgerCopier(name -> CompletableFuture.completedFuture(
+                name.equals("cluster-a") ? a : b), io);
+    }
+
+    /** A closed ledger on cluster-a with {@code entries} entries (more than one copy batch). */
+    private static long sourceLedger(int entries) throws Exception {
+        try (WriteHandle w = a.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
+                .withDigestType(DigestType.CRC32C).withPassword(PWD).execute().get()) {
+            for (int i = 0; i < entries; i++) {
+                w.append(("entry-" + i).getBytes(StandardCharsets.UTF_8));
+            }
+            return w.getId();
+        }
+    }
+
+    private static boolean onB(long id) throws Exception {
+        return cluster.bookieCluster("cluster-b").ledgerIds().contains(id);
+    }
+
+    @Test
+    void aCopyThatFailsHalfWayIsDeleted() throws Exception {
+        long id = sourceLedger(200);
+        LongFunction<CompletableFuture<Void>> failing = bytes -> CompletableFuture.failedFuture(
+                new java.io.IOException("source bookie went away"));
+        LedgerCopier.Outcome out = copier().copy(id, "cluster-a", "cluster-b", failing).get(30, TimeUnit.SECONDS);
+        assertEquals(LedgerCopier.Result.FAILED, out.result(), out.detail());
+        assertFalse(onB(id), "the half-made copy is not left behind");
+    }
+
+    @Test
+    void aFailedCopyNeverDeletesTheCopyAnotherRunMadeUnderTheSameId() throws Exception {
+        long id = sourceLedger(200);
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        CompletableFuture<Void> firstBatchRead = new CompletableFuture<>();
+        LongFunction<CompletableFuture<Void>> stalled = bytes -> {
+            firstBatchRead.complete(null);
+            return gate;
+        };
+        CompletableFuture<LedgerCopier.Outcome> first = copier().copy(id, "cluster-a", "cluster-b", stalled);
+        firstBatchRead.get(30, TimeUnit.SECONDS);
+
+        // the broker that took over: it finds the half-made copy, replaces it with a complete, verified one
+        LedgerCopier.Outcome second = copier().copy(id, "cluster-a", "cluster-b", bytes ->
+                CompletableFuture.completedFuture(null)).get(30, TimeUnit.SECONDS);
+        assertEquals(LedgerCopier.Result.COPIED, second.result(), second.detail());
+        LedgerMetadata replaced = b.getLedgerMetadata(id).get();
+
+        // now the first run's source read fails
+        gate.completeExceptionally(new java.io.IOException("source bookie went away"));
+        LedgerCopier.Outcome out = first.get(30, TimeUnit.SECONDS);
+        assertEquals(LedgerCopier.Result.FAILED, out.result(), out.detail());
+        assertTrue(onB(id), "the copy the other run made is still there");
+        LedgerMetadata now = b.getLedgerMetadata(id).get();
+        assertEquals(replaced.getCToken(), now.getCToken(), "the very copy the other run made");
+        assertTrue(now.isClosed());
+        assertEquals(199, now.getLastEntryId());
+        assertTrue(copier().sameEntries(id, "cluster-a", "cluster-b", bytes -> CompletableFuture.completedFuture(null))
+                .get(30, TimeUnit.SECONDS), "and it holds the source's entries");
+    }
+}
