@@ -1,5 +1,7 @@
 package io.bcswitch.adapter;
 
+import io.bcswitch.inventory.LedgerInventory;
+
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.cutover.CutoverRunner;
 import io.bcswitch.precheck.ClusterMetadataAccess;
@@ -110,7 +112,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     }
 
     /** The migration after each switch, cleanup, drain reports, rollback: wired here, run by their own threads. */
-    private void startMigration(SwitchConfig config, MetadataLedgerInventory inventory, OpenTelemetry openTelemetry) {
+    private void startMigration(SwitchConfig config, MetadataLedgerInventory stored, OpenTelemetry openTelemetry) {
         migrationScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bcs-migration");
             t.setDaemon(true);
@@ -123,17 +125,18 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         migrationPool = routingFactory.migrationPool();
         BookKeeperLedgerCopier copier = new BookKeeperLedgerCopier(migrationPool::get, migrationIo);
+        LedgerInventory live = new LiveCompactionInventory(stored, this::compactedLedgerOf);
         metrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
             Ownership o = agent.ownership();
             return o == null ? null : o.activeCluster();
         });
-        orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, inventory, copier, config.migration(),
+        orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, live, copier, config.migration(),
                 this::brokerId, migrationScheduler, clock, metrics, service::switchTo);
-        var drain = new io.bcswitch.migration.DrainReports(registry, inventory, copier,
+        var drain = new io.bcswitch.migration.DrainReports(registry, live, copier,
                 new NamespaceRetentionLookup(() -> pulsar));
-        var cleanup = new io.bcswitch.migration.CleanupService(registry, inventory, copier, orchestrator, drain,
+        var cleanup = new io.bcswitch.migration.CleanupService(registry, live, copier, orchestrator, drain,
                 config.migration(), metrics, clock);
-        var auditor = new io.bcswitch.audit.InvariantAuditor(registry, inventory, copier, service::facts, cleanup,
+        var auditor = new io.bcswitch.audit.InvariantAuditor(registry, live, copier, service::facts, cleanup,
                 new io.bcswitch.migration.ByteRateLimiter(config.migration().bytesPerSecond(), migrationScheduler,
                         System::nanoTime)::acquire, this::compactedLedgerOf, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
@@ -210,7 +213,14 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
             String topic = org.apache.pulsar.common.naming.TopicName.fromPersistenceNamingEncoding(ml);
             return p.getAdminClient().topics().getInternalStatsAsync(topic).thenApply(st ->
                     st.compactedLedger == null || st.compactedLedger.ledgerId < 0 ? java.util.Optional.<Long>empty()
-                            : java.util.Optional.of(st.compactedLedger.ledgerId));
+                            : java.util.Optional.of(st.compactedLedger.ledgerId)).exceptionally(e -> {
+                                Throwable c = e instanceof java.util.concurrent.CompletionException
+                                        && e.getCause() != null ? e.getCause() : e;
+                                if (c instanceof org.apache.pulsar.client.admin.PulsarAdminException.NotFoundException) {
+                                    return java.util.Optional.empty(); // the topic is gone
+                                }
+                                throw new java.util.concurrent.CompletionException(c);
+                            });
         } catch (Exception e) {
             return java.util.concurrent.CompletableFuture.failedFuture(e);
         }

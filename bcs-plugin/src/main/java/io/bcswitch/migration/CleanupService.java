@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  *   <li>STRAY_COPY: a copy this plugin made (its custom metadata says so) of a ledger whose home is elsewhere;
  *       a ledger that merely has an id of another cluster's range is never one;</li>
  *   <li>UNREFERENCED: nothing in the broker metadata names it, it is closed, and either its id is of a range
- *       the cluster issued and Pulsar made it as a managed-ledger, schema or compacted-topic ledger, or this plugin
- *       made it (a copy, a probe).</li>
+ *       the cluster issued and Pulsar made it as a managed-ledger or schema ledger (never a compacted-topic
+ *       ledger: see {@link #DELETABLE_COMPONENTS}), or this plugin made it (a copy, a probe).</li>
  * </ul>
  * Ledgers of unknown origin are never deleted, nor any ledger a live broker holds open on the cluster. The plan
  * is made from one read of the metadata, and every batch is checked again against a fresh read right before it
@@ -40,7 +40,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class CleanupService {
     private static final Logger log = LoggerFactory.getLogger(CleanupService.class);
-    private static final Set<String> DELETABLE_COMPONENTS = Set.of("managed-ledger", "schema", "compacted-ledger");
+    /**
+     * Pulsar components whose unreferenced, closed ledgers cleanup deletes. Not compacted-topic ledgers: the one in
+     * use may be named only by the compaction cursor's own ledger (its copy in the metadata store lags), and Pulsar
+     * deletes the compacted ledgers a newer compaction replaced itself.
+     */
+    private static final Set<String> DELETABLE_COMPONENTS = Set.of("managed-ledger", "schema");
     /** Ledgers deleted per re-check of the metadata. */
     static final int BATCH = 200;
     private static final int MAX_NOTES = 100;
@@ -228,14 +233,12 @@ public final class CleanupService {
             List<String> errors = Collections.synchronizedList(new ArrayList<>());
             List<String> notes = Collections.synchronizedList(new ArrayList<>(plan.notes()));
             List<CleanupTarget> deleted = Collections.synchronizedList(new ArrayList<>());
-            return deleteInBatches(src, chosen, 0, deleted, errors, notes).thenCompose(v -> {
+            return deleteInBatches(src, epoch, chosen, 0, deleted, errors, notes).thenCompose(v -> {
                 int originals = (int) deleted.stream().filter(t -> t.reason().equals("RELOCATED")).count();
                 metrics.deleted(src, deleted.size());
                 log.info("bookie-cluster={} cleanup deleted {} ledger(s) ({} relocated originals), {} error(s), {} kept",
                         src, deleted.size(), originals, errors.size(), plan.kept() + chosen.size() - deleted.size());
-                CompletableFuture<Void> mark = originals > 0 && epoch > 0
-                        ? orchestrator.originalsDeleted(epoch, originals) : CompletableFuture.completedFuture(null);
-                return mark.thenCompose(x -> deprecateIfDrained(src)).thenApply(dep -> new CleanupResult(false, src,
+                return deprecateIfDrained(src).thenApply(dep -> new CleanupResult(false, src,
                         List.copyOf(deleted), deleted.size(), plan.kept() + chosen.size() - deleted.size(),
                         List.copyOf(errors), dep, notes.size() > MAX_NOTES ? List.copyOf(notes.subList(0, MAX_NOTES))
                         : List.copyOf(notes)));
@@ -243,8 +246,13 @@ public final class CleanupService {
         })));
     }
 
-    /** Each batch: a fresh read of the metadata, the batch decided again by it, then deleted. */
-    private CompletableFuture<Void> deleteInBatches(String src, List<CleanupTarget> chosen, int from,
+    /**
+     * Each batch: a fresh read of the metadata, the batch decided again by it, the originals among it claimed on the
+     * switch's migration state (which a rollback's intent checks in the same version-checked write: one of the two
+     * goes first and the other sees it), then deleted. Stops when the switch changed, was rolled back meanwhile,
+     * or {@code src} became active.
+     */
+    private CompletableFuture<Void> deleteInBatches(String src, long epoch, List<CleanupTarget> chosen, int from,
                                                     List<CleanupTarget> deleted, List<String> errors,
                                                     List<String> notes) {
         if (from >= chosen.size()) {
@@ -252,7 +260,27 @@ public final class CleanupService {
         }
         List<CleanupTarget> batch = chosen.subList(from, Math.min(chosen.size(), from + BATCH));
         List<Long> ids = batch.stream().map(CleanupTarget::ledgerId).toList();
-        return snapshot().thenCompose(fresh -> decide(src, ids, fresh)).thenCompose(recheck -> {
+        boolean[] stop = {false};
+        return snapshot().thenCompose(fresh -> {
+            if (src.equals(fresh.view().activeCluster()) || fresh.view().switchEpoch() != epoch) {
+                throw RegistryException.conflict("a switch was made while cleanup ran (now epoch "
+                        + fresh.view().switchEpoch() + " on '" + fresh.view().activeCluster() + "'); cleanup of '"
+                        + src + "' stopped, run it again");
+            }
+            return decide(src, ids, fresh);
+        }).thenCompose(recheck -> {
+            int originals = (int) recheck.targets().stream().filter(t -> t.reason().equals("RELOCATED")).count();
+            return (originals > 0 && epoch > 0 ? orchestrator.claimOriginalDeletions(epoch, originals)
+                    : CompletableFuture.completedFuture((Void) null)).thenApply(v -> recheck);
+        }).exceptionally(e -> {
+            errors.add(String.valueOf(RegistryStore.unwrap(e).getMessage()));
+            log.warn("bookie-cluster={} cleanup stops: {}", src, RegistryStore.unwrap(e).getMessage());
+            stop[0] = true;
+            return null;
+        }).thenCompose(recheck -> {
+            if (recheck == null) {
+                return CompletableFuture.completedFuture(null);
+            }
             notes.addAll(recheck.notes());
             Set<Long> still = new HashSet<>();
             recheck.targets().forEach(t -> still.add(t.ledgerId()));
@@ -269,7 +297,8 @@ public final class CleanupService {
                 }
             }
             return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new));
-        }).thenCompose(v -> deleteInBatches(src, chosen, from + batch.size(), deleted, errors, notes));
+        }).thenCompose(v -> stop[0] ? CompletableFuture.completedFuture(null)
+                : deleteInBatches(src, epoch, chosen, from + batch.size(), deleted, errors, notes));
     }
 
     private static RegistryException activeCluster(String src) {

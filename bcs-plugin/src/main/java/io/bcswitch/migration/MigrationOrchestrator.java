@@ -549,6 +549,10 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
                         + "; it cannot be rolled back");
             }
+            if (s.originalsDeleted() > 0) {
+                throw RegistryException.conflict("cleanup deleted " + s.originalsDeleted() + " original ledger(s) "
+                        + "after switch epoch " + epoch + "; a rollback could not read them back");
+            }
             return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
         }).thenCompose(s -> {
             if (s.phase() == Phase.ROLLED_BACK) {
@@ -766,11 +770,21 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 .thenCompose(x -> CompletableFuture.failedFuture(e));
     }
 
-    /** Cleanup deleted {@code n} originals after switch {@code epoch}: its rollback is no longer possible. */
-    public CompletableFuture<Void> originalsDeleted(long epoch, int n) {
-        return registry.update(statePath(epoch), MigrationState.class, cur -> cur.map(c ->
-                c.edit().originalsDeleted(c.originalsDeleted() + n).updatedAt(clock.millis()).build()))
-                .thenApply(x -> null);
+    /**
+     * Cleanup is about to delete {@code n} originals after switch {@code epoch}: recorded first (its rollback is no
+     * longer possible), in the same version-checked write that a rollback's intent makes, so that the two never
+     * overlap. Fails (nothing is to be deleted) when the migration is not finished or is being rolled back.
+     */
+    public CompletableFuture<Void> claimOriginalDeletions(long epoch, int n) {
+        return registry.update(statePath(epoch), MigrationState.class, cur -> {
+            MigrationState c = cur.orElseThrow(() -> RegistryException.conflict("no migration state for switch "
+                    + "epoch " + epoch + "; originals are not deleted"));
+            if (c.phase() != Phase.DONE && c.phase() != Phase.DONE_WITH_FAILURES) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + c.phase()
+                        + "; originals are not deleted");
+            }
+            return Optional.of(c.edit().originalsDeleted(c.originalsDeleted() + n).updatedAt(clock.millis()).build());
+        }).thenApply(x -> null);
     }
 
     // ---- deletions after a rollback ----

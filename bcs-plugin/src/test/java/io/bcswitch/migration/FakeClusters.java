@@ -125,6 +125,42 @@ final class FakeClusters implements LedgerCopier {
         return CompletableFuture.completedFuture(null);
     }
 
+    /** Passes every call to another copier; tests override what they interfere with. */
+    static class Delegating implements LedgerCopier {
+        private final LedgerCopier to;
+
+        Delegating(LedgerCopier to) {
+            this.to = to;
+        }
+
+        @Override
+        public CompletableFuture<Outcome> copy(long id, String from, String dst,
+                                               LongFunction<CompletableFuture<Void>> pace) {
+            return to.copy(id, from, dst, pace);
+        }
+
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return to.facts(id, cluster);
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return to.list(cluster);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
+                                                      LongFunction<CompletableFuture<Void>> pace) {
+            return to.sameEntries(id, a, b, pace);
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            return to.delete(id, cluster);
+        }
+    }
+
     private static CompletableFuture<Outcome> done(Result r, String detail) {
         return CompletableFuture.completedFuture(new Outcome(r, 0, detail));
     }

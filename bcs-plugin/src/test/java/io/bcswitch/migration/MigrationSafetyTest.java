@@ -310,6 +310,17 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void cleanupNeverDeletesACompactedLedgerNothingInTheStoredMetadataNames() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        // a compaction that finished during the cutover: its ledger is named only by the cursor's own ledger
+        clusters.put("a", 8, "compacted-v2", "compacted-ledger");
+        clusters.put("a", 9, "left behind", "managed-ledger");
+        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(clusters.has("a", 8), "a compacted ledger is never deleted as unreferenced: " + r);
+        assertTrue(!clusters.has("a", 9), "an unreferenced managed ledger of a's range is: " + r);
+    }
+
+    @Test
     void cleanupRechecksReferencesRightBeforeDeleting() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         clusters.put("a", 9, "data", "managed-ledger");
@@ -325,6 +336,38 @@ class MigrationSafetyTest {
         }, clusters, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
         CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", 9), "ledger 9 is referenced when it would be deleted: " + r);
+    }
+
+    @Test
+    void cleanupAndARollbackNeverOverlap() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        AtomicInteger homeChecks = new AtomicInteger();
+        LedgerCopier racing = new FakeClusters.Delegating(clusters) {
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                if (cluster.equals("b") && homeChecks.incrementAndGet() == 2) {
+                    // the operator's rollback is recorded right after the batch's last check, before it is deleted
+                    o.rollBack(1, "b", "a").join();
+                }
+                return super.facts(id, cluster);
+            }
+        };
+        CleanupService cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references),
+                racing, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
+        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(clusters.has("a", SCHEMA_LEDGER), "the original the rollback routes back to is kept: " + r);
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+        assertTrue(!r.errors().isEmpty(), "cleanup says why it stopped: " + r);
+
+        // the other order: once cleanup has deleted originals, a rollback is refused
+        switched(3, "b", "a", 30L << 32);
+        awaitPhase(o, 3, Phase.DONE);
+        CleanupResult done = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertEquals(1, done.deleted(), String.valueOf(done));
+        var refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> o.rollBack(3, "b", "a").get(10, TimeUnit.SECONDS));
+        assertTrue(refused.getCause().getMessage().contains("original"), refused.getCause().getMessage());
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
     }
 
     @Test

@@ -1,0 +1,79 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The stored inventory plus, for every compacted topic, the compacted ledger its owning broker uses now. The
+ * metadata store's copy of the compaction cursor's properties is only rewritten when the cursor's own ledger
+ * rolls over, so it can name an older compacted ledger than the one in use (a compaction that finished while
+ * the broker's cutover ran leaves its ledger on the old cluster, known only to the cursor's ledger). Without
+ * this, that ledger would be neither copied nor counted by the drain report.
+ *
+ * <p>A topic that no longer exists answers empty; any other failure fails the read (the caller retries), so
+ * nothing is planned or reported drained on a partial picture. At most {@link #PARALLEL} brokers are asked at once.
+ */
+final class LiveCompactionInventory implements LedgerInventory {
+    static final int PARALLEL = 8;
+
+    private final LedgerInventory stored;
+    private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
+
+    /**
+     * @param compactedLedgerOf the compacted ledger the topic of a managed ledger uses now (empty: none, or the
+     *                          topic is gone)
+     */
+    LiveCompactionInventory(LedgerInventory stored,
+                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf) {
+        this.stored = stored;
+        this.compactedLedgerOf = compactedLedgerOf;
+    }
+
+    @Override
+    public CompletableFuture<List<LedgerReference>> references() {
+        return stored.references().thenCompose(refs -> {
+            Set<String> compacted = new LinkedHashSet<>();
+            Set<Long> known = new HashSet<>();
+            for (LedgerReference r : refs) {
+                if (r.kind() == LedgerKind.COMPACTION) {
+                    // "<managed ledger>/<cursor>#<property>": managed-ledger names hold '/', cursor names do not
+                    compacted.add(r.referencedBy().substring(0, r.referencedBy().lastIndexOf('/')));
+                    known.add(r.ledgerId());
+                }
+            }
+            List<LedgerReference> all = new ArrayList<>(refs);
+            return ask(new ArrayList<>(compacted), 0, all, known).thenApply(v -> all);
+        });
+    }
+
+    private CompletableFuture<Void> ask(List<String> managedLedgers, int from, List<LedgerReference> into,
+                                        Set<Long> known) {
+        if (from >= managedLedgers.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<String> window = managedLedgers.subList(from, Math.min(managedLedgers.size(), from + PARALLEL));
+        List<CompletableFuture<Optional<Long>>> answers = new ArrayList<>();
+        for (String ml : window) {
+            answers.add(compactedLedgerOf.apply(ml));
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            for (int i = 0; i < window.size(); i++) {
+                Optional<Long> current = answers.get(i).join();
+                if (current.isPresent() && known.add(current.get())) {
+                    into.add(new LedgerReference(current.get(), LedgerKind.COMPACTION, window.get(i)
+                            + "/__compaction#in-use"));
+                }
+            }
+            return ask(managedLedgers, from + window.size(), into, known);
+        });
+    }
+}
