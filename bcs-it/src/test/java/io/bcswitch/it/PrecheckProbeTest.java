@@ -8,28 +8,40 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Registry;
 import io.bcswitch.it.support.Rest;
+import java.time.Duration;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The precheck builds the client the brokers will build (the broker's own BookKeeper client factory and settings)
  * and proves it can create, write, read and delete a ledger on the target: a target whose metadata looks healthy
  * (registered, initialised, enough writable bookies) but that a broker cannot use is refused before any broker is
  * told to switch, and the refusal changes nothing. Here the broker cannot build a client for cluster-b (the fixture's
- * fault hook, as if cluster-b's metadata service were unreachable from the broker only).
+ * fault hook, as if cluster-b's metadata service were unreachable from the broker only). And when only another
+ * broker cannot use the target, the switch goes ahead, that broker keeps retrying, and the operator can roll it
+ * back.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PrecheckProbeTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = twoBookieClusters().start();
+        cluster = twoBookieClusters().brokers(2).start();
     }
 
     @Test
+    @Order(1)
     void aTargetTheBrokersCannotUseIsRefusedBeforeTheSwitch() throws Exception {
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
         String uri = cluster.bookieCluster("cluster-b").metadataServiceUri();
+        // both brokers have announced themselves (their records are part of what must not change)
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rest.status().get("brokers").size() == 2
+                && rest.status().get("relocationPendingBrokers").isEmpty());
         assertEquals(200, rest.register("cluster-b", uri).status());
 
         cluster.broker(0).failBookKeeperClients(uri);
@@ -50,5 +62,27 @@ class PrecheckProbeTest extends ClusterTestBase {
         assertEquals(200, rest.switchTo("cluster-b").status());
         rest.awaitCutoverComplete();
         assertEquals("cluster-b", rest.status().get("activeCluster").asText());
+    }
+
+    @Test
+    @Order(2)
+    void aBrokerThatCannotActivateASwitchDoesNotBlockItsRollback() throws Exception {
+        Rest rest = new Rest(cluster.broker(0).webServiceUrl());
+        String uri = cluster.bookieCluster("cluster-a").metadataServiceUri();
+        assertEquals("cluster-b", rest.status().get("activeCluster").asText());
+        cluster.broker(1).failBookKeeperClients(uri);
+        try {
+            assertEquals(200, rest.switchTo("cluster-a").status(), "broker 0 can use cluster-a");
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rest.status().toString()
+                    .contains("activationError\":\"") );
+            Rest.Response rb = rest.post("/rollback", "");
+            assertEquals(200, rb.status(), "the rollback is what cures it: " + rb.raw());
+        } finally {
+            cluster.broker(1).healBookKeeperClients();
+        }
+        rest.awaitCutoverComplete();
+        JsonNode st = rest.status();
+        assertEquals("cluster-b", st.get("activeCluster").asText(), st.toString());
+        assertEquals(3, st.get("epoch").asLong(), st.toString());
     }
 }

@@ -58,6 +58,25 @@ public record BrokerView(Set<String> live, Map<String, BrokerCutoverRecord> reco
         return out;
     }
 
+    /**
+     * Live brokers a new switch would leave behind: those without the plugin's record (no plugin, or starting), and
+     * those at another epoch than {@code epoch} for no known reason. A broker whose record shows an activation
+     * error is not among them: it keeps retrying the newest directive, so a switch (or a rollback's switch back,
+     * often the cure for that error) is what it follows next.
+     */
+    public List<String> wouldNotFollow(long epoch) {
+        List<String> out = new ArrayList<>();
+        for (String b : live) {
+            BrokerCutoverRecord r = records.get(b);
+            if (r == null) {
+                out.add(b + " (no bookie-cluster-switch plugin record: runs without the plugin, or is starting)");
+            } else if (r.appliedEpoch() != epoch && r.activationError() == null) {
+                out.add(b + " (at switch epoch " + r.appliedEpoch() + ", not " + epoch + ")");
+            }
+        }
+        return out;
+    }
+
     /** Live brokers that have not applied switch {@code epoch} or still write a ledger elsewhere. */
     public List<String> cutoverPending(long epoch) {
         List<String> out = new ArrayList<>();

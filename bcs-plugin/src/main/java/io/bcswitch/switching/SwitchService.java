@@ -482,7 +482,7 @@ public class SwitchService {
         return get(target).thenCompose(rec -> registry.readDirective().thenCompose(d ->
                 BrokerView.read(registry).thenCompose(brokers -> {
                     long current = d.present() ? d.value().epoch() : 0L;
-                    List<String> notFollowing = brokers.notFollowing(current);
+                    List<String> notFollowing = brokers.wouldNotFollow(current);
                     if (!notFollowing.isEmpty()) {
                         throw RegistryException.conflict("cannot switch while live broker(s) would not follow the "
                                 + "switch: " + String.join("; ", notFollowing) + ". Every broker must run the plugin "

@@ -297,13 +297,26 @@ public final class SequenceExplorer {
                 TestBroker b = cluster.broker(i);
                 b.failBookKeeperClients(cluster.bookieCluster(t).metadataServiceUri());
                 String sw;
+                String back = "";
+                boolean rollBack = random.nextBoolean();
                 try {
-                    sw = answer(new Rest(cluster.broker(1 - i).webServiceUrl()).switchTo(t));
-                    Thread.sleep(3_000);
+                    Rest other = new Rest(cluster.broker(1 - i).webServiceUrl());
+                    sw = answer(other.switchTo(t));
+                    Thread.sleep(1_500);
+                    if (rollBack) {
+                        // the operator's cure: roll back while that broker still cannot reach the target
+                        Rest.Response r = other.post("/rollback", "");
+                        back = ", rollback meanwhile -> " + answer(r);
+                        if (sw.startsWith("200") && r.status() == 409 && r.raw().contains("would not follow")) {
+                            problems.add("a rollback was refused because of the broker that cannot activate the "
+                                    + "switch it undoes: " + r.raw());
+                        }
+                    }
+                    Thread.sleep(1_500);
                 } finally {
                     b.healBookKeeperClients();
                 }
-                return "switch to " + t + " while broker " + i + " cannot build its client for 3 s -> " + sw;
+                return "switch to " + t + " while broker " + i + " cannot build its client for 3 s -> " + sw + back;
             }
             case REGISTER_DUPLICATE -> {
                 // the same bookie cluster under another name and another spelling of its ZooKeeper address
