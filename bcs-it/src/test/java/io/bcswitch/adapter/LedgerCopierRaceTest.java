@@ -36,8 +36,11 @@ class LedgerCopierRaceTest extends ClusterTestBase {
     @BeforeAll
     static void start() throws Exception {
         cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
-        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()).build();
-        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()).build();
+        // as the plugin's migration clients are configured
+        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
         io = Executors.newSingleThreadExecutor();
     }
 

@@ -159,6 +159,8 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                 .makeAdv()
                 .withLedgerId(id)
                 .execute();
+        // taken as created: the handle's view of its metadata follows later changes (a conflicting close)
+        CompletableFuture<LedgerMetadata> createdAs = created.thenApply(WriteAdvHandle::getLedgerMetadata);
         // the source's checksums are taken while copying, so verifying reads only the copy: the source is
         // read once, which halves what a migration costs the old cluster
         long[] sourceCrcs = new long[Math.toIntExact(m.getLastEntryId() + 1)];
@@ -197,24 +199,37 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         || created.isCompletedExceptionally() ? CompletableFuture.completedFuture(out)
                         // a failed copy is not left behind: it differs from its source (a source that became
                         // unreadable half way leaves an empty or partial ledger)
-                        : deleteOwnCopy(p.dst(), id, created.join().getLedgerMetadata().getCToken(), to)
+                        : deleteOwnCopy(p.dst(), id, createdAs.join(), to)
                                 .thenApply(v -> out));
     }
 
     /**
-     * Deletes the copy this run created, identified by the creator token BookKeeper gave it: if another run
-     * (a broker that took the migration over) replaced it meanwhile, the id now names that run's copy, which
-     * may be promoted already, and it is left alone. Without a token (an old metadata format) nothing is deleted:
-     * cleanup removes a leftover copy, it carries the copy mark.
+     * Whether {@code now} is the ledger {@code ours} created: the same creator token while both still carry one
+     * (BookKeeper drops it when it rewrites a ledger's metadata, on close for one), else the same creation time
+     * (the migration's clients store it). Neither known: not provably ours.
      */
-    private CompletableFuture<Void> deleteOwnCopy(BookKeeper dst, long id, long token, String to) {
+    static boolean sameCreation(LedgerMetadata ours, LedgerMetadata now) {
+        if (ours.getCToken() != 0 && now.getCToken() != 0) {
+            return ours.getCToken() == now.getCToken();
+        }
+        return ours.getCtime() > 0 && ours.getCtime() == now.getCtime();
+    }
+
+    /**
+     * Deletes the copy this run created, identified by {@link #sameCreation}: if another run
+     * (a broker that took the migration over) replaced it meanwhile, the id now names that run's copy, which
+     * may be promoted already, and it is left alone. When that cannot be told, nothing is deleted: cleanup removes
+     * a leftover copy, it carries the copy mark.
+     */
+    private CompletableFuture<Void> deleteOwnCopy(BookKeeper dst, long id, LedgerMetadata ours, String to) {
         return metadata(dst, id).thenCompose(now -> {
             if (now.isEmpty()) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
-            if (token == 0 || now.get().getCToken() != token) {
+            if (!sameCreation(ours, now.get())) {
                 log.warn("ledger={} bookie-cluster={}: the failed copy is not deleted: the ledger under this id is "
-                        + "not the one this copy created (replaced by another run), or cannot be told apart", id, to);
+                        + "not the one this copy created (replaced by another run), or cannot be told apart (created "
+                        + "at {}, the one there now at {})", id, to, ours.getCtime(), now.get().getCtime());
                 return CompletableFuture.<Void>completedFuture(null);
             }
             return dst.newDeleteLedgerOp().withLedgerId(id).execute();

@@ -12,9 +12,16 @@ final class BrokerConfigs {
     /**
      * A copy of {@code conf} whose BookKeeper client points at {@code metadataServiceUri}. Every other
      * client setting (timeouts, TLS, auth, placement, throttling, {@code bookkeeper_*} overrides) stays
-     * the broker's. ServiceConfiguration has no copy constructor; its fields are plain settings.
+     * the broker's.
      */
     static ServiceConfiguration withMetadataServiceUri(ServiceConfiguration conf, String metadataServiceUri) {
+        ServiceConfiguration copy = copy(conf);
+        copy.setBookkeeperMetadataServiceUri(metadataServiceUri);
+        return copy;
+    }
+
+    /** ServiceConfiguration has no copy constructor; its fields are plain settings. */
+    private static ServiceConfiguration copy(ServiceConfiguration conf) {
         ServiceConfiguration copy = new ServiceConfiguration();
         for (Class<?> c = ServiceConfiguration.class; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Field f : c.getDeclaredFields()) {
@@ -30,7 +37,6 @@ final class BrokerConfigs {
                 }
             }
         }
-        copy.setBookkeeperMetadataServiceUri(metadataServiceUri);
         return copy;
     }
 

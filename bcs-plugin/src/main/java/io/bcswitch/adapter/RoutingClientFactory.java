@@ -107,7 +107,10 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         if (b == null) {
             throw new IllegalStateException("the managed-ledger storage has not created its client yet");
         }
-        return newPool("migration", b.conf(), b.store(), b.eventLoopGroup(), Optional.empty(), null,
+        // each copy records its creation time (and, in metadata format 3, a creator token): the copier deletes a
+        // copy it failed to make only while the id still names the ledger it created
+        return newPool("migration", b.conf(), b.store(), b.eventLoopGroup(), Optional.empty(),
+                Map.of("ledgerMetadataVersion", 3, "storeSystemTimeAsLedgerCreationTime", true),
                 NullStatsLogger.INSTANCE);
     }
 

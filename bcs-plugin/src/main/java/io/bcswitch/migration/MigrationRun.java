@@ -45,7 +45,14 @@ final class MigrationRun {
         this.target = target;
     }
 
-    private record Item(long ledgerId, LedgerKind kind, String from, String referencedBy) {
+    /**
+     * One ledger to move.
+     *
+     * @param from       its home when planned
+     * @param alternates other clusters that held the same closed ledger before it was relocated to its home (its
+     *                   previous home, its original), read from when the home cannot be (its bookies died)
+     */
+    private record Item(long ledgerId, LedgerKind kind, String from, String referencedBy, List<String> alternates) {
     }
 
     /** Counts of one run, folded into the persisted state. */
@@ -140,7 +147,17 @@ final class MigrationRun {
                 if (home.isEmpty() || home.get().equals(target)) {
                     continue;
                 }
-                items.putIfAbsent(r.ledgerId(), new Item(r.ledgerId(), r.kind(), home.get(), r.referencedBy()));
+                List<String> alternates = new ArrayList<>();
+                Relocation rel = view.relocations().get(r.ledgerId());
+                if (rel != null) {
+                    for (String c : java.util.Arrays.asList(rel.previousHome(), rel.from())) {
+                        if (c != null && !c.equals(home.get()) && !c.equals(target) && !alternates.contains(c)) {
+                            alternates.add(c);
+                        }
+                    }
+                }
+                items.putIfAbsent(r.ledgerId(), new Item(r.ledgerId(), r.kind(), home.get(), r.referencedBy(),
+                        List.copyOf(alternates)));
             }
             return new ArrayList<>(items.values());
         });
@@ -186,8 +203,7 @@ final class MigrationRun {
         }
         Item item = items.get(i);
         tally.byId.put(item.ledgerId(), item);
-        return o.copier().copy(item.ledgerId(), item.from(), target, o.limiter()::acquire)
-                .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)))
+        return copy(item)
                 .thenCompose(out -> {
                     record(item, out, tally, stillOpen);
                     long now = o.now();
@@ -198,6 +214,34 @@ final class MigrationRun {
                     return CompletableFuture.completedFuture(true);
                 })
                 .thenCompose(go -> go ? worker(items, next, tally, stillOpen) : CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * Copies {@code item} from its home; when that fails (the home's bookies do not answer, say), from its
+     * alternates in turn, each of which held the same closed ledger the home copy was verified against. A ledger
+     * that is open, missing at home or collides is not looked for elsewhere.
+     */
+    private CompletableFuture<LedgerCopier.Outcome> copy(Item item) {
+        return copyFrom(item, item.from()).thenCompose(out -> out.result() == LedgerCopier.Result.FAILED
+                && !item.alternates().isEmpty() ? fromAlternate(item, 0, out) : CompletableFuture.completedFuture(out));
+    }
+
+    private CompletableFuture<LedgerCopier.Outcome> fromAlternate(Item item, int i, LedgerCopier.Outcome atHome) {
+        if (i >= item.alternates().size()) {
+            return CompletableFuture.completedFuture(atHome);
+        }
+        String other = item.alternates().get(i);
+        log.warn("switch epoch={} ledger={} cannot be copied from its home bookie-cluster={} ({}); copying the same "
+                + "closed ledger from bookie-cluster={} instead", epoch, item.ledgerId(), item.from(),
+                atHome.detail(), other);
+        return copyFrom(item, other).thenCompose(out -> out.result() == LedgerCopier.Result.FAILED
+                || out.result() == LedgerCopier.Result.SOURCE_MISSING ? fromAlternate(item, i + 1, atHome)
+                : CompletableFuture.completedFuture(out));
+    }
+
+    private CompletableFuture<LedgerCopier.Outcome> copyFrom(Item item, String source) {
+        return o.copier().copy(item.ledgerId(), source, target, o.limiter()::acquire)
+                .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)));
     }
 
     private void record(Item item, LedgerCopier.Outcome out, Tally tally, List<Item> stillOpen) {

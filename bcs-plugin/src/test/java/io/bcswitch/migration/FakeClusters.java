@@ -57,6 +57,9 @@ final class FakeClusters implements LedgerCopier {
 
     @Override
     public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> pace) {
+        if (unreachable.contains(from)) {
+            return done(Result.FAILED, "reading ledger " + id + " from " + from + ": its bookies do not answer");
+        }
         Ledger src = get(from, id);
         if (src == null) {
             return done(Result.SOURCE_MISSING, "no ledger " + id + " on " + from);

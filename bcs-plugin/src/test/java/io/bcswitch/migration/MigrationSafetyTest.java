@@ -200,6 +200,24 @@ class MigrationSafetyTest {
         assertEquals(Phase.DONE, done.phase(), String.valueOf(done));
     }
 
+    @Test
+    void whenTheHomeOfARelocatedLedgerDiesTheNextMigrationCopiesItFromTheOriginal() throws Exception {
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+
+        // b's bookies die: the operator switches to c; the schema ledger's original is still on a
+        clusters.unreachable("b", true);
+        switched(2, "c", "b", 2L << 32);
+        o.switchAccepted(2);
+        MigrationState done = awaitPhase(o, 2, Phase.DONE);
+        assertEquals("c", home(SCHEMA_LEDGER).orElseThrow(), String.valueOf(done));
+        assertEquals(clusters.get("a", SCHEMA_LEDGER).payload(), clusters.get("c", SCHEMA_LEDGER).payload());
+    }
+
     /** Metadata of every cluster answers; advancing a's id generator fails while {@code aBroken}. */
     private final AtomicBoolean aBroken = new AtomicBoolean();
     private final AtomicInteger aAdvances = new AtomicInteger();

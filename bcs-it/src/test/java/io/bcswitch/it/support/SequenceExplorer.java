@@ -54,7 +54,7 @@ public final class SequenceExplorer {
     }
 
     /** The actions a step can take. */
-    enum Action {
+    public enum Action {
         SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
         UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
         ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
@@ -80,9 +80,25 @@ public final class SequenceExplorer {
     private final Set<String> bookiesDown = new TreeSet<>();
     private boolean abruptFailover;
 
+    /** The actions of a scripted run, in order (null: picked by the seed). */
+    private final List<Action> script;
+
     public SequenceExplorer(long seed, int stepCount) {
+        this(seed, stepCount, null);
+    }
+
+    /**
+     * A scripted run: exactly {@code script}'s actions, in order; the seed still picks their details (which
+     * cluster, which broker). Found sequences are kept this way, so they keep their meaning when actions are added.
+     */
+    public SequenceExplorer(long seed, List<Action> script) {
+        this(seed, script.size(), List.copyOf(script));
+    }
+
+    private SequenceExplorer(long seed, int stepCount, List<Action> script) {
         this.seed = seed;
         this.stepCount = stepCount;
+        this.script = script;
         this.random = new Random(seed);
         this.restRandom = new Random(~seed);
     }
@@ -113,10 +129,12 @@ public final class SequenceExplorer {
             for (String c : List.of(CLUSTERS[1], CLUSTERS[2])) {
                 expectOk(rest().register(c, cluster.bookieCluster(c).metadataServiceUri()), "register " + c);
             }
-            workload.feedIdleTopics(5);
+            if (!workload.feedIdleTopics(5, 60)) {
+                throw new IllegalStateException("the idle-subscription topics do not take messages at the start");
+            }
             workload.compact();
             for (int i = 0; i < stepCount && problems.isEmpty(); i++) {
-                Action a = pick();
+                Action a = script != null ? script.get(i) : pick();
                 String what = step(a);
                 steps.add((i + 1) + ". " + what);
                 log.info("EXPLORE seed={} step {}: {}", seed, i + 1, what);
@@ -368,8 +386,17 @@ public final class SequenceExplorer {
                 return "compact the compacted topics";
             }
             case FEED_IDLE -> {
-                workload.feedIdleTopics(3);
-                return "send to the idle-subscription topics";
+                if (workload.feedIdleTopics(3, 120)) {
+                    return "send to the idle-subscription topics";
+                }
+                if (bookiesDown.isEmpty()) {
+                    problems.add("publishing to the idle-subscription topics did not complete within 120 s, with "
+                            + "every bookie cluster up");
+                }
+                // a topic whose last ledger is on a cluster whose bookies are down cannot be loaded (its last
+                // entry cannot be known) until they are back: its sends complete then
+                return "send to the idle-subscription topics: not acknowledged within 120 s (bookies down: "
+                        + bookiesDown + ")";
             }
             default -> throw new IllegalStateException(a.toString());
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -220,16 +221,27 @@ public final class Workload implements AutoCloseable {
         threads.add(t);
     }
 
-    /** Sends {@code n} messages to every idle-subscription topic (their subscriptions stay idle). */
-    public void feedIdleTopics(int n) throws Exception {
+    /**
+     * Sends {@code n} messages to every idle-subscription topic (their subscriptions stay idle); completes with
+     * whether every send was acknowledged within {@code waitSeconds}. Sends not acknowledged by then stay pending
+     * (the producers never time out) and count once they are.
+     */
+    public boolean feedIdleTopics(int n, int waitSeconds) throws Exception {
+        List<CompletableFuture<?>> sends = new ArrayList<>();
         for (Map.Entry<String, Producer<String>> e : idleProducers.entrySet()) {
             Stream s = idle.get(e.getKey());
             for (int i = 0; i < n; i++) {
                 long seq = idleSeq.incrementAndGet();
-                e.getValue().send(e.getValue().getProducerName() + ":" + seq);
                 s.sent.incrementAndGet();
-                s.acked.add(seq);
+                sends.add(e.getValue().sendAsync(e.getValue().getProducerName() + ":" + seq)
+                        .thenRun(() -> s.acked.add(seq)));
             }
+        }
+        try {
+            CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(waitSeconds, TimeUnit.SECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false;
         }
     }
 
