@@ -84,7 +84,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 inventory, new BrokerClientProbe(routingFactory::newProbeClient,
                         conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
                         conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, probeCloser));
-        presence = new BrokerPresence(registry, this::brokerId, clock);
+        presence = new BrokerPresence(registry, this::knownBrokerId, clock);
         api = new BookieClustersApi(service);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
@@ -242,6 +242,12 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
      */
     public void bindBroker(PulsarService pulsarService) {
         this.pulsar = pulsarService;
+    }
+
+    /** The broker id, or null while the broker has none yet. */
+    private String knownBrokerId() {
+        String id = brokerId();
+        return id.equals(fallbackBrokerId) ? null : id;
     }
 
     /** The broker id once the broker has one (it is set late in broker start-up), else a stand-in. */

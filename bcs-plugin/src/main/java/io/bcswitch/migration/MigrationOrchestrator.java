@@ -86,6 +86,9 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private final long applyWaitNanos;
     private final SwitchBack switchBack;
     private final Set<Long> acceptedHere = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicLong lockAcquisitions = new java.util.concurrent.atomic.AtomicLong();
+    /** Tells this process's acquisitions from those of an earlier run of the same broker. */
+    private final String lockNonce = Long.toHexString(new java.util.Random().nextLong());
     private final Object driverLock = new Object();
     private CompletableFuture<Void> driverTail = CompletableFuture.completedFuture(null);
     private CompletableFuture<Void> queuedPass;
@@ -221,8 +224,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     private CompletableFuture<Void> pass() {
-        // cheap reads every pass (directive, latest state); the rest only when there is work
-        return registry.readDirective().thenCompose(directive -> {
+        // cheap reads every pass (lock, directive, latest state); the rest only when there is work
+        return releaseLeftLock().thenCompose(x -> registry.readDirective()).thenCompose(directive -> {
             if (!directive.present()) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -282,35 +285,78 @@ public final class MigrationOrchestrator implements AutoCloseable {
         return tryLocked(body).thenApply(ran -> null);
     }
 
-    /** Runs {@code body} holding the lock; completes with false (body not run) when another broker holds it. */
+    /**
+     * Runs {@code body} holding the lock; completes with false (body not run) when another broker holds it. The
+     * lock names this broker and this acquisition, and is released (awaited) before the result completes, so the
+     * driver's next step never overlaps a release of this one.
+     */
     private CompletableFuture<Boolean> tryLocked(Supplier<CompletableFuture<Void>> body) {
         String path = registry.paths().orchestratorLock();
-        byte[] mine = me().getBytes(StandardCharsets.UTF_8);
-        return registry.metadataStore().put(path, mine, Optional.of(-1L),
+        String value = lockPrefix() + lockAcquisitions.incrementAndGet() + "-" + lockNonce;
+        return registry.metadataStore().put(path, value.getBytes(StandardCharsets.UTF_8), Optional.of(-1L),
                         java.util.EnumSet.of(CreateOption.Ephemeral))
                 .handle((stat, e) -> e == null)
                 .thenCompose(acquired -> {
                     if (!acquired) {
-                        return registry.metadataStore().get(path).thenCompose(cur -> {
-                            // our own lock left behind by a pass whose unlock failed
-                            if (cur.isPresent() && new String(cur.get().getValue(), StandardCharsets.UTF_8)
-                                    .equals(me())) {
-                                return body.get().thenApply(v -> true);
-                            }
-                            return CompletableFuture.completedFuture(false);
-                        });
+                        return CompletableFuture.completedFuture(false);
                     }
-                    return body.get().whenComplete((v, e) -> unlock(path)).thenApply(v -> true);
+                    CompletableFuture<Void> ran;
+                    try {
+                        ran = body.get();
+                    } catch (RuntimeException e) {
+                        ran = CompletableFuture.failedFuture(e);
+                    }
+                    return ran.handle((v, e) -> e).thenCompose(e -> unlock(path, value, 1).thenApply(x -> {
+                        if (e != null) {
+                            throw e instanceof java.util.concurrent.CompletionException c ? c
+                                    : new java.util.concurrent.CompletionException(e);
+                        }
+                        return true;
+                    }));
                 });
     }
 
-    /** Deletes the lock if it is still this broker's (it may have expired with our session and been retaken). */
-    private void unlock(String path) {
-        registry.metadataStore().get(path).thenCompose(cur -> cur.isPresent()
-                        && new String(cur.get().getValue(), StandardCharsets.UTF_8).equals(me())
+    private String lockPrefix() {
+        return me() + "#";
+    }
+
+    /**
+     * Passes run one at a time on this broker's driver and release the lock before they end, so between passes the
+     * lock is never in use here: if it is this broker's, a release failed, and it is released now (other brokers
+     * may be waiting for it).
+     */
+    private CompletableFuture<Void> releaseLeftLock() {
+        String path = registry.paths().orchestratorLock();
+        return registry.metadataStore().get(path).thenCompose(cur -> {
+            if (cur.isPresent() && new String(cur.get().getValue(), StandardCharsets.UTF_8).startsWith(lockPrefix())) {
+                log.info("releasing the migration lock an earlier pass of broker {} left behind", me());
+                return registry.metadataStore().delete(path, Optional.of(cur.get().getStat().getVersion()));
+            }
+            return CompletableFuture.completedFuture(null);
+        }).exceptionally(e -> null);
+    }
+
+    /**
+     * Deletes the lock if it is still this acquisition's (it may have expired with our session and been retaken); a
+     * failed delete is retried {@code retries} more time(s) a second later, and otherwise left to this broker's next
+     * pass ({@link #releaseLeftLock}). Never fails.
+     */
+    private CompletableFuture<Void> unlock(String path, String value, int retries) {
+        return registry.metadataStore().get(path).thenCompose(cur -> cur.isPresent()
+                        && new String(cur.get().getValue(), StandardCharsets.UTF_8).equals(value)
                         ? registry.metadataStore().delete(path, Optional.of(cur.get().getStat().getVersion()))
                         : CompletableFuture.completedFuture(null))
-                .exceptionally(x -> null);
+                .handle((v, x) -> x)
+                .thenCompose(x -> {
+                    if (x == null) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    if (retries > 0 && !closed) {
+                        return delay(1_000).thenCompose(d -> unlock(path, value, retries - 1));
+                    }
+                    log.warn("cannot release the migration lock {} yet (the next pass does): {}", path, x.toString());
+                    return CompletableFuture.completedFuture(null);
+                });
     }
 
     /** Holds the lock for {@code body}, waiting (bounded) while another broker's pass still holds it. */

@@ -64,6 +64,12 @@ public record BrokerCutoverRecord(int formatVersion, String broker, long applied
                 topicsFailed, startedAt, finishedAt, error, attempts, openHandles, openLedgers);
     }
 
+    /** The same record under broker id {@code id}. */
+    public BrokerCutoverRecord withBroker(String id) {
+        return new BrokerCutoverRecord(formatVersion, id, appliedEpoch, activeCluster, topicsTotal, topicsMoved,
+                topicsFailed, startedAt, finishedAt, activationError, activationAttempts, openHandles, openLedgers);
+    }
+
     public BrokerCutoverRecord withHandles(Map<String, Integer> counts, Map<String, List<Long>> ids) {
         return new BrokerCutoverRecord(formatVersion, broker, appliedEpoch, activeCluster, topicsTotal, topicsMoved,
                 topicsFailed, startedAt, finishedAt, activationError, activationAttempts, counts, ids);

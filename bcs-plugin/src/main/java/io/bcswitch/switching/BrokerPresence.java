@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
  * and on every periodic check, which also replaces a node still owned by an older session of this broker.
  *
  * <p>Writes are coalesced: at most one is in flight, and a change made meanwhile is written right after it.
+ * Nothing is written before the broker has its id (late in its start-up): a record under a stand-in id would
+ * outlive the start-up as a broker that never advances, which deletions and the next promotions would wait for.
+ * Every record is stamped with the id at the time it is written.
  */
 public final class BrokerPresence {
     private static final Logger log = LoggerFactory.getLogger(BrokerPresence.class);
@@ -38,6 +41,7 @@ public final class BrokerPresence {
     private volatile boolean again;
     private volatile boolean closed;
 
+    /** @param brokerId this broker's id, null while it has none yet */
     public BrokerPresence(RegistryStore registry, Supplier<String> brokerId, Clock clock) {
         this.registry = registry;
         this.brokerId = brokerId;
@@ -91,11 +95,15 @@ public final class BrokerPresence {
         first.thenCompose(v -> writeRelocationApplied(false));
     }
 
-    /** The record as it is written now, or null before the cutover published its first one. */
+    /**
+     * The record as it is written now, under this broker's id; null before the cutover published its first one or
+     * while the broker has no id yet.
+     */
     public BrokerCutoverRecord record() {
+        String id = brokerId.get();
         synchronized (lock) {
-            return cutover == null ? null : cutover.withActivation(activationError, activationAttempts)
-                    .withHandles(handleCounts, handleIds);
+            return cutover == null || id == null ? null : cutover.withActivation(activationError, activationAttempts)
+                    .withHandles(handleCounts, handleIds).withBroker(id);
         }
     }
 
@@ -106,6 +114,9 @@ public final class BrokerPresence {
     public CompletableFuture<Void> ensurePresent() {
         BrokerCutoverRecord r = record();
         String id = brokerId.get();
+        if (id == null) {
+            return CompletableFuture.completedFuture(null);
+        }
         CompletableFuture<Void> broker = r == null ? CompletableFuture.completedFuture(null)
                 : registry.ownsEphemeral(registry.paths().broker(id)).thenCompose(own -> {
                     if (own) {
@@ -125,17 +136,17 @@ public final class BrokerPresence {
         synchronized (lock) {
             epoch = relocationEpoch;
         }
-        if (epoch < 0 || closed) {
+        String id = brokerId.get();
+        if (epoch < 0 || closed || id == null) {
             return CompletableFuture.completedFuture(null);
         }
-        String path = registry.paths().relocationApplied(brokerId.get());
+        String path = registry.paths().relocationApplied(id);
         RelocationEpoch rec = new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, epoch, clock.millis());
         CompletableFuture<Boolean> needed = onlyIfMissing ? registry.ownsEphemeral(path).thenApply(own -> !own)
                 : CompletableFuture.completedFuture(true);
         return needed.thenCompose(write -> write ? registry.putOwnEphemeral(path, rec)
                 : CompletableFuture.<Void>completedFuture(null)).exceptionally(e -> {
-                    log.warn("broker {}: cannot publish applied relocation epoch {}: {}", brokerId.get(), epoch,
-                            e.toString());
+                    log.warn("broker {}: cannot publish applied relocation epoch {}: {}", id, epoch, e.toString());
                     return null;
                 });
     }

@@ -513,6 +513,16 @@ class MigrationSafetyTest {
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "the last copy of the ledger is never deleted");
     }
 
+    @Test
+    void aLockThisBrokerLeftBehindIsReleasedByItsNextPass() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        String lock = registry.paths().orchestratorLock();
+        // a pass whose unlock failed (the metadata store did not answer) left the lock behind
+        store.put(lock, "broker-1#7-0abc".getBytes(java.nio.charset.StandardCharsets.UTF_8), Optional.of(-1L)).get();
+        o.tick().get(30, TimeUnit.SECONDS);
+        waitUntil(10, () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
+    }
+
     private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
