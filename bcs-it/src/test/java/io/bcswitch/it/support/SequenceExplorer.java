@@ -378,6 +378,9 @@ public final class SequenceExplorer {
                 }
                 cluster.bookieCluster(from).stopBookies();
                 bookiesDown.add(from);
+                // acknowledgements whose cursor update was in flight to those bookies are lost: at-least-once
+                // delivery redelivers them, as it does when a stock broker's only bookie cluster dies
+                abruptFailover = true;
                 return "stop the bookies of the active cluster " + from + ", switch to " + t + " -> "
                         + answer(rest().switchTo(t));
             }
