@@ -183,12 +183,12 @@ public final class CleanupService {
                         || issuedHere && DELETABLE_COMPONENTS.contains(f.pulsarComponent()));
                 return deletable ? target(id, src, "UNREFERENCED") : none();
             }
+            if (!snap.allBrokersApplied()) {
+                return none(); // a broker that routes with an older relocation table may still read it here
+            }
             if (!view.relocations().containsKey(id)) {
                 // the home is the cluster that issued the id: only a copy of ours may go
                 return f.copyOf() != null ? target(id, src, "STRAY_COPY") : none();
-            }
-            if (!snap.allBrokersApplied()) {
-                return none();
             }
             return copier.facts(id, home.get()).thenCompose(homeFacts -> {
                 if (homeFacts.isPresent() && homeFacts.get().sameClosedContent(f)) {

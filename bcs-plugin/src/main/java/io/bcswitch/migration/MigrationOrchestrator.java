@@ -880,6 +880,24 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private CompletableFuture<Void> deleteCopies(MigrationState s) {
         long epoch = s.switchEpoch();
         String target = s.target();
+        return registry.getCluster(target).thenCompose(rec -> {
+            if (rec.isEmpty() || rec.get().status() == io.bcswitch.registry.ClusterStatus.DEPRECATED) {
+                // a cluster nobody uses any more (its clients are closed, or it is not even registered): the list
+                // goes, the copies stay there and go with the cluster
+                log.warn("switch epoch={} rollback: bookie-cluster={} is {}; its {} rolled-back copy/copies are left "
+                        + "on it", epoch, target, rec.isEmpty() ? "no longer registered" : "DEPRECATED",
+                        s.pendingDeletionCount());
+                return registry.dropCopies(epoch).thenCompose(v -> registry.update(statePath(epoch),
+                        MigrationState.class, cur -> cur.map(c -> c.edit().deletions(0, c.deleteAfterRelocationEpoch())
+                                .build()))).thenApply(x -> null);
+            }
+            return deleteCopiesOn(s);
+        });
+    }
+
+    private CompletableFuture<Void> deleteCopiesOn(MigrationState s) {
+        long epoch = s.switchEpoch();
+        String target = s.target();
         return RegistryView.read(registry).thenCompose(view -> {
             if (target.equals(view.activeCluster())) {
                 return CompletableFuture.completedFuture(null);

@@ -39,6 +39,11 @@ final class MigrationRun {
     private final long epoch;
     private final String target;
 
+    /** Set once the run must stop (rolled back, superseded, taken over): copies in flight stop at their next batch. */
+    private volatile boolean stopped;
+    /** How often a run in BUILD re-reads its state, so that a long copy stops within about this long. */
+    private static final long WATCH_MILLIS = 1_000;
+
     MigrationRun(MigrationOrchestrator orchestrator, long epoch, String target) {
         this.o = orchestrator;
         this.epoch = epoch;
@@ -117,7 +122,9 @@ final class MigrationRun {
                     epoch, o.me(), items.size(), target, prior > 0 ? " (" + prior + " promoted before)" : "");
             Tally tally = new Tally(items.size() + prior, earlier);
             tally.promoted.set(prior);
-            return copyAll(items, tally, 1).thenCompose(v -> {
+            CompletableFuture<Void> built = copyAll(items, tally, 1);
+            watch(built);
+            return built.thenCompose(v -> {
                 if (o.closed()) {
                     // this broker is shutting down: keep the phase, another broker (or a restart) resumes
                     return persist(tally, s -> s);
@@ -198,7 +205,7 @@ final class MigrationRun {
 
     private CompletableFuture<Void> worker(List<Item> items, AtomicInteger next, Tally tally, List<Item> stillOpen) {
         int i = next.getAndIncrement();
-        if (i >= items.size() || o.closed()) {
+        if (i >= items.size() || o.closed() || stopped) {
             return CompletableFuture.completedFuture(null);
         }
         Item item = items.get(i);
@@ -239,8 +246,38 @@ final class MigrationRun {
                 : CompletableFuture.completedFuture(out));
     }
 
+    /** While {@code until} runs, re-reads the state every {@link #WATCH_MILLIS}; stops the run when it must. */
+    private void watch(CompletableFuture<Void> until) {
+        o.delay(WATCH_MILLIS).thenCompose(v -> until.isDone() ? CompletableFuture.completedFuture(null)
+                : o.readState(epoch).thenAccept(st -> {
+                    if (o.closed() || (st.present() && !o.goOn(st.value()))) {
+                        if (!stopped) {
+                            log.info("switch epoch={} migration on broker {} stops its copies: {}", epoch, o.me(),
+                                    st.present() ? st.value().phase() + " owned by " + st.value().owner() : "closing");
+                        }
+                        stopped = true;
+                    } else {
+                        watch(until);
+                    }
+                })).exceptionally(e -> {
+                    if (!until.isDone()) {
+                        watch(until);
+                    }
+                    return null;
+                });
+    }
+
+    /** The rate limit, and the stop: a copy in flight fails at its next batch once the run must stop. */
+    private CompletableFuture<Void> pace(long bytes) {
+        if (stopped || o.closed()) {
+            return CompletableFuture.failedFuture(new java.util.concurrent.CancellationException(
+                    "the migration of switch epoch " + epoch + " stopped on this broker"));
+        }
+        return o.limiter().acquire(bytes);
+    }
+
     private CompletableFuture<LedgerCopier.Outcome> copyFrom(Item item, String source) {
-        return o.copier().copy(item.ledgerId(), source, target, o.limiter()::acquire)
+        return o.copier().copy(item.ledgerId(), source, target, this::pace)
                 .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)));
     }
 

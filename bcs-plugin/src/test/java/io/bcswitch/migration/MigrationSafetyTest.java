@@ -389,6 +389,25 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void cleanupLeavesACopyALaggingBrokerMayStillReadAfterARollback() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        applied("broker-2", registry.readRelocationEpoch().get()); // reads the schema ledger's copy on b
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        awaitPhase(o, 2, Phase.DONE);
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+        // broker-2 has not applied the relocation epoch that routes the ledger back to a yet
+        CleanupResult r = cleanupService(o).cleanup("b", true, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(r.targets().isEmpty(), "a copy a broker may still read is not deleted: " + r);
+
+        applied("broker-2", Long.MAX_VALUE);
+        waitUntil(30, () -> {
+            o.tick().get(30, TimeUnit.SECONDS);
+            return !clusters.has("b", SCHEMA_LEDGER);
+        }, "the copy goes once every broker routes without it");
+        assertTrue(clusters.has("a", SCHEMA_LEDGER));
+    }
+
+    @Test
     void cleanupNeverDeletesAnOriginalWhoseHomeCopyIsMissing() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
@@ -521,6 +540,46 @@ class MigrationSafetyTest {
         store.put(lock, "broker-1#7-0abc".getBytes(java.nio.charset.StandardCharsets.UTF_8), Optional.of(-1L)).get();
         o.tick().get(30, TimeUnit.SECONDS);
         waitUntil(10, () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
+    }
+
+    @Test
+    void aLongCopyStopsSoonAfterTheSwitchIsRolledBack() throws Exception {
+        // a big ledger: its copy reads batch after batch for two minutes
+        AtomicBoolean copying = new AtomicBoolean();
+        LedgerCopier slow = new FakeClusters.Delegating(clusters) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   java.util.function.LongFunction<CompletableFuture<Void>> pace) {
+                copying.set(true);
+                return batches(0, pace).thenCompose(v -> super.copy(id, from, to, pace))
+                        .exceptionally(e -> new Outcome(Result.FAILED, 0, String.valueOf(e)));
+            }
+
+            private CompletableFuture<Void> batches(int n, java.util.function.LongFunction<CompletableFuture<Void>> p) {
+                if (n >= 1200) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                return p.apply(1000).thenCompose(v -> {
+                    CompletableFuture<Void> later = new CompletableFuture<>();
+                    scheduler.schedule(() -> later.complete(null), 100, TimeUnit.MILLISECONDS);
+                    return later;
+                }).thenCompose(v -> batches(n + 1, p));
+            }
+        };
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(references), slow, CONFIG, () -> "broker-1", scheduler,
+                Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        orchestrators.add(o);
+        o.switchAccepted(1);
+        o.start(50);
+        waitUntil(10, copying::get, "the copy runs");
+
+        // the rollback waits for the lock the copying pass holds: that pass stops within about a second
+        o.rollBack(1, "b", "a").get(25, TimeUnit.SECONDS);
+        assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
     }
 
     private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {
