@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import io.bcswitch.concurrent.Windows;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -50,30 +51,18 @@ final class LiveCompactionInventory implements LedgerInventory {
                     known.add(r.ledgerId());
                 }
             }
-            List<LedgerReference> all = new ArrayList<>(refs);
-            return ask(new ArrayList<>(compacted), 0, all, known).thenApply(v -> all);
-        });
-    }
-
-    private CompletableFuture<Void> ask(List<String> managedLedgers, int from, List<LedgerReference> into,
-                                        Set<Long> known) {
-        if (from >= managedLedgers.size()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        List<String> window = managedLedgers.subList(from, Math.min(managedLedgers.size(), from + PARALLEL));
-        List<CompletableFuture<Optional<Long>>> answers = new ArrayList<>();
-        for (String ml : window) {
-            answers.add(compactedLedgerOf.apply(ml));
-        }
-        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            for (int i = 0; i < window.size(); i++) {
-                Optional<Long> current = answers.get(i).join();
-                if (current.isPresent() && known.add(current.get())) {
-                    into.add(new LedgerReference(current.get(), LedgerKind.COMPACTION, window.get(i)
-                            + "/__compaction#in-use"));
+            List<String> managedLedgers = new ArrayList<>(compacted);
+            return Windows.map(managedLedgers, PARALLEL, compactedLedgerOf).thenApply(answers -> {
+                List<LedgerReference> all = new ArrayList<>(refs);
+                for (int i = 0; i < managedLedgers.size(); i++) {
+                    Optional<Long> current = answers.get(i);
+                    if (current.isPresent() && known.add(current.get())) {
+                        all.add(new LedgerReference(current.get(), LedgerKind.COMPACTION, managedLedgers.get(i)
+                                + "/__compaction#in-use"));
+                    }
                 }
-            }
-            return ask(managedLedgers, from + window.size(), into, known);
+                return all;
+            });
         });
     }
 }

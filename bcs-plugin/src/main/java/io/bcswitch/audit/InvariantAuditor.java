@@ -1,6 +1,7 @@
 package io.bcswitch.audit;
 
 import io.bcswitch.audit.VerifyReport.Violation;
+import io.bcswitch.concurrent.Windows;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -53,6 +54,9 @@ import java.util.function.LongFunction;
  * Read only: it changes nothing.
  */
 public final class InvariantAuditor {
+    /** At most this many ledgers are checked at once (their metadata read, and with deep, their entries). */
+    static final int PARALLEL_CHECKS = 32;
+
     private final RegistryStore registry;
     private final LedgerInventory inventory;
     private final LedgerCopier copier;
@@ -162,7 +166,7 @@ public final class InvariantAuditor {
             // a data reference says the most (what it holds, who writes it)
             byId.merge(r.ledgerId(), r, (a, b) -> a.kind() == LedgerKind.DATA ? a : b);
         }
-        List<CompletableFuture<Void>> each = new ArrayList<>();
+        List<LedgerReference> toRead = new ArrayList<>();
         for (LedgerReference r : byId.values()) {
             Optional<String> home = w.view().home(r.ledgerId());
             if (home.isEmpty()) {
@@ -176,32 +180,38 @@ public final class InvariantAuditor {
                         + "cluster could not be listed");
                 continue;
             }
-            each.add(copier.facts(r.ledgerId(), cluster).handle((f, e) -> {
-                if (e != null) {
-                    unchecked.add("ledger " + r.ledgerId() + " on '" + cluster + "': " + root(e));
-                    return CompletableFuture.<Void>completedFuture(null);
-                }
-                if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
-                    return stillTheCompactedLedger(r).thenAccept(current -> {
-                        if (current) {
-                            violations.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
-                                    "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
-                        }
-                    });
-                }
-                if (f.isEmpty()) {
-                    violations.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
-                            r.kind() + " ledger is not on " + cluster + ", where routing sends its reads"));
-                } else if (!f.get().closed() && mustBeClosed(r, newestData)) {
-                    violations.add(new Violation("NOT_CLOSED", r.ledgerId(), cluster, r.referencedBy(),
-                            r.kind() + " ledger is open on " + cluster + " although "
-                                    + (r.kind() == LedgerKind.DATA ? "its managed ledger closed it" : "it is written "
-                                    + "once and closed")));
-                }
-                return CompletableFuture.<Void>completedFuture(null);
-            }).thenCompose(x -> x));
+            toRead.add(r);
         }
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+        return Windows.map(toRead, PARALLEL_CHECKS, r -> checkReferenced(r, w.view().home(r.ledgerId()).orElseThrow(),
+                newestData, violations, unchecked)).thenApply(x -> null);
+    }
+
+    private CompletableFuture<Void> checkReferenced(LedgerReference r, String cluster, Map<String, Long> newestData,
+                                                    List<Violation> violations, List<String> unchecked) {
+        return copier.facts(r.ledgerId(), cluster).handle((f, e) -> {
+            if (e != null) {
+                unchecked.add("ledger " + r.ledgerId() + " on '" + cluster + "': " + root(e));
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
+                return stillTheCompactedLedger(r).thenAccept(current -> {
+                    if (current) {
+                        violations.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
+                                "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
+                    }
+                });
+            }
+            if (f.isEmpty()) {
+                violations.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
+                        r.kind() + " ledger is not on " + cluster + ", where routing sends its reads"));
+            } else if (!f.get().closed() && mustBeClosed(r, newestData)) {
+                violations.add(new Violation("NOT_CLOSED", r.ledgerId(), cluster, r.referencedBy(),
+                        r.kind() + " ledger is open on " + cluster + " although "
+                                + (r.kind() == LedgerKind.DATA ? "its managed ledger closed it" : "it is written "
+                                + "once and closed")));
+            }
+            return CompletableFuture.<Void>completedFuture(null);
+        }).thenCompose(x -> x);
     }
 
     /**
@@ -230,56 +240,56 @@ public final class InvariantAuditor {
                 .add(cluster)));
         Map<Long, String> refBy = new HashMap<>();
         w.refs().forEach(r -> refBy.putIfAbsent(r.ledgerId(), r.referencedBy()));
-        List<CompletableFuture<Void>> each = new ArrayList<>();
-        for (Map.Entry<Long, List<String>> h : holders.entrySet()) {
-            if (h.getValue().size() < 2) {
-                continue;
-            }
-            long id = h.getKey();
-            Optional<String> home = w.view().home(id);
-            Optional<String> issuer = w.view().ranges().owner(id);
-            Map<String, CompletableFuture<Optional<LedgerFacts>>> facts = new TreeMap<>();
-            h.getValue().forEach(c -> facts.put(c, copier.facts(id, c).exceptionally(e -> Optional.empty())));
-            each.add(CompletableFuture.allOf(facts.values().toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                Optional<LedgerFacts> homeFacts = home.flatMap(c -> facts.containsKey(c) ? facts.get(c).join()
-                        : Optional.empty());
-                List<CompletableFuture<Void>> checks = new ArrayList<>();
-                for (String c : h.getValue()) {
-                    if (home.map(c::equals).orElse(false)) {
-                        continue;
-                    }
-                    Optional<LedgerFacts> f = facts.get(c).join();
-                    boolean explained = issuer.map(c::equals).orElse(false)
-                            || f.map(x -> x.copyOf() != null || x.probe()).orElse(false);
-                    if (!explained) {
-                        violations.add(new Violation("UNEXPLAINED_COPY", id, c, refBy.get(id), "ledger id also "
-                                + "exists on " + h.getValue() + "; its home is " + home.orElse("(none)")
-                                + ", and the one on " + c + " is neither the original nor a copy the migration made"));
-                        continue;
-                    }
-                    if (f.isEmpty() || homeFacts.isEmpty() || !f.get().closed() || !refBy.containsKey(id)) {
-                        continue; // a copy being written, or a copy of a ledger nothing references: cleanup's
-                    }
-                    if (!homeFacts.get().sameClosedContent(f.get())) {
-                        violations.add(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the copy on " + c
-                                + " has last entry " + f.get().lastEntryId() + " and length " + f.get().length()
-                                + ", its home on " + home.get() + " " + homeFacts.get().lastEntryId() + " and "
-                                + homeFacts.get().length()));
-                    } else if (deep) {
-                        checks.add(copier.sameEntries(id, home.get(), c, pace).handle((same, e) -> {
-                            if (e == null && !same) {
-                                violations.add(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the entries "
-                                        + "on " + c + " differ from those of its home on " + home.get()
-                                        + " (CRC32C of the payloads)"));
-                            }
-                            return null;
-                        }));
-                    }
+        List<Map.Entry<Long, List<String>>> several = holders.entrySet().stream().filter(h -> h.getValue().size() > 1)
+                .toList();
+        return Windows.map(several, PARALLEL_CHECKS, h -> checkCopiesOf(h.getKey(), h.getValue(), w, deep, refBy,
+                violations)).thenApply(x -> null);
+    }
+
+    private CompletableFuture<Void> checkCopiesOf(long id, List<String> holderClusters, World w, boolean deep,
+                                                  Map<Long, String> refBy, List<Violation> violations) {
+        Optional<String> home = w.view().home(id);
+        Optional<String> issuer = w.view().ranges().owner(id);
+        Map<String, CompletableFuture<Optional<LedgerFacts>>> facts = new TreeMap<>();
+        holderClusters.forEach(c -> facts.put(c, copier.facts(id, c).exceptionally(e -> Optional.empty())));
+        return CompletableFuture.allOf(facts.values().toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            Optional<LedgerFacts> homeFacts = home.flatMap(c -> facts.containsKey(c) ? facts.get(c).join()
+                    : Optional.empty());
+            List<CompletableFuture<Void>> checks = new ArrayList<>();
+            for (String c : holderClusters) {
+                if (home.map(c::equals).orElse(false)) {
+                    continue;
                 }
-                return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new));
-            }));
-        }
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+                Optional<LedgerFacts> f = facts.get(c).join();
+                boolean explained = issuer.map(c::equals).orElse(false)
+                        || f.map(x -> x.copyOf() != null || x.probe()).orElse(false);
+                if (!explained) {
+                    violations.add(new Violation("UNEXPLAINED_COPY", id, c, refBy.get(id), "ledger id also "
+                            + "exists on " + holderClusters + "; its home is " + home.orElse("(none)")
+                            + ", and the one on " + c + " is neither the original nor a copy the migration made"));
+                    continue;
+                }
+                if (f.isEmpty() || homeFacts.isEmpty() || !f.get().closed() || !refBy.containsKey(id)) {
+                    continue; // a copy being written, or a copy of a ledger nothing references: cleanup's
+                }
+                if (!homeFacts.get().sameClosedContent(f.get())) {
+                    violations.add(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the copy on " + c
+                            + " has last entry " + f.get().lastEntryId() + " and length " + f.get().length()
+                            + ", its home on " + home.get() + " " + homeFacts.get().lastEntryId() + " and "
+                            + homeFacts.get().length()));
+                } else if (deep) {
+                    checks.add(copier.sameEntries(id, home.get(), c, pace).handle((same, e) -> {
+                        if (e == null && !same) {
+                            violations.add(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the entries "
+                                    + "on " + c + " differ from those of its home on " + home.get()
+                                    + " (CRC32C of the payloads)"));
+                        }
+                        return null;
+                    }));
+                }
+            }
+            return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new));
+        });
     }
 
     /** 3a: first ids and epochs strictly increase. */

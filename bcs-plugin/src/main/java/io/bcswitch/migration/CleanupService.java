@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.concurrent.Windows;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerReference;
@@ -49,6 +50,8 @@ public final class CleanupService {
     /** Ledgers deleted per re-check of the metadata. */
     static final int BATCH = 200;
     private static final int MAX_NOTES = 100;
+    /** Ledgers whose metadata cleanup reads at once while it decides (a cluster may hold many thousands). */
+    static final int PARALLEL_DECISIONS = 32;
 
     private final RegistryStore registry;
     private final LedgerInventory inventory;
@@ -140,15 +143,9 @@ public final class CleanupService {
 
     private CompletableFuture<Plan> decideWith(String src, List<Long> ids, Snapshot snap) {
         List<String> notes = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Optional<CleanupTarget>>> each = new ArrayList<>();
-        for (long id : ids) {
-            each.add(decide(src, id, snap, notes));
-        }
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
+        return Windows.map(ids, PARALLEL_DECISIONS, id -> decide(src, id, snap, notes)).thenApply(decided -> {
             List<CleanupTarget> out = new ArrayList<>();
-            for (var f : each) {
-                f.join().ifPresent(out::add);
-            }
+            decided.forEach(d -> d.ifPresent(out::add));
             List<String> kept = notes.size() > MAX_NOTES ? new ArrayList<>(notes.subList(0, MAX_NOTES)) : notes;
             return new Plan(out, ids.size() - out.size(), List.copyOf(kept));
         });

@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.concurrent.Windows;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -15,10 +16,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Builds {@link DrainReport}s from the inventory, the registry and each ledger's BookKeeper metadata. */
 public final class DrainReports {
     private static final int MAX_DATA_LEDGERS = 1000;
+    /** Ledgers whose metadata the report reads at once. */
+    private static final int PARALLEL_READS = 32;
 
     private final RegistryStore registry;
     private final LedgerInventory inventory;
@@ -57,20 +61,17 @@ public final class DrainReports {
                         mine.merge(r.ledgerId(), r, (a, b) -> a.kind() == LedgerKind.DATA ? a : b);
                     }
                 }
-                Map<String, CompletableFuture<RetentionLookup.Retention>> retentions = new HashMap<>();
-                List<CompletableFuture<Row>> rows = new ArrayList<>();
-                for (LedgerReference r : mine.values()) {
+                Map<String, CompletableFuture<RetentionLookup.Retention>> retentions = new ConcurrentHashMap<>();
+                return Windows.map(new ArrayList<>(mine.values()), PARALLEL_READS, r -> {
                     CompletableFuture<Optional<LedgerCopier.LedgerFacts>> facts = copier.facts(r.ledgerId(), cluster)
                             .exceptionally(e -> null);
                     CompletableFuture<RetentionLookup.Retention> ret = r.kind() != LedgerKind.DATA
                             ? CompletableFuture.completedFuture(null)
                             : retentions.computeIfAbsent(r.referencedBy(), ml -> retention.retention(ml)
                                     .exceptionally(e -> new RetentionLookup.Retention(-1, "unknown: " + e)));
-                    rows.add(facts.thenCombine(ret, (f, t) -> new Row(r, f == null ? null : f, t)));
-                }
-                return CompletableFuture.allOf(rows.toArray(CompletableFuture[]::new)).thenApply(v -> build(cluster,
-                        rec.get().status().name(), cluster.equals(view.activeCluster()),
-                        rows.stream().map(CompletableFuture::join).toList(), handles));
+                    return facts.thenCombine(ret, (f, t) -> new Row(r, f, t));
+                }).thenApply(rows -> build(cluster, rec.get().status().name(), cluster.equals(view.activeCluster()),
+                        rows, handles));
                 });
             });
         });

@@ -101,6 +101,11 @@ class InvariantAuditorTest {
                 "managed-ledger", copyOf, false));
     }
 
+    private volatile boolean slowFacts;
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger mostInFlight =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private final LedgerCopier copier = new LedgerCopier() {
         @Override
         public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> p) {
@@ -109,7 +114,17 @@ class InvariantAuditorTest {
 
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-            return CompletableFuture.completedFuture(Optional.ofNullable(clusters.get(cluster).get(id)));
+            Optional<LedgerFacts> f = Optional.ofNullable(clusters.get(cluster).get(id));
+            if (!slowFacts) {
+                return CompletableFuture.completedFuture(f);
+            }
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            CompletableFuture<Optional<LedgerFacts>> later = new CompletableFuture<>();
+            scheduler.schedule(() -> {
+                inFlight.decrementAndGet();
+                later.complete(f);
+            }, 2, TimeUnit.MILLISECONDS);
+            return later;
         }
 
         @Override
@@ -158,6 +173,21 @@ class InvariantAuditorTest {
         assertTrue(r.ok(), checks(r) + " " + r.unchecked());
         assertEquals(3, r.referencedLedgers());
         assertEquals(1, r.relocations());
+    }
+
+    @Test
+    void manyCopiesAreCheckedAFewAtATime() throws Exception {
+        for (long id = 100; id < 400; id++) {
+            ledger("a", id, true, 10, null);
+            ledger("b", id, true, 10, "a"); // a stray copy of a ledger that is home where it was made
+            refs.add(new LedgerReference(id, LedgerKind.SCHEMA, "t/ns/s" + id));
+        }
+        slowFacts = true;
+        VerifyReport r = verify();
+        assertTrue(r.ok(), checks(r).substring(0, Math.min(300, checks(r).length())));
+        // three checks run side by side (referenced ledgers, copies, cleanup's plan), each a window at a time
+        assertTrue(mostInFlight.get() <= 3 * InvariantAuditor.PARALLEL_CHECKS + 8,
+                "metadata reads at once: " + mostInFlight.get());
     }
 
     @Test

@@ -32,6 +32,8 @@ import org.apache.pulsar.client.api.SubscriptionType;
 public final class Workload implements AutoCloseable {
 
     /** One subscription's view of one producer's messages. */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Workload.class);
+
     public static final class Stream {
         public final String name;
         public final AtomicLong sent = new AtomicLong();
@@ -53,6 +55,8 @@ public final class Workload implements AutoCloseable {
                 redelivered.incrementAndGet();
                 if (ackConfirmed.contains(seq)) {
                     redeliveredAfterConfirmedAck.incrementAndGet();
+                    LOG.warn("WORKLOAD {} ({}): message {} redelivered after the broker confirmed its acknowledgement",
+                            name, partition, seq);
                 }
                 return;
             }

@@ -1,0 +1,49 @@
+package io.bcswitch.concurrent;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Runs one asynchronous step per item, at most a given number at once (one window after the other), so that work
+ * over every ledger of a cluster or every topic never puts thousands of metadata reads, bookie reads or broker
+ * calls in flight together.
+ */
+public final class Windows {
+    private Windows() {
+    }
+
+    /** {@code step} applied to every item, at most {@code parallel} at once; the results in the items' order. */
+    public static <I, R> CompletableFuture<List<R>> map(List<I> items, int parallel,
+                                                        Function<I, CompletableFuture<R>> step) {
+        if (parallel < 1) {
+            throw new IllegalArgumentException("parallel must be >= 1: " + parallel);
+        }
+        List<R> out = new ArrayList<>(items.size());
+        return window(items, 0, parallel, step, out).thenApply(v -> out);
+    }
+
+    private static <I, R> CompletableFuture<Void> window(List<I> items, int from, int parallel,
+                                                         Function<I, CompletableFuture<R>> step, List<R> out) {
+        if (from >= items.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        int to = Math.min(items.size(), from + parallel);
+        List<CompletableFuture<R>> running = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+            CompletableFuture<R> f;
+            try {
+                f = step.apply(items.get(i));
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            running.add(f);
+        }
+        // the next window starts from this one's completion thread: asynchronously, so long lists do not nest
+        return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).thenComposeAsync(v -> {
+            running.forEach(f -> out.add(f.join()));
+            return window(items, to, parallel, step, out);
+        });
+    }
+}
