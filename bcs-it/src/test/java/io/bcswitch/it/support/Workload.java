@@ -18,6 +18,8 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.client.impl.ConsumerImpl;
+import org.apache.pulsar.client.impl.MultiTopicsConsumerImpl;
 
 /**
  * A mixed, continuous workload for sequences of switches and faults, counting every message: plain topics, a
@@ -31,16 +33,17 @@ import org.apache.pulsar.client.api.SubscriptionType;
  */
 public final class Workload implements AutoCloseable {
 
-    /** One subscription's view of one producer's messages. */
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Workload.class);
 
+    /** One subscription's view of one producer's messages. */
     public static final class Stream {
         public final String name;
         public final AtomicLong sent = new AtomicLong();
         public final AtomicLong sendErrors = new AtomicLong();
         final Set<Long> acked = ConcurrentHashMap.newKeySet();
         final Set<Long> received = ConcurrentHashMap.newKeySet();
-        final Set<Long> ackConfirmed = ConcurrentHashMap.newKeySet();
+        /** When (wall clock, ms) a broker's receipt confirmed the acknowledgement of a message. */
+        final Map<Long, Long> ackConfirmedAt = new ConcurrentHashMap<>();
         final Map<String, Long> lastByPartition = new ConcurrentHashMap<>();
         public final AtomicLong redelivered = new AtomicLong();
         public final AtomicLong redeliveredAfterConfirmedAck = new AtomicLong();
@@ -51,12 +54,24 @@ public final class Workload implements AutoCloseable {
         }
 
         void receive(String partition, long seq) {
+            receive(partition, seq, Long.MAX_VALUE);
+        }
+
+        /**
+         * {@code lastDisconnectMillis}: when the consumer of {@code partition} last lost its broker. A redelivery
+         * only means an acknowledgement was lost if a broker confirmed it before then: a receipt that came after
+         * the reconnect may be the new broker's answer to an acknowledgement that reached it after it had
+         * dispatched the message again (an ordinary duplicate of at-least-once delivery).
+         */
+        void receive(String partition, long seq, long lastDisconnectMillis) {
             if (!received.add(seq)) {
                 redelivered.incrementAndGet();
-                if (ackConfirmed.contains(seq)) {
+                Long confirmedAt = ackConfirmedAt.get(seq);
+                if (confirmedAt != null && confirmedAt < lastDisconnectMillis) {
                     redeliveredAfterConfirmedAck.incrementAndGet();
-                    LOG.warn("WORKLOAD {} ({}): message {} redelivered after the broker confirmed its acknowledgement",
-                            name, partition, seq);
+                    LOG.warn("WORKLOAD {} ({}): message {} redelivered although a broker confirmed its "
+                            + "acknowledgement {} ms before the consumer lost that broker", name, partition, seq,
+                            lastDisconnectMillis - confirmedAt);
                 }
                 return;
             }
@@ -152,8 +167,8 @@ public final class Workload implements AutoCloseable {
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                 .messageListener((c, m) -> {
                     long seq = seq(m.getValue());
-                    s.receive(m.getTopicName(), seq);
-                    c.acknowledgeAsync(m).thenRun(() -> s.ackConfirmed.add(seq));
+                    s.receive(m.getTopicName(), seq, lastDisconnect(c, m.getTopicName()));
+                    acknowledge(c, m, s, seq);
                 }).subscribe();
         closeables.add(consumer);
         String name = "p-" + topic.substring(topic.lastIndexOf('/') + 1);
@@ -188,8 +203,8 @@ public final class Workload implements AutoCloseable {
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
                 .messageListener((c, m) -> {
                     long seq = m.getValue().seq();
-                    s.receive(m.getTopicName(), seq);
-                    c.acknowledgeAsync(m).thenRun(() -> s.ackConfirmed.add(seq));
+                    s.receive(m.getTopicName(), seq, lastDisconnect(c, m.getTopicName()));
+                    acknowledge(c, m, s, seq);
                 }).subscribe();
         closeables.add(consumer);
         String name = "p-" + topic.substring(topic.lastIndexOf('/') + 1);
@@ -309,6 +324,30 @@ public final class Workload implements AutoCloseable {
             }
         }
         return List.copyOf(idle.values());
+    }
+
+    /**
+     * Acknowledges with a receipt and records when the broker confirmed it. A consumer that has no connection
+     * completes the acknowledgement at once, without a receipt (it queues it for the next broker): that is no
+     * confirmation, so a future already complete when returned is not counted.
+     */
+    private static <T> void acknowledge(Consumer<T> c, Message<T> m, Stream s, long seq) {
+        CompletableFuture<Void> ack = c.acknowledgeAsync(m);
+        if (!ack.isDone()) {
+            ack.thenRun(() -> s.ackConfirmedAt.put(seq, System.currentTimeMillis()));
+        }
+    }
+
+    /** When the consumer of {@code topic} (one partition's, for a partitioned topic) last lost its broker. */
+    private static long lastDisconnect(Consumer<?> c, String topic) {
+        if (c instanceof MultiTopicsConsumerImpl<?> multi) {
+            for (ConsumerImpl<?> one : multi.getConsumers()) {
+                if (one.getTopic().equals(topic)) {
+                    return one.getLastDisconnectedTimestamp();
+                }
+            }
+        }
+        return c.getLastDisconnectedTimestamp();
     }
 
     private static long seq(String value) {
