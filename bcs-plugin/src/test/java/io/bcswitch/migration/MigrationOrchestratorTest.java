@@ -142,7 +142,7 @@ class MigrationOrchestratorTest {
     void copiesAtMostMigrationConcurrencyLedgersAtOnce() throws Exception {
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger maxInFlight = new AtomicInteger();
-        LedgerCopier slow = new DelegatingCopier(copier) {
+        LedgerCopier slow = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                    LongFunction<CompletableFuture<Void>> pace) {
@@ -306,42 +306,6 @@ class MigrationOrchestratorTest {
                     && c.getMessage().contains(text), String.valueOf(c));
         } catch (Exception e) {
             throw new AssertionError(e);
-        }
-    }
-
-    /** Forwards to another copier; tests override what they script. */
-    private static class DelegatingCopier implements LedgerCopier {
-        private final LedgerCopier to;
-
-        DelegatingCopier(LedgerCopier to) {
-            this.to = to;
-        }
-
-        @Override
-        public CompletableFuture<Outcome> copy(long id, String from, String target,
-                                               LongFunction<CompletableFuture<Void>> pace) {
-            return to.copy(id, from, target, pace);
-        }
-
-        @Override
-        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-            return to.facts(id, cluster);
-        }
-
-        @Override
-        public CompletableFuture<List<Long>> list(String cluster) {
-            return to.list(cluster);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
-                                                      LongFunction<CompletableFuture<Void>> pace) {
-            return to.sameEntries(id, a, b, pace);
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(long id, String cluster) {
-            return to.delete(id, cluster);
         }
     }
 

@@ -400,10 +400,7 @@ class MigrationSafetyTest {
         assertTrue(r.targets().isEmpty(), "a copy a broker may still read is not deleted: " + r);
 
         applied("broker-2", Long.MAX_VALUE);
-        waitUntil(30, () -> {
-            o.tick().get(30, TimeUnit.SECONDS);
-            return !clusters.has("b", SCHEMA_LEDGER);
-        }, "the copy goes once every broker routes without it");
+        tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER), "the copy goes once every broker routes without it");
         assertTrue(clusters.has("a", SCHEMA_LEDGER));
     }
 
@@ -483,10 +480,7 @@ class MigrationSafetyTest {
         assertTrue(!scheduled.contains(SCHEMA_LEDGER), "never home and scheduled for deletion at once: " + scheduled);
 
         // the rolled-back copy of ledger 6 goes; the relocation table settles (no epoch after epoch announced)
-        waitUntil(30, () -> {
-            o.tick().get(30, TimeUnit.SECONDS);
-            return !clusters.has("b", 6);
-        }, "the rolled-back copy of ledger 6 is deleted from b");
+        tickUntil(o, () -> !clusters.has("b", 6), "the rolled-back copy of ledger 6 is deleted from b");
         long settled = registry.readRelocationEpoch().get();
         tickFor(o, 2);
         assertEquals(settled, registry.readRelocationEpoch().get(), "passes keep announcing relocation epochs");
@@ -510,10 +504,7 @@ class MigrationSafetyTest {
         o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
-        waitUntil(30, () -> {
-            o.tick().get(30, TimeUnit.SECONDS);
-            return !clusters.has("b", SCHEMA_LEDGER);
-        }, "the rolled-back copy is deleted");
+        tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER), "the rolled-back copy is deleted");
         assertTrue(clusters.has("a", SCHEMA_LEDGER));
     }
 
@@ -525,10 +516,7 @@ class MigrationSafetyTest {
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         clusters.delete(SCHEMA_LEDGER, "a").get(); // meanwhile the ledger is lost on a (wiped bookie)
         applied("broker-2", Long.MAX_VALUE);
-        waitUntil(30, () -> {
-            o.tick().get(30, TimeUnit.SECONDS);
-            return o.readState(1).get().value().pendingDeletionCount() == 0;
-        }, "the deletion list is worked off");
+        tickUntil(o, () -> o.readState(1).get().value().pendingDeletionCount() == 0, "the deletion list is worked off");
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "the last copy of the ledger is never deleted");
     }
 
@@ -580,6 +568,14 @@ class MigrationSafetyTest {
         o.rollBack(1, "b", "a").get(25, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+    }
+
+    /** Runs orchestrator passes until {@code condition} holds (at most 30 s). */
+    private static void tickUntil(MigrationOrchestrator o, Callable<Boolean> condition, String what) throws Exception {
+        waitUntil(30, () -> {
+            o.tick().get(30, TimeUnit.SECONDS);
+            return condition.call();
+        }, what);
     }
 
     private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {
