@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.LongFunction;
@@ -159,12 +160,17 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                 .makeAdv()
                 .withLedgerId(id)
                 .execute();
-        // taken as created: the handle's view of its metadata follows later changes (a conflicting close)
-        CompletableFuture<LedgerMetadata> createdAs = created.thenApply(WriteAdvHandle::getLedgerMetadata);
+        // taken as created, in the chain's first step: the handle's view of its metadata follows later changes
+        // (a conflicting close). Not a stage of its own to join later: stages of one future run newest first, so
+        // a chain that failed at once would wait for it on the very thread that was to complete it
+        AtomicReference<LedgerMetadata> createdAs = new AtomicReference<>();
         // the source's checksums are taken while copying, so verifying reads only the copy: the source is
         // read once, which halves what a migration costs the old cluster
         long[] sourceCrcs = new long[Math.toIntExact(m.getLastEntryId() + 1)];
-        return created.thenCompose(w -> open(p.src(), id, m, false).thenCompose(r ->
+        return created.thenApply(w -> {
+            createdAs.set(w.getLedgerMetadata());
+            return w;
+        }).thenCompose(w -> open(p.src(), id, m, false).thenCompose(r ->
                 writeFrom(r, w, 0, m.getLastEntryId(), pace, 0L, sourceCrcs)
                         .whenComplete((bytes, e) -> r.closeAsync())
                         .thenCompose(bytes -> w.closeAsync().thenApply(v -> bytes))
@@ -195,11 +201,11 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                     return new Outcome(Result.FAILED, 0, "copy of ledger " + id + " from " + from + " to " + to
                             + " failed: " + c);
                 })
-                .thenCompose(out -> out.result() != Result.FAILED || !created.isDone()
-                        || created.isCompletedExceptionally() ? CompletableFuture.completedFuture(out)
+                .thenCompose(out -> out.result() != Result.FAILED || createdAs.get() == null
+                        ? CompletableFuture.completedFuture(out)
                         // a failed copy is not left behind: it differs from its source (a source that became
                         // unreadable half way leaves an empty or partial ledger)
-                        : deleteOwnCopy(p.dst(), id, createdAs.join(), to)
+                        : deleteOwnCopy(p.dst(), id, createdAs.get(), to)
                                 .thenApply(v -> out));
     }
 

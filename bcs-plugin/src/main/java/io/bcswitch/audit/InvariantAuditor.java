@@ -12,6 +12,7 @@ import io.bcswitch.migration.LedgerCopier.LedgerFacts;
 import io.bcswitch.precheck.ClusterFacts;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerView;
+import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
@@ -23,6 +24,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -166,6 +168,8 @@ public final class InvariantAuditor {
             // a data reference says the most (what it holds, who writes it)
             byId.merge(r.ledgerId(), r, (a, b) -> a.kind() == LedgerKind.DATA ? a : b);
         }
+        Set<String> deprecated = new HashSet<>();
+        w.clusters().stream().filter(c -> c.status() == ClusterStatus.DEPRECATED).forEach(c -> deprecated.add(c.name()));
         List<LedgerReference> toRead = new ArrayList<>();
         for (LedgerReference r : byId.values()) {
             Optional<String> home = w.view().home(r.ledgerId());
@@ -175,6 +179,11 @@ public final class InvariantAuditor {
                 continue;
             }
             String cluster = home.get();
+            if (deprecated.contains(cluster)) {
+                // brokers have closed their clients to it: reads of this ledger fail
+                violations.add(new Violation("HOME_DEPRECATED", r.ledgerId(), cluster, r.referencedBy(),
+                        r.kind() + " ledger is read from " + cluster + ", which is DEPRECATED"));
+            }
             if (!w.ledgers().containsKey(cluster)) {
                 unchecked.add("ledger " + r.ledgerId() + " (" + r.referencedBy() + ") on '" + cluster + "': the "
                         + "cluster could not be listed");

@@ -338,6 +338,28 @@ public final class CleanupService {
      * ledger handle on it.
      */
     public CompletableFuture<Boolean> deprecateIfDrained(String cluster) {
+        return rollbackReturnsTo(cluster).thenCompose(returning -> returning
+                ? CompletableFuture.completedFuture(false) : drainedThenDeprecated(cluster));
+    }
+
+    /**
+     * Whether a rollback under way goes back to {@code cluster} (it routes ledgers back there and switches to it):
+     * that cluster is never deprecated meanwhile, however empty it looks.
+     */
+    private CompletableFuture<Boolean> rollbackReturnsTo(String cluster) {
+        return registry.readDirective().thenCompose(d -> !d.present() || !cluster.equals(d.value().origin())
+                ? CompletableFuture.completedFuture(false)
+                : orchestrator.readState(d.value().epoch()).thenApply(s -> {
+                    boolean returning = s.present() && s.value().phase() == io.bcswitch.registry.Phase.ROLLING_BACK;
+                    if (returning) {
+                        log.info("bookie-cluster={} is not deprecated: the rollback of switch epoch={} goes back to it",
+                                cluster, d.value().epoch());
+                    }
+                    return returning;
+                }));
+    }
+
+    private CompletableFuture<Boolean> drainedThenDeprecated(String cluster) {
         return drain.report(cluster).thenCompose(report -> {
             if (!report.empty() || report.active() || !report.openHandles().isEmpty()) {
                 return CompletableFuture.completedFuture(false);

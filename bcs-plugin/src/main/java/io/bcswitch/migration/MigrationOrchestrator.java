@@ -865,7 +865,13 @@ public final class MigrationOrchestrator implements AutoCloseable {
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (MigrationState s : all) {
             if (s.deletionsPending()) {
-                chain = chain.thenCompose(v -> deleteCopies(s));
+                // one rollback's list that cannot be worked off now (a cluster it flips back to does not answer)
+                // holds up neither the others nor the lists that can go
+                chain = chain.thenCompose(v -> deleteCopies(s).exceptionally(e -> {
+                    log.warn("switch epoch={} rollback: deleting the copies on bookie-cluster={} waits for the next "
+                            + "pass: {}", s.switchEpoch(), s.target(), RegistryStore.unwrap(e).toString());
+                    return null;
+                }));
             }
         }
         return chain;

@@ -193,7 +193,7 @@ final class MigrationRun {
             workers.add(worker(items, next, tally, stillOpen));
         }
         return CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            if (stillOpen.isEmpty() || pass >= OPEN_RETRY_PASSES || o.closed()) {
+            if (stillOpen.isEmpty() || pass >= OPEN_RETRY_PASSES || o.closed() || stopped) {
                 tally.skipped.addAll(stillOpen);
                 return CompletableFuture.completedFuture(null);
             }
@@ -229,12 +229,14 @@ final class MigrationRun {
      * that is open, missing at home or collides is not looked for elsewhere.
      */
     private CompletableFuture<LedgerCopier.Outcome> copy(Item item) {
+        // a copy the stop cut short failed for that, not because its home is unreadable
         return copyFrom(item, item.from()).thenCompose(out -> out.result() == LedgerCopier.Result.FAILED
-                && !item.alternates().isEmpty() ? fromAlternate(item, 0, out) : CompletableFuture.completedFuture(out));
+                && !item.alternates().isEmpty() && !stopped && !o.closed() ? fromAlternate(item, 0, out)
+                : CompletableFuture.completedFuture(out));
     }
 
     private CompletableFuture<LedgerCopier.Outcome> fromAlternate(Item item, int i, LedgerCopier.Outcome atHome) {
-        if (i >= item.alternates().size()) {
+        if (i >= item.alternates().size() || stopped || o.closed()) {
             return CompletableFuture.completedFuture(atHome);
         }
         String other = item.alternates().get(i);

@@ -191,6 +191,13 @@ class InvariantAuditorTest {
     }
 
     @Test
+    void aReferencedLedgerReadFromADeprecatedClusterIsNamed() throws Exception {
+        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a", "zk+hierarchical://zk-a:2181/"
+                + "ledgers", ClusterStatus.DEPRECATED, 1), 0).get(); // while a ledger read from a is referenced
+        assertEquals("HOME_DEPRECATED:5@a", checks(verify()));
+    }
+
+    @Test
     void aReferencedLedgerMissingFromItsHomeIsNamed() throws Exception {
         clusters.get("b").remove(7L); // the relocated schema ledger's home copy is gone
         assertEquals("REFERENCED_MISSING:7@b", checks(verify()));

@@ -1,6 +1,7 @@
 package io.bcswitch.migration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -282,6 +283,13 @@ class MigrationSafetyTest {
             assertTrue(afterFailure.rollbackError() != null && afterFailure.rollbackError().contains("stopped"),
                     "status says why it is not finished: " + afterFailure);
             assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "reads went back to the original before the switch");
+            // even with nothing referenced left on a (its topics deleted meanwhile), cleanup or close-client never
+            // deprecates the cluster the rollback goes back to: the switch back would be refused for good
+            List<LedgerReference> saved = references;
+            references = List.of();
+            assertFalse(cleanupService(o).deprecateIfDrained("a").get(10, TimeUnit.SECONDS));
+            assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
+            references = saved;
             assertThrows(Exception.class, () -> o.retry(1).get(10, TimeUnit.SECONDS),
                     "a migration being rolled back is not run again");
 
