@@ -391,12 +391,21 @@ final class MigrationRun {
      */
     private CompletableFuture<Long> promoteBatch(List<Long> batch, Tally tally) {
         Map<Long, CompletableFuture<Boolean>> present = new LinkedHashMap<>();
+        Map<Long, CompletableFuture<Boolean>> deleted = new LinkedHashMap<>();
         for (long id : batch) {
             // deletions run on this same driver, but the copy must still be there when it becomes the home
             present.put(id, o.copier().facts(id, target).thenApply(f -> f.isPresent() && f.get().closed())
                     .exceptionally(e -> false));
+            // and the ledger must not have been deleted by Pulsar since it was copied (it deletes a ledger where it
+            // is home): its copy would become the home of a ledger nothing has. Only a definite "no such ledger"
+            // counts: a source that does not answer (its bookies dead) is what the copy is for
+            Item item = tally.byId.get(id);
+            deleted.put(id, item == null ? CompletableFuture.completedFuture(false)
+                    : o.copier().facts(id, item.from()).thenApply(Optional::isEmpty).exceptionally(e -> false));
         }
-        return CompletableFuture.allOf(present.values().toArray(CompletableFuture[]::new)).thenCompose(v ->
+        List<CompletableFuture<Boolean>> checks = new ArrayList<>(present.values());
+        checks.addAll(deleted.values());
+        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).thenCompose(v ->
                 o.registry().readRanges().thenCompose(ranges -> o.registry().updateRelocations(batch, (id, cur) -> {
                     Item item = tally.byId.get(id);
                     if (cur.isPresent() && cur.get().home().equals(target)) {
@@ -404,8 +413,9 @@ final class MigrationRun {
                     }
                     String home = cur.map(Relocation::home).orElseGet(() -> ranges.flatMap(t -> t.owner(id))
                             .orElse(null));
-                    if (!present.get(id).join() || item == null || !item.from().equals(home)) {
-                        return cur; // checked below: an issue says why
+                    if (!present.get(id).join() || item == null || !item.from().equals(home)
+                            || deleted.get(id).join()) {
+                        return cur; // checked below: an issue says why, or it is gone
                     }
                     String issuer = ranges.flatMap(t -> t.owner(id)).orElse(item.from());
                     return Optional.of(new Relocation(Relocation.FORMAT_VERSION, id, target, issuer,
@@ -417,6 +427,11 @@ final class MigrationRun {
                         Optional<Relocation> r = stored.get(id);
                         if (r.isPresent() && r.get().home().equals(target)) {
                             ok++;
+                        } else if (deleted.get(id).join()) {
+                            tally.gone.add(id);
+                            log.info("switch epoch={} ledger={} was deleted on bookie-cluster={} after it was copied; "
+                                    + "its copy on {} is not promoted (cleanup removes it)", epoch, id,
+                                    tally.byId.get(id).from(), target);
                         } else {
                             Item item = tally.byId.get(id);
                             String why = !present.get(id).join() ? "its copy on " + target + " disappeared before it "

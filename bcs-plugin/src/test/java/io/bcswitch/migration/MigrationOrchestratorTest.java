@@ -85,9 +85,9 @@ class MigrationOrchestratorTest {
 
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-            // the copies made on b are there (and closed); nothing else is looked at
+            // the copies made on b are there (and closed), and every original on a
             return CompletableFuture.completedFuture(cluster.equals("b") && copies.containsKey(id)
-                    ? Optional.of(new LedgerFacts(true, 100, 0, "schema")) : Optional.empty());
+                    || cluster.equals("a") ? Optional.of(new LedgerFacts(true, 100, 0, "schema")) : Optional.empty());
         }
 
         @Override

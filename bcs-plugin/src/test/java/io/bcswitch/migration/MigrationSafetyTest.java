@@ -36,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
@@ -324,6 +325,38 @@ class MigrationSafetyTest {
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         return o;
+    }
+
+    @Test
+    void aLedgerPulsarDeletesWhileItIsCopiedIsNotPromoted() throws Exception {
+        // found by the sequence explorer (seed -8719613393222291990): the copy of a ledger Pulsar deleted between
+        // BUILD and PROMOTE became its home, a rollback then kept it there (its original gone) and cleanup would
+        // delete it where it is home
+        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a",
+                "zk+hierarchical://zk-a:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
+        registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b",
+                "zk+hierarchical://zk-b:2181/ledgers", ClusterStatus.ACTIVE, 1), -1).get();
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+        LedgerCopier deletedByPulsar = new FakeClusters.Delegating(clusters) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String dst,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                return super.copy(id, from, dst, pace).thenCompose(out -> {
+                    // the schema is deleted right after its ledger was copied: Pulsar deletes it where it is home
+                    references = List.of();
+                    return clusters.delete(id, from).thenApply(v -> out);
+                });
+            }
+        };
+        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(references), deletedByPulsar, CONFIG, () -> "broker-1",
+                scheduler, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        orchestrators.add(o);
+        o.switchAccepted(1);
+        MigrationState s = awaitPhase(o, 1, Phase.DONE);
+        assertEquals(0, s.promoted(), String.valueOf(s));
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "a deleted ledger's copy never becomes its home");
     }
 
     @Test
