@@ -430,7 +430,7 @@ final class MigrationRun {
                         } else if (deleted.get(id).join()) {
                             tally.gone.add(id);
                             log.info("switch epoch={} ledger={} was deleted on bookie-cluster={} after it was copied; "
-                                    + "its copy on {} is not promoted (cleanup removes it)", epoch, id,
+                                    + "its copy on {} is not promoted (it stays there unreferenced)", epoch, id,
                                     tally.byId.get(id).from(), target);
                         } else {
                             Item item = tally.byId.get(id);
