@@ -254,12 +254,7 @@ class MigrationSafetyTest {
 
     @Test
     void aRollbackWhoseSwitchFailsIsNeverReportedDoneAndCanBeFinished() throws Exception {
-        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a",
-                "zk+hierarchical://zk-a:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
-        registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b",
-                "zk+hierarchical://zk-b:2181/ledgers", ClusterStatus.ACTIVE, 1), -1).get();
-        switched(1, "b", "a", B_FIRST);
-        applied("broker-1", Long.MAX_VALUE);
+        switchedToB();
 
         try (ClusterMetadataAccess metadata = fakeMetadata()) {
             SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
@@ -313,14 +308,19 @@ class MigrationSafetyTest {
                 CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
     }
 
-    /** After switch 1 (a -> b): migration finished, every broker caught up. */
-    private MigrationOrchestrator afterFinishedMigration() throws Exception {
+    /** Switch 1 (a -> b) made and applied by broker-1; the migration not started. */
+    private void switchedToB() throws Exception {
         registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a",
                 "zk+hierarchical://zk-a:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
         registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b",
                 "zk+hierarchical://zk-b:2181/ledgers", ClusterStatus.ACTIVE, 1), -1).get();
         switched(1, "b", "a", B_FIRST);
         applied("broker-1", Long.MAX_VALUE);
+    }
+
+    /** After switch 1 (a -> b): migration finished, every broker caught up. */
+    private MigrationOrchestrator afterFinishedMigration() throws Exception {
+        switchedToB();
         MigrationOrchestrator o = orchestrator("broker-1");
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
@@ -332,12 +332,7 @@ class MigrationSafetyTest {
         // found by the sequence explorer (seed -8719613393222291990): the copy of a ledger Pulsar deleted between
         // BUILD and PROMOTE became its home, a rollback then kept it there (its original gone) and cleanup would
         // delete it where it is home
-        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a",
-                "zk+hierarchical://zk-a:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
-        registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b",
-                "zk+hierarchical://zk-b:2181/ledgers", ClusterStatus.ACTIVE, 1), -1).get();
-        switched(1, "b", "a", B_FIRST);
-        applied("broker-1", Long.MAX_VALUE);
+        switchedToB();
         LedgerCopier deletedByPulsar = new FakeClusters.Delegating(clusters) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String dst,
