@@ -26,8 +26,11 @@ import java.util.function.Function;
 final class LiveCompactionInventory implements LedgerInventory {
     static final int PARALLEL = 8;
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LiveCompactionInventory.class);
+
     private final LedgerInventory stored;
     private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
+    private final boolean bestEffort;
 
     /**
      * @param compactedLedgerOf the compacted ledger the topic of a managed ledger uses now (empty: none, or the
@@ -35,8 +38,28 @@ final class LiveCompactionInventory implements LedgerInventory {
      */
     LiveCompactionInventory(LedgerInventory stored,
                             Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf) {
+        this(stored, compactedLedgerOf, false);
+    }
+
+    /**
+     * @param bestEffort a topic whose owner cannot answer (it cannot load the topic: the active cluster's bookies
+     *                   are down, say) is taken as the stored metadata names it, with a warning, instead of failing
+     *                   the read: for the auditor, which reports rather than acts
+     */
+    LiveCompactionInventory(LedgerInventory stored,
+                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, boolean bestEffort) {
         this.stored = stored;
         this.compactedLedgerOf = compactedLedgerOf;
+        this.bestEffort = bestEffort;
+    }
+
+    private CompletableFuture<Optional<Long>> ask(String managedLedger) {
+        CompletableFuture<Optional<Long>> answer = compactedLedgerOf.apply(managedLedger);
+        return !bestEffort ? answer : answer.exceptionally(e -> {
+            log.warn("ledger-name={}: its owning broker cannot say which compacted ledger it uses ({}); taking the "
+                    + "one its stored compaction cursor names", managedLedger, e.toString());
+            return Optional.empty();
+        });
     }
 
     @Override
@@ -52,7 +75,7 @@ final class LiveCompactionInventory implements LedgerInventory {
                 }
             }
             List<String> managedLedgers = new ArrayList<>(compacted);
-            return Windows.map(managedLedgers, PARALLEL, compactedLedgerOf).thenApply(answers -> {
+            return Windows.map(managedLedgers, PARALLEL, this::ask).thenApply(answers -> {
                 List<LedgerReference> all = new ArrayList<>(refs);
                 for (int i = 0; i < managedLedgers.size(); i++) {
                     Optional<Long> current = answers.get(i);
