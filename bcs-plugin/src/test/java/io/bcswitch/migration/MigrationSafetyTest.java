@@ -154,11 +154,7 @@ class MigrationSafetyTest {
 
     @Test
     void rollbackThenSwitchingToTheSameClusterAgainNeverDeletesTheLedgersNewHome() throws Exception {
-        switched(1, "b", "a", B_FIRST);
-        applied("broker-1", Long.MAX_VALUE);
-        MigrationOrchestrator o = orchestrator("broker-1");
-        o.switchAccepted(1);
-        awaitPhase(o, 1, Phase.DONE);
+        MigrationOrchestrator o = migratedToB();
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
 
         // broker-2 lags behind the relocation table: the rollback's deletion of the copy on b waits for it
@@ -204,11 +200,7 @@ class MigrationSafetyTest {
 
     @Test
     void whenTheHomeOfARelocatedLedgerDiesTheNextMigrationCopiesItFromTheOriginal() throws Exception {
-        switched(1, "b", "a", B_FIRST);
-        applied("broker-1", Long.MAX_VALUE);
-        MigrationOrchestrator o = orchestrator("broker-1");
-        o.switchAccepted(1);
-        awaitPhase(o, 1, Phase.DONE);
+        MigrationOrchestrator o = migratedToB();
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
 
         // b's bookies die: the operator switches to c; the schema ledger's original is still on a
@@ -306,6 +298,16 @@ class MigrationSafetyTest {
     private CleanupService cleanupService(MigrationOrchestrator o) {
         return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o, drain(),
                 CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
+    }
+
+    /** Switch 1 (a -> b) applied by broker-1 and its migration finished (no cluster records written). */
+    private MigrationOrchestrator migratedToB() throws Exception {
+        switched(1, "b", "a", B_FIRST);
+        applied("broker-1", Long.MAX_VALUE);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        return o;
     }
 
     /** Switch 1 (a -> b) made and applied by broker-1; the migration not started. */
