@@ -136,10 +136,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 new NamespaceRetentionLookup(() -> pulsar));
         var cleanup = new io.bcswitch.migration.CleanupService(registry, live, copier, orchestrator, drain,
                 config.migration(), metrics, clock);
-        // the auditor reports: a compacted topic its owner cannot load does not stop it (cleanup, drain and the
-        // migration wait for a complete picture)
-        var auditor = new io.bcswitch.audit.InvariantAuditor(registry,
-                new LiveCompactionInventory(stored, this::compactedLedgerOf, true), copier, service::facts, cleanup,
+        var auditor = new io.bcswitch.audit.InvariantAuditor(registry, live, copier, service::facts, cleanup,
                 new io.bcswitch.migration.ByteRateLimiter(config.migration().bytesPerSecond(), migrationScheduler,
                         System::nanoTime)::acquire, this::compactedLedgerOf, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,

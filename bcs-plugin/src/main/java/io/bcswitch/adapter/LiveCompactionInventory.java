@@ -4,13 +4,18 @@ import io.bcswitch.concurrent.Windows;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.RegistryException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -20,17 +25,24 @@ import java.util.function.Function;
  * the broker's cutover ran leaves its ledger on the old cluster, known only to the cursor's ledger). Without
  * this, that ledger would be neither copied nor counted by the drain report.
  *
- * <p>A topic that no longer exists answers empty; any other failure fails the read (the caller retries), so
- * nothing is planned or reported drained on a partial picture. At most {@link #PARALLEL} brokers are asked at once.
+ * <p>A topic that no longer exists answers empty. A topic whose owner cannot answer (it cannot load the topic: the
+ * bookies holding one of its ledgers are down, say) is an {@link LedgerInventory.Unknown} of the
+ * {@link #picture()}, named by its stored compaction cursor; {@link #references()} fails on it (503: retry), so
+ * nothing is deleted or reported drained on a partial picture. One such topic never holds up the others. At most
+ * {@link #PARALLEL} brokers are asked at once.
  */
 final class LiveCompactionInventory implements LedgerInventory {
     static final int PARALLEL = 8;
-
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LiveCompactionInventory.class);
+    private static final int LISTED = 5;
+    /**
+     * An owner that cannot load the topic answers only when the load gives up (40 s and more when the bookies
+     * holding its ledgers are down): that long would hold up every caller, and verify past its HTTP deadline.
+     */
+    static final long ASK_TIMEOUT_MILLIS = 15_000;
 
     private final LedgerInventory stored;
     private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
-    private final boolean bestEffort;
+    private final long askTimeoutMillis;
 
     /**
      * @param compactedLedgerOf the compacted ledger the topic of a managed ledger uses now (empty: none, or the
@@ -38,54 +50,97 @@ final class LiveCompactionInventory implements LedgerInventory {
      */
     LiveCompactionInventory(LedgerInventory stored,
                             Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf) {
-        this(stored, compactedLedgerOf, false);
+        this(stored, compactedLedgerOf, ASK_TIMEOUT_MILLIS);
     }
 
-    /**
-     * @param bestEffort a topic whose owner cannot answer (it cannot load the topic: the active cluster's bookies
-     *                   are down, say) is taken as the stored metadata names it, with a warning, instead of failing
-     *                   the read: for the auditor, which reports rather than acts
-     */
+    /** @param askTimeoutMillis how long one owner is waited for before its topic counts as unknown */
     LiveCompactionInventory(LedgerInventory stored,
-                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, boolean bestEffort) {
+                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf,
+                            long askTimeoutMillis) {
         this.stored = stored;
         this.compactedLedgerOf = compactedLedgerOf;
-        this.bestEffort = bestEffort;
+        this.askTimeoutMillis = askTimeoutMillis;
     }
 
-    private CompletableFuture<Optional<Long>> ask(String managedLedger) {
-        CompletableFuture<Optional<Long>> answer = compactedLedgerOf.apply(managedLedger);
-        return !bestEffort ? answer : answer.exceptionally(e -> {
-            log.warn("ledger-name={}: its owning broker cannot say which compacted ledger it uses ({}); taking the "
-                    + "one its stored compaction cursor names", managedLedger, e.toString());
-            return Optional.empty();
+    /** One owner's answer: the ledger in use (or none), or why it could not say. */
+    private record Answer(Optional<Long> inUse, String failure) {
+    }
+
+    private CompletableFuture<Answer> ask(String managedLedger) {
+        CompletableFuture<Optional<Long>> asked;
+        try {
+            asked = compactedLedgerOf.apply(managedLedger);
+        } catch (RuntimeException e) {
+            asked = CompletableFuture.failedFuture(e);
+        }
+        return asked.orTimeout(askTimeoutMillis, TimeUnit.MILLISECONDS).handle((v, e) -> e == null
+                ? new Answer(v, null) : new Answer(Optional.empty(), reason(e)));
+    }
+
+    private String reason(Throwable e) {
+        Throwable c = e;
+        while (c instanceof CompletionException && c.getCause() != null) {
+            c = c.getCause();
+        }
+        if (c instanceof TimeoutException) {
+            return "no answer within " + askTimeoutMillis + " ms";
+        }
+        String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage().strip();
+        int nl = m.indexOf('\n');
+        m = nl < 0 ? m : m.substring(0, nl);
+        return m.length() > 300 ? m.substring(0, 300) + "..." : m;
+    }
+
+    @Override
+    public CompletableFuture<Picture> picture() {
+        return stored.references().thenCompose(refs -> {
+            Map<String, Long> compacted = new LinkedHashMap<>(); // managed ledger -> a stored compaction ledger
+            Set<Long> known = new HashSet<>();
+            for (LedgerReference r : refs) {
+                if (r.kind() == LedgerKind.COMPACTION) {
+                    // "<managed ledger>/<cursor>#<property>": managed-ledger names hold '/', cursor names do not
+                    compacted.putIfAbsent(r.referencedBy().substring(0, r.referencedBy().lastIndexOf('/')),
+                            r.ledgerId());
+                    known.add(r.ledgerId());
+                }
+            }
+            List<String> managedLedgers = new ArrayList<>(compacted.keySet());
+            return Windows.map(managedLedgers, PARALLEL, this::ask).thenApply(answers -> {
+                List<LedgerReference> all = new ArrayList<>(refs);
+                List<Unknown> unknown = new ArrayList<>();
+                for (int i = 0; i < managedLedgers.size(); i++) {
+                    String ml = managedLedgers.get(i);
+                    Answer a = answers.get(i);
+                    if (a.failure() != null) {
+                        unknown.add(new Unknown(ml, compacted.get(ml), "its owning broker cannot say which "
+                                + "compacted ledger it uses now: " + a.failure()));
+                    } else if (a.inUse().isPresent() && known.add(a.inUse().get())) {
+                        all.add(new LedgerReference(a.inUse().get(), LedgerKind.COMPACTION, ml
+                                + "/__compaction#in-use"));
+                    }
+                }
+                return new Picture(all, unknown);
+            });
         });
     }
 
     @Override
     public CompletableFuture<List<LedgerReference>> references() {
-        return stored.references().thenCompose(refs -> {
-            Set<String> compacted = new LinkedHashSet<>();
-            Set<Long> known = new HashSet<>();
-            for (LedgerReference r : refs) {
-                if (r.kind() == LedgerKind.COMPACTION) {
-                    // "<managed ledger>/<cursor>#<property>": managed-ledger names hold '/', cursor names do not
-                    compacted.add(r.referencedBy().substring(0, r.referencedBy().lastIndexOf('/')));
-                    known.add(r.ledgerId());
-                }
+        return picture().thenApply(p -> {
+            if (!p.complete()) {
+                throw RegistryException.unavailable(describe(p.unknown()));
             }
-            List<String> managedLedgers = new ArrayList<>(compacted);
-            return Windows.map(managedLedgers, PARALLEL, this::ask).thenApply(answers -> {
-                List<LedgerReference> all = new ArrayList<>(refs);
-                for (int i = 0; i < managedLedgers.size(); i++) {
-                    Optional<Long> current = answers.get(i);
-                    if (current.isPresent() && known.add(current.get())) {
-                        all.add(new LedgerReference(current.get(), LedgerKind.COMPACTION, managedLedgers.get(i)
-                                + "/__compaction#in-use"));
-                    }
-                }
-                return all;
-            });
+            return p.references();
         });
+    }
+
+    static String describe(List<Unknown> unknown) {
+        StringBuilder s = new StringBuilder("the ledgers the brokers reference are not all known now (retry once "
+                + "every topic loads): ").append(unknown.size()).append(" compacted topic(s) could not be asked: ");
+        for (int i = 0; i < Math.min(LISTED, unknown.size()); i++) {
+            Unknown u = unknown.get(i);
+            s.append(i == 0 ? "" : "; ").append(u.referencedBy()).append(" (").append(u.reason()).append(')');
+        }
+        return s.append(unknown.size() > LISTED ? "; ..." : "").toString();
     }
 }

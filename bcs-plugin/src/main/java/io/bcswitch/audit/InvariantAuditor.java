@@ -90,8 +90,10 @@ public final class InvariantAuditor {
     }
 
     /** What was read once and is checked against. */
-    private record World(RegistryView view, List<LedgerReference> refs, List<BookieClusterRecord> clusters,
-                         Map<String, List<Long>> ledgers, BrokerView brokers, List<MigrationState> migrations) {
+    /** @param complete every part of the inventory was learnt (see {@link LedgerInventory#picture()}) */
+    private record World(RegistryView view, List<LedgerReference> refs, boolean complete,
+                         List<BookieClusterRecord> clusters, Map<String, List<Long>> ledgers, BrokerView brokers,
+                         List<MigrationState> migrations) {
     }
 
     public CompletableFuture<VerifyReport> verify(boolean deep) {
@@ -120,7 +122,11 @@ public final class InvariantAuditor {
     private CompletableFuture<World> read(List<String> unchecked) {
         return RegistryView.read(registry).thenCompose(listed -> registry.readRelocations(
                 listed.relocations().keySet()).thenApply(listed::withFresh)).thenCompose(view ->
-                inventory.references().thenCompose(refs -> registry.listClusters().thenCompose(clusters -> {
+                inventory.picture().thenCompose(picture -> registry.listClusters().thenCompose(clusters -> {
+                    // a compacted topic its owner cannot load is checked as its stored compaction cursor names it
+                    picture.unknown().forEach(u -> unchecked.add("the compacted ledger " + u.referencedBy()
+                            + " uses now (checked as stored: ledger " + u.storedLedger() + "): " + u.reason()));
+                    List<LedgerReference> refs = picture.references();
                     Map<String, CompletableFuture<List<Long>>> lists = new TreeMap<>();
                     for (BookieClusterRecord c : clusters) {
                         lists.put(c.name(), copier.list(c.name()).exceptionally(e -> {
@@ -138,7 +144,8 @@ public final class InvariantAuditor {
                                                 ledgers.put(n, f.join());
                                             }
                                         });
-                                        return new World(view, refs, clusters, ledgers, brokers, ms);
+                                        return new World(view, refs, picture.complete(), clusters, ledgers,
+                                                brokers, ms);
                                     }));
                 })));
     }
@@ -370,6 +377,11 @@ public final class InvariantAuditor {
                     }
                 }
             }));
+        }
+        if (!w.complete()) {
+            // cleanup plans only on a complete picture: asking it would wait for the same topics again, for nothing
+            unchecked.add("cleanup targets: not computed while the inventory is incomplete (cleanup refuses too)");
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
         }
         each.add(cleanup.targetsOnInactiveClusters().handle((targets, e) -> {
             if (e != null) {

@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.LedgerIssue;
@@ -111,8 +112,9 @@ final class MigrationRun {
     /** BUILD (unless already past it) then PROMOTE; the state's phase says where the run starts. */
     CompletableFuture<Void> run(MigrationState initial) {
         long started = System.nanoTime();
-        return RegistryView.read(o.registry()).thenCompose(view -> plan(view).thenCompose(items ->
+        return RegistryView.read(o.registry()).thenCompose(view -> plan(view).thenCompose(plan ->
                 o.registry().readCopies(epoch).thenCompose(chunks -> {
+            List<Item> items = plan.items();
             List<Long> earlier = new ArrayList<>();
             chunks.values().forEach(earlier::addAll);
             // a resumed run: what this migration already promoted counts as planned and promoted
@@ -122,6 +124,16 @@ final class MigrationRun {
                     epoch, o.me(), items.size(), target, prior > 0 ? " (" + prior + " promoted before)" : "");
             Tally tally = new Tally(items.size() + prior, earlier);
             tally.promoted.set(prior);
+            for (LedgerInventory.Unknown u : plan.unknown()) {
+                // what is known moves now; this topic's ledger in use waits for a run that can learn it
+                tally.issues.put(u.storedLedger(), new LedgerIssue(u.storedLedger(), LedgerKind.COMPACTION.name(),
+                        view.home(u.storedLedger()).orElse(null), "INVENTORY_INCOMPLETE", u.referencedBy() + ": "
+                        + u.reason() + "; the compacted ledger in use may not have moved: run the migration again "
+                        + "once the topic loads"));
+                log.warn("switch epoch={} migration to bookie-cluster={}: {}: {}; the compacted ledger its stored "
+                        + "cursor names (ledger={}) is planned, the one in use may not be", epoch, target,
+                        u.referencedBy(), u.reason(), u.storedLedger());
+            }
             CompletableFuture<Void> built = copyAll(items, tally, 1);
             watch(built);
             return built.thenCompose(v -> {
@@ -142,11 +154,19 @@ final class MigrationRun {
         })));
     }
 
-    /** Closed non-data ledgers whose home is not the target, one item per ledger id. */
-    private CompletableFuture<List<Item>> plan(RegistryView view) {
-        return o.inventory().references().thenApply(refs -> {
+    /** What a run moves, and the parts of the inventory it could not learn. */
+    private record Plan(List<Item> items, List<LedgerInventory.Unknown> unknown) {
+    }
+
+    /**
+     * Closed non-data ledgers whose home is not the target, one item per ledger id. A part of the inventory that
+     * cannot be learnt now (a compacted topic its owner cannot load) does not hold up the rest: the run moves what
+     * is known and ends with an issue for that part.
+     */
+    private CompletableFuture<Plan> plan(RegistryView view) {
+        return o.inventory().picture().thenApply(picture -> {
             Map<Long, Item> items = new LinkedHashMap<>();
-            for (LedgerReference r : refs) {
+            for (LedgerReference r : picture.references()) {
                 if (r.kind() == LedgerKind.DATA || r.kind() == LedgerKind.OTHER) {
                     continue;
                 }
@@ -166,7 +186,7 @@ final class MigrationRun {
                 items.putIfAbsent(r.ledgerId(), new Item(r.ledgerId(), r.kind(), home.get(), r.referencedBy(),
                         List.copyOf(alternates)));
             }
-            return new ArrayList<>(items.values());
+            return new Plan(new ArrayList<>(items.values()), picture.unknown());
         });
     }
 
@@ -349,12 +369,14 @@ final class MigrationRun {
      */
     private CompletableFuture<Void> verifyHomes(Tally tally) {
         return RegistryView.read(o.registry()).thenCombine(o.registry().readRelocations(tally.byId.keySet()),
-                RegistryView::withFresh).thenCompose(view -> o.inventory().references().thenAccept(refs -> {
+                RegistryView::withFresh).thenCompose(view -> o.inventory().picture().thenAccept(picture -> {
             Set<Long> referenced = new java.util.HashSet<>();
-            refs.forEach(r -> referenced.add(r.ledgerId()));
+            picture.references().forEach(r -> referenced.add(r.ledgerId()));
             for (Item item : tally.byId.values()) {
                 long id = item.ledgerId();
-                if (tally.issues.containsKey(id) || tally.gone.contains(id) || !referenced.contains(id)
+                // on a partial picture, "no longer referenced" cannot be told from "not known now"
+                boolean unreferenced = picture.complete() && !referenced.contains(id);
+                if (tally.issues.containsKey(id) || tally.gone.contains(id) || unreferenced
                         || tally.skipped.stream().anyMatch(s -> s.ledgerId() == id)) {
                     continue;
                 }

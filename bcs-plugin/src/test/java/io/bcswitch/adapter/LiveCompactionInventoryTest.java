@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.RegistryException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -75,14 +77,41 @@ class LiveCompactionInventoryTest {
             LiveCompactionInventory failing = new LiveCompactionInventory(
                     () -> CompletableFuture.completedFuture(stored), ml -> CompletableFuture.failedFuture(
                             new IllegalStateException("broker restarting")));
-            assertThrows(java.util.concurrent.ExecutionException.class, () -> failing.references().get());
-            // the auditor's: the stored picture, the topic it could not ask about named as stored
-            LiveCompactionInventory lenient = new LiveCompactionInventory(
-                    () -> CompletableFuture.completedFuture(stored), ml -> CompletableFuture.failedFuture(
-                            new IllegalStateException("cannot load the topic")), true);
-            assertEquals(stored, lenient.references().get());
+            var refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> failing.references().get());
+            assertTrue(refused.getCause() instanceof RegistryException r
+                    && r.kind() == RegistryException.Kind.UNAVAILABLE && r.getMessage().contains("40 compacted topic")
+                    && r.getMessage().contains("broker restarting"), String.valueOf(refused.getCause()));
         } finally {
             timer.shutdownNow();
         }
+    }
+
+    @Test
+    void aTopicItsOwnerCannotLoadIsAnUnknownPartOfThePictureAndHoldsUpNoOtherTopic() throws Exception {
+        List<LedgerReference> stored = List.of(
+                new LedgerReference(1, LedgerKind.DATA, "t/ns/persistent/a"),
+                compaction(10, "t/ns/persistent/a"),
+                compaction(20, "t/ns/persistent/stuck"),
+                compaction(30, "t/ns/persistent/c"),
+                compaction(40, "t/ns/persistent/hung"));
+        LiveCompactionInventory live = new LiveCompactionInventory(() -> CompletableFuture.completedFuture(stored),
+                ml -> switch (ml) {
+                    case "t/ns/persistent/a" -> CompletableFuture.completedFuture(Optional.of(11L));
+                    case "t/ns/persistent/c" -> CompletableFuture.completedFuture(Optional.of(31L));
+                    case "t/ns/persistent/hung" -> new CompletableFuture<>(); // its load never gives up
+                    // thrown, not a failed future: answered the same way
+                    default -> throw new IllegalStateException("Bookie handle is not available\nat ...");
+                }, 200);
+        LedgerInventory.Picture p = live.picture().get();
+        assertEquals(Set.of(1L, 10L, 11L, 20L, 30L, 31L, 40L), p.references().stream().map(LedgerReference::ledgerId)
+                .collect(Collectors.toSet()), "every other topic's ledger in use is in the picture");
+        assertEquals(List.of(new LedgerInventory.Unknown("t/ns/persistent/stuck", 20,
+                "its owning broker cannot say which compacted ledger it uses now: Bookie handle is not available"),
+                new LedgerInventory.Unknown("t/ns/persistent/hung", 40,
+                        "its owning broker cannot say which compacted ledger it uses now: no answer within 200 ms")),
+                p.unknown());
+        var refused = assertThrows(java.util.concurrent.ExecutionException.class, () -> live.references().get());
+        assertTrue(refused.getCause().getMessage().contains("t/ns/persistent/stuck"), refused.getMessage());
     }
 }

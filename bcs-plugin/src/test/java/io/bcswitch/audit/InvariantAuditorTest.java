@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.migration.CleanupService;
@@ -145,8 +146,23 @@ class InvariantAuditorTest {
         }
     };
 
+    /** Parts of the inventory that cannot be learnt now (a compacted topic its owner cannot load). */
+    private final List<LedgerInventory.Unknown> unknown = new ArrayList<>();
+
     private VerifyReport verify() throws Exception {
         SwitchConfig.Migration config = new SwitchConfig.Migration(1, 0, 10, 24);
+        LedgerInventory inventory = new LedgerInventory() {
+            @Override
+            public CompletableFuture<List<LedgerReference>> references() {
+                return unknown.isEmpty() ? CompletableFuture.completedFuture(refs)
+                        : CompletableFuture.failedFuture(new IllegalStateException("partial"));
+            }
+
+            @Override
+            public CompletableFuture<Picture> picture() {
+                return CompletableFuture.completedFuture(new Picture(refs, unknown));
+            }
+        };
         MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs),
                 copier, config, () -> "x", scheduler, Clock.systemUTC(), MigrationMetrics.NONE,
                 c -> CompletableFuture.failedFuture(new UnsupportedOperationException()));
@@ -154,8 +170,7 @@ class InvariantAuditorTest {
                 ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
         CleanupService cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(refs), copier,
                 o, drain, config, MigrationMetrics.NONE, Clock.systemUTC());
-        InvariantAuditor auditor = new InvariantAuditor(registry, () -> CompletableFuture.completedFuture(refs),
-                copier, c -> CompletableFuture.completedFuture(new ClusterFacts("HierarchicalLedgerManagerFactory",
+        InvariantAuditor auditor = new InvariantAuditor(registry, inventory, copier, c -> CompletableFuture.completedFuture(new ClusterFacts("HierarchicalLedgerManagerFactory",
                 true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
                 n -> CompletableFuture.completedFuture(null), ml -> CompletableFuture.completedFuture(Optional.empty()),
                 Clock.systemUTC());
@@ -173,6 +188,19 @@ class InvariantAuditorTest {
         assertTrue(r.ok(), checks(r) + " " + r.unchecked());
         assertEquals(3, r.referencedLedgers());
         assertEquals(1, r.relocations());
+    }
+
+    @Test
+    void aCompactedTopicItsOwnerCannotLoadIsCheckedAsStoredAndSaidSo() throws Exception {
+        unknown.add(new LedgerInventory.Unknown("t/ns/persistent/c", 5, "cannot load the topic"));
+        VerifyReport r = verify();
+        assertTrue(r.ok(), checks(r));
+        assertEquals(3, r.referencedLedgers(), "the stored references are checked");
+        assertTrue(r.unchecked().stream().anyMatch(u -> u.contains("t/ns/persistent/c") && u.contains("ledger 5")
+                && u.contains("cannot load the topic")), String.valueOf(r.unchecked()));
+        // cleanup would only wait for the same topics again, and refuse: it is not asked
+        assertTrue(r.unchecked().stream().anyMatch(u -> u.startsWith("cleanup targets: not computed"))
+                && r.unchecked().stream().noneMatch(u -> u.contains("partial")), String.valueOf(r.unchecked()));
     }
 
     @Test

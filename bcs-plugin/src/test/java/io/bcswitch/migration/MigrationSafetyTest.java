@@ -357,6 +357,59 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void aCompactedTopicItsOwnerCannotLoadHoldsUpNeitherTheMigrationNorAnythingElse() throws Exception {
+        // found by the sequence explorer (seed 6399508013644044403): the bookies of the cluster a switch leaves
+        // were down, so a compacted topic could not load and its owner could not say which compacted ledger it uses;
+        // the whole inventory failed with it and BUILD retried for ever
+        switchedToB();
+        clusters.put("a", 7, "compacted-v1", "compacted-ledger");
+        references = List.of(new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"),
+                new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#CompactedTopicLedger"));
+        AtomicBoolean loads = new AtomicBoolean(false);
+        io.bcswitch.inventory.LedgerInventory inventory = new io.bcswitch.inventory.LedgerInventory() {
+            @Override
+            public CompletableFuture<Picture> picture() {
+                return CompletableFuture.completedFuture(new Picture(references, loads.get() ? List.of()
+                        : List.of(new Unknown("t/ns/persistent/c", 7, "cannot load the topic"))));
+            }
+
+            @Override
+            public CompletableFuture<List<LedgerReference>> references() {
+                return picture().thenApply(p -> {
+                    if (!p.complete()) {
+                        throw io.bcswitch.registry.RegistryException.unavailable("not all known: " + p.unknown());
+                    }
+                    return p.references();
+                });
+            }
+        };
+        MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1",
+                scheduler, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        orchestrators.add(o);
+        o.switchAccepted(1);
+        MigrationState s = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "what is known moves: " + s);
+        assertEquals("b", home(7).orElseThrow(), "the compacted ledger the stored cursor names moves: " + s);
+        assertTrue(s.issues().stream().anyMatch(i -> i.ledgerId() == 7 && i.result().equals("INVENTORY_INCOMPLETE")
+                && i.detail().contains("t/ns/persistent/c")), "the topic it could not ask about is an issue: " + s);
+
+        // nothing is deleted or declared drained on the partial picture
+        CleanupService cleanup = new CleanupService(registry, inventory, clusters, o, new DrainReports(registry,
+                inventory, clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "t"))),
+                CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
+        var refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS));
+        assertTrue(String.valueOf(refused.getCause()).contains("not all known"), String.valueOf(refused.getCause()));
+        assertTrue(clusters.has("a", SCHEMA_LEDGER) && clusters.has("a", 7), "cleanup deleted nothing");
+
+        // the topic loads again: running the migration again finishes it
+        loads.set(true);
+        o.retry(1).get(10, TimeUnit.SECONDS);
+        MigrationState again = awaitPhase(o, 1, Phase.DONE);
+        assertTrue(again.issues().isEmpty(), String.valueOf(again));
+    }
+
+    @Test
     void cleanupNeverDeletesALedgerThatOnlyFallsInAnotherClustersRange() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         // some other user of cluster a created this ledger; its id happens to be in b's range
