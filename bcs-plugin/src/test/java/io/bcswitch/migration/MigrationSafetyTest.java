@@ -410,6 +410,42 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void oneRollbacksCopiesThatCannotBeDeletedHoldUpNoOtherRollbacksDeletions() throws Exception {
+        // found by review: a rolled-back migration whose copies could not be deleted (every call to its cluster
+        // failed) stopped the deletions of every other rolled-back migration, and the dropping of old copy lists
+        AtomicBoolean bFails = new AtomicBoolean();
+        LedgerCopier copier = new FakeClusters.Delegating(clusters) {
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                if (bFails.get() && cluster.equals("b")) {
+                    throw new IllegalStateException("the client of b is closed"); // thrown, not a failed future
+                }
+                return super.facts(id, cluster);
+            }
+        };
+        switchedToB();
+        registry.write(registry.paths().cluster("c"), new BookieClusterRecord(1, "c",
+                "zk+hierarchical://zk-c:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
+        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(references), copier, CONFIG, () -> "broker-1", scheduler,
+                Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        orchestrators.add(o);
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        bFails.set(true);
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS); // its copy on b cannot be deleted from now on
+        switched(3, "c", "a", 13L << 32); // between the switch back's range (12 << 32) and the next (14 << 32)
+        awaitPhase(o, 3, Phase.DONE);
+        assertTrue(clusters.has("c", SCHEMA_LEDGER), "migrated to c");
+        o.rollBack(3, "c", "a").get(10, TimeUnit.SECONDS);
+
+        // the orchestrator's own passes (started above) do it
+        waitUntil(30, () -> !clusters.has("c", SCHEMA_LEDGER), "the rolled-back copy on c is deleted");
+        assertTrue(clusters.has("b", SCHEMA_LEDGER), "the copy on b waits for b");
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+    }
+
+    @Test
     void cleanupNeverDeletesALedgerThatOnlyFallsInAnotherClustersRange() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         // some other user of cluster a created this ledger; its id happens to be in b's range
@@ -659,6 +695,52 @@ class MigrationSafetyTest {
         o.rollBack(1, "b", "a").get(25, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+    }
+
+    @Test
+    void aCopyTheStopCutShortIsNotTriedFromAnotherCluster() throws Exception {
+        // found by review: the copy a rollback cut short counted as "the home cannot be read", so the stopped run
+        // went on copying the ledger from its original
+        MigrationOrchestrator first = migratedToB();
+        first.close(); // the next switch's migration is run by the orchestrator below
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+        List<String> sources = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean copying = new AtomicBoolean();
+        LedgerCopier slowFromB = new FakeClusters.Delegating(clusters) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                sources.add(from);
+                if (!from.equals("b")) {
+                    return super.copy(id, from, to, pace);
+                }
+                copying.set(true);
+                // a big ledger: batch after batch until the stop fails the pacing
+                return batches(pace).exceptionally(e -> new Outcome(Result.FAILED, 0, "stopped: " + e));
+            }
+
+            private CompletableFuture<Outcome> batches(LongFunction<CompletableFuture<Void>> pace) {
+                return pace.apply(1000).thenCompose(v -> {
+                    CompletableFuture<Void> later = new CompletableFuture<>();
+                    scheduler.schedule(() -> later.complete(null), 100, TimeUnit.MILLISECONDS);
+                    return later;
+                }).thenCompose(v -> batches(pace));
+            }
+        };
+        switched(2, "c", "b", 2L << 32);
+        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(references), slowFromB, CONFIG, () -> "broker-1", scheduler,
+                Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        orchestrators.add(o);
+        o.switchAccepted(2);
+        o.start(50);
+        waitUntil(10, copying::get, "the copy from b runs");
+
+        o.rollBack(2, "c", "b").get(25, TimeUnit.SECONDS);
+        assertEquals(Phase.ROLLED_BACK, o.readState(2).get().value().phase());
+        tickFor(o, 2);
+        assertEquals(List.of("b"), List.copyOf(sources), "after the stop nothing is copied from a");
+        assertTrue(!clusters.has("c", SCHEMA_LEDGER), "no copy is left on c");
     }
 
     /** Runs orchestrator passes until {@code condition} holds (at most 30 s). */
