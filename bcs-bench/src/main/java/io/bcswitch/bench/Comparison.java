@@ -1,0 +1,38 @@
+package io.bcswitch.bench;
+
+/**
+ * One figure measured on both sides of a scenario, its ratio (ours over the baseline, medians) and the goal the
+ * ratio is held to.
+ *
+ * @param metric   what was measured, in words
+ * @param unit     its unit
+ * @param baseline the reference side (stock Pulsar, or the operation the plugin replaces)
+ * @param ours     the plugin's side
+ * @param ratio    {@code ours.median / baseline.median}
+ * @param goal     the goal for the ratio, e.g. {@code ">= 0.98"}
+ * @param met      whether the ratio meets it
+ */
+public record Comparison(String metric, String unit, Stat baseline, Stat ours, double ratio, String goal,
+                         boolean met) {
+
+    /** A figure where more is better (throughput): the ratio must be at least {@code atLeast}. */
+    public static Comparison higherIsBetter(String metric, String unit, Stat baseline, Stat ours, double atLeast) {
+        double ratio = ratio(ours, baseline);
+        return new Comparison(metric, unit, baseline, ours, ratio, ">= " + atLeast, ratio >= atLeast);
+    }
+
+    /** A figure where less is better (latency, time): the ratio must be at most {@code atMost}. */
+    public static Comparison lowerIsBetter(String metric, String unit, Stat baseline, Stat ours, double atMost) {
+        double ratio = ratio(ours, baseline);
+        return new Comparison(metric, unit, baseline, ours, ratio, "<= " + atMost, ratio <= atMost);
+    }
+
+    /** A figure reported beside the others, with no goal of its own. */
+    public static Comparison reported(String metric, String unit, Stat baseline, Stat ours) {
+        return new Comparison(metric, unit, baseline, ours, ratio(ours, baseline), "none", true);
+    }
+
+    private static double ratio(Stat ours, Stat baseline) {
+        return baseline.median() == 0 ? Double.NaN : ours.median() / baseline.median();
+    }
+}

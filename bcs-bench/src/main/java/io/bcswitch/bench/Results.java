@@ -1,0 +1,75 @@
+package io.bcswitch.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+/** Writes a scenario's result as {@code <scenario>.json} and as a table ({@code <scenario>.txt}). */
+final class Results {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private Results() {
+    }
+
+    static void write(ScenarioResult r, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        JSON.writeValue(dir.resolve(r.scenario() + ".json").toFile(), r);
+        Files.writeString(dir.resolve(r.scenario() + ".txt"), table(r));
+    }
+
+    static ScenarioResult read(Path file) throws IOException {
+        return JSON.readValue(file.toFile(), ScenarioResult.class);
+    }
+
+    /** The result as people read it: one row per figure, median [min..max] on each side, ratio, goal. */
+    static String table(ScenarioResult r) {
+        StringBuilder s = new StringBuilder();
+        s.append(r.title()).append(" (").append(r.scenario()).append(")\n");
+        s.append("machine: ").append(inline(r.machine())).append('\n');
+        s.append("settings: ").append(inline(r.settings())).append('\n');
+        String[] head = {"metric", "unit", "baseline median [min..max]", "ours median [min..max]", "ratio", "goal",
+            "met"};
+        int[] width = new int[head.length];
+        java.util.List<String[]> rows = new java.util.ArrayList<>();
+        rows.add(head);
+        for (Comparison c : r.comparisons()) {
+            rows.add(new String[] {c.metric(), c.unit(), stat(c.baseline()), stat(c.ours()),
+                String.format(Locale.ROOT, "%.3f", c.ratio()), c.goal(), c.goal().equals("none") ? "-"
+                    : c.met() ? "yes" : "NO"});
+        }
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                width[i] = Math.max(width[i], row[i].length());
+            }
+        }
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                boolean last = i + 1 == row.length;
+                s.append(last ? row[i] + "\n" : String.format(Locale.ROOT, "%-" + width[i] + "s  ", row[i]));
+            }
+        }
+        for (String n : r.notes()) {
+            s.append("note: ").append(n).append('\n');
+        }
+        return s.toString();
+    }
+
+    private static String inline(Map<String, Object> m) {
+        StringBuilder s = new StringBuilder();
+        m.forEach((k, v) -> s.append(s.length() == 0 ? "" : ", ").append(k).append('=').append(v));
+        return s.toString();
+    }
+
+    private static String stat(Stat st) {
+        return number(st.median()) + " [" + number(st.min()) + ".." + number(st.max()) + "]";
+    }
+
+    static String number(double v) {
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
+    }
+}

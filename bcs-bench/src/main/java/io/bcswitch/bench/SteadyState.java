@@ -1,0 +1,107 @@
+package io.bcswitch.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Scenario 1: what the plugin costs when no switch runs. The same cluster shape with stock storage and with the
+ * plugin's; maximum publish throughput of 1 KB messages with batching off and on, then latency at a fixed rate
+ * well below the lower of the two maxima (half of it), batching off.
+ */
+final class SteadyState implements Scenario {
+    static final int PAYLOAD = 1024;
+
+    @Override
+    public String name() {
+        return "steady";
+    }
+
+    @Override
+    public String title() {
+        return "Steady-state overhead: stock storage vs the plugin's, no switch running";
+    }
+
+    @Override
+    public ScenarioResult run(BenchOptions o) throws Exception {
+        int topics = o.size(4, 2);
+        Duration warmUp = Duration.ofSeconds(o.seconds(5));
+        Duration window = Duration.ofSeconds(o.seconds(15));
+        Map<String, AtomicLong> errors = new LinkedHashMap<>();
+        errors.put(Sides.STOCK, new AtomicLong());
+        errors.put(Sides.PLUGIN, new AtomicLong());
+        List<Comparison> comparisons = new ArrayList<>();
+        Map<String, Object> settings = new LinkedHashMap<>();
+        try (Sides sides = Sides.start(1, 1)) {
+            Map<String, List<Double>> off = sides.alternate(o.rounds(), (side, s, round) -> {
+                PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "off", round, topics), false,
+                        PAYLOAD, 1000, warmUp, window);
+                errors.get(side).addAndGet(t.errors());
+                return t.messagesPerSecond();
+            });
+            Map<String, List<Double>> on = sides.alternate(o.rounds(), (side, s, round) -> {
+                PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "on", round, topics), true,
+                        PAYLOAD, 1000, warmUp, window);
+                errors.get(side).addAndGet(t.errors());
+                return t.messagesPerSecond();
+            });
+            Stat offStock = Stat.of(off.get(Sides.STOCK));
+            Stat offPlugin = Stat.of(off.get(Sides.PLUGIN));
+            comparisons.add(Comparison.higherIsBetter("max publish throughput, batching off", "msg/s", offStock,
+                    offPlugin, 0.98));
+            comparisons.add(Comparison.higherIsBetter("max publish throughput, batching on", "msg/s",
+                    Stat.of(on.get(Sides.STOCK)), Stat.of(on.get(Sides.PLUGIN)), 0.98));
+
+            // below saturation on both sides: half the lower of the two maxima
+            int rate = Math.max(10, (int) (0.5 * Math.min(offStock.median(), offPlugin.median())));
+            Map<String, List<Histogram>> latencies = new LinkedHashMap<>();
+            latencies.put(Sides.STOCK, new ArrayList<>());
+            latencies.put(Sides.PLUGIN, new ArrayList<>());
+            sides.alternate(o.rounds(), (side, s, round) -> {
+                PublishLoad.Latency l = PublishLoad.atRate(s.client(), topics(s, "rate", round, topics), rate,
+                        PAYLOAD, warmUp, window);
+                errors.get(side).addAndGet(l.errors());
+                latencies.get(side).add(l.micros());
+                return 0;
+            });
+            comparisons.add(Comparison.reported("publish latency p50 at " + rate + " msg/s", "ms",
+                    percentile(latencies.get(Sides.STOCK), 50), percentile(latencies.get(Sides.PLUGIN), 50)));
+            comparisons.add(Comparison.lowerIsBetter("publish latency p99 at " + rate + " msg/s", "ms",
+                    percentile(latencies.get(Sides.STOCK), 99), percentile(latencies.get(Sides.PLUGIN), 99), 1.05));
+            comparisons.add(Comparison.reported("publish latency p99.9 at " + rate + " msg/s", "ms",
+                    percentile(latencies.get(Sides.STOCK), 99.9), percentile(latencies.get(Sides.PLUGIN), 99.9)));
+            settings.put("fixedRateMessagesPerSecond", rate);
+        }
+        settings.put("topics", topics);
+        settings.put("payloadBytes", PAYLOAD);
+        settings.put("warmUpSeconds", warmUp.toSeconds());
+        settings.put("windowSeconds", window.toSeconds());
+        settings.put("rounds", o.rounds());
+        settings.put("maxPendingPerProducer", 1000);
+        settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side, both sides in one JVM");
+        List<String> notes = new ArrayList<>();
+        errors.forEach((side, n) -> notes.add(side + ": " + n.get() + " send error(s)"));
+        return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes);
+    }
+
+    private static List<String> topics(Sides.Side s, String kind, int round, int count) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            names.add("persistent://" + s.namespace() + "/steady-" + kind + "-r" + round + "-t" + i);
+        }
+        return names;
+    }
+
+    /** The percentile of each round's histogram, in milliseconds. */
+    private static Stat percentile(List<Histogram> rounds, double p) {
+        List<Double> values = new ArrayList<>();
+        for (Histogram h : rounds) {
+            values.add(h.getValueAtPercentile(p) / 1000.0);
+        }
+        return Stat.of(values);
+    }
+}

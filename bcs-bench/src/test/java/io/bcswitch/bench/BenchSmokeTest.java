@@ -1,0 +1,43 @@
+package io.bcswitch.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every scenario in its smoke size, so that the benchmark code cannot rot. Nothing here is about speed: it checks
+ * that each scenario measures both sides, writes its result file and table, and loses no message.
+ */
+class BenchSmokeTest {
+
+    @Test
+    void everyScenarioRunsInItsSmokeSizeAndWritesItsResult(@TempDir Path out) throws Exception {
+        Bench bench = new Bench();
+        List<ScenarioResult> results = bench.run("all", new BenchOptions(true, 1, out));
+        assertEquals(bench.names(), results.stream().map(ScenarioResult::scenario).toList());
+        for (ScenarioResult r : results) {
+            assertTrue(Files.exists(out.resolve(r.scenario() + ".txt")), r.scenario());
+            ScenarioResult read = Results.read(out.resolve(r.scenario() + ".json"));
+            assertEquals(r.comparisons(), read.comparisons(), "the result file reads back as written");
+            assertEquals(r.notes(), read.notes());
+            assertTrue(!r.comparisons().isEmpty(), r.scenario());
+            for (Comparison c : r.comparisons()) {
+                assertEquals(1, c.baseline().samples().size(), c.metric());
+                assertEquals(1, c.ours().samples().size(), c.metric());
+                assertTrue(c.baseline().median() > 0 && c.ours().median() > 0, "measured on both sides: " + c);
+            }
+            for (String note : r.notes()) {
+                if (note.contains("send error")) {
+                    assertTrue(note.endsWith(": 0 send error(s)"), note);
+                }
+            }
+            String table = Files.readString(out.resolve(r.scenario() + ".txt"));
+            r.comparisons().forEach(c -> assertTrue(table.contains(c.metric()), table));
+        }
+    }
+}
