@@ -12,7 +12,8 @@ import java.util.Map;
  * @param settings    the sizes and rates it ran with
  * @param comparisons every figure, both sides, ratio and goal
  * @param notes       what else it observed (errors counted, what saturated), in words
+ * @param series      time series for the plots (per second), by name
  */
 public record ScenarioResult(String scenario, String title, Map<String, Object> machine, Map<String, Object> settings,
-                             List<Comparison> comparisons, List<String> notes) {
+                             List<Comparison> comparisons, List<String> notes, Map<String, Object> series) {
 }

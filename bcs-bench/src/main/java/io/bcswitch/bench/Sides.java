@@ -1,5 +1,6 @@
 package io.bcswitch.bench;
 
+import io.bcswitch.client.BookieClustersAdmin;
 import io.bcswitch.testkit.TestCluster;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,8 +19,8 @@ final class Sides implements AutoCloseable {
     static final String NAMESPACE_TENANT = "bench";
 
     /** What one round measures on one side. */
-    interface Measure {
-        double on(String side, Side s, int round) throws Exception;
+    interface Measure<T> {
+        T on(String side, Side s, int round) throws Exception;
     }
 
     /** One side: its cluster, a client and the namespace the scenario works in. */
@@ -28,20 +29,51 @@ final class Sides implements AutoCloseable {
 
     private final Map<String, Side> sides = new LinkedHashMap<>();
 
+    /** {@code cluster-a}, {@code cluster-b}, ... */
+    static String clusterName(int i) {
+        return "cluster-" + (char) ('a' + i);
+    }
+
+    /** The plugin's REST API on the cluster's first broker. */
+    static BookieClustersAdmin admin(TestCluster c) {
+        return BookieClustersAdmin.builder().serviceUrl(c.broker(0).webServiceUrl()).build();
+    }
+
     private Sides() {
     }
 
     static Sides start(int bookies, int brokers) throws Exception {
+        return start(bookies, brokers, 1, java.util.Map.of());
+    }
+
+    /**
+     * @param pluginClusters bookie clusters on the plugin's side ({@code cluster-a} first, the brokers' own, then
+     *                       {@code cluster-b}, ..., each registered with the plugin); the stock side has one
+     * @param config         broker settings both sides get
+     */
+    static Sides start(int bookies, int brokers, int pluginClusters, Map<String, String> config) throws Exception {
         Sides s = new Sides();
         try {
             for (String side : List.of(STOCK, PLUGIN)) {
-                TestCluster c = TestCluster.builder().bookieCluster("cluster-a", bookies).brokers(brokers)
-                        .plugin(side.equals(PLUGIN)).start();
+                TestCluster.Builder b = TestCluster.builder().brokers(brokers).plugin(side.equals(PLUGIN))
+                        .brokerConfig(p -> config.forEach(p::setProperty));
+                int clusters = side.equals(PLUGIN) ? pluginClusters : 1;
+                for (int i = 0; i < clusters; i++) {
+                    b.bookieCluster(clusterName(i), bookies);
+                }
+                TestCluster c = b.start();
                 String ns;
                 PulsarClient client;
                 try {
                     ns = c.createTenant(NAMESPACE_TENANT);
                     client = c.newClient();
+                    if (side.equals(PLUGIN) && clusters > 1) {
+                        try (BookieClustersAdmin admin = admin(c)) {
+                            for (int i = 1; i < clusters; i++) {
+                                admin.register(clusterName(i), c.bookieCluster(clusterName(i)).metadataServiceUri());
+                            }
+                        }
+                    }
                 } catch (Exception e) {
                     c.close();
                     throw e;
@@ -59,8 +91,8 @@ final class Sides implements AutoCloseable {
      * Runs {@code measure} {@code rounds} times on each side, the side that goes first alternating from round to
      * round (drift in the machine, the JIT or the page cache then favours neither).
      */
-    Map<String, List<Double>> alternate(int rounds, Measure measure) throws Exception {
-        Map<String, List<Double>> samples = new LinkedHashMap<>();
+    <T> Map<String, List<T>> alternate(int rounds, Measure<T> measure) throws Exception {
+        Map<String, List<T>> samples = new LinkedHashMap<>();
         samples.put(STOCK, new ArrayList<>());
         samples.put(PLUGIN, new ArrayList<>());
         for (int r = 0; r < rounds; r++) {

@@ -66,7 +66,7 @@ final class SteadyState implements Scenario {
                         PAYLOAD, warmUp, window);
                 errors.get(side).addAndGet(l.errors());
                 latencies.get(side).add(l.micros());
-                return 0;
+                return l;
             });
             comparisons.add(Comparison.reported("publish latency p50 at " + rate + " msg/s", "ms",
                     percentile(latencies.get(Sides.STOCK), 50), percentile(latencies.get(Sides.PLUGIN), 50)));
@@ -85,7 +85,7 @@ final class SteadyState implements Scenario {
         settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side, both sides in one JVM");
         List<String> notes = new ArrayList<>();
         errors.forEach((side, n) -> notes.add(side + ": " + n.get() + " send error(s)"));
-        return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes);
+        return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
     }
 
     private static List<String> topics(Sides.Side s, String kind, int round, int count) {

@@ -37,6 +37,7 @@ class BenchSmokeTest {
                 }
             }
             String table = Files.readString(out.resolve(r.scenario() + ".txt"));
+            System.out.println(table); // in the test's output file: what a smoke run measured, for a look
             r.comparisons().forEach(c -> assertTrue(table.contains(c.metric()), table));
         }
     }
