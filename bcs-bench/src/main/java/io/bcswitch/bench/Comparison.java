@@ -6,7 +6,7 @@ package io.bcswitch.bench;
  *
  * @param metric   what was measured, in words
  * @param unit     its unit
- * @param baseline the reference side (stock Pulsar, or the operation the plugin replaces)
+ * @param baseline the reference side (stock Pulsar, or the operation the plugin replaces); null when there is none
  * @param ours     the plugin's side
  * @param ratio    {@code ours.median / baseline.median}
  * @param goal     the goal for the ratio, e.g. {@code ">= 0.98"}
@@ -30,6 +30,11 @@ public record Comparison(String metric, String unit, Stat baseline, Stat ours, d
     /** A figure reported beside the others, with no goal of its own. */
     public static Comparison reported(String metric, String unit, Stat baseline, Stat ours) {
         return new Comparison(metric, unit, baseline, ours, ratio(ours, baseline), "none", true);
+    }
+
+    /** A figure with no baseline (stock Pulsar cannot do it), held to an absolute goal. */
+    public static Comparison absolute(String metric, String unit, Stat ours, String goal, boolean met) {
+        return new Comparison(metric, unit, null, ours, Double.NaN, goal, met);
     }
 
     private static double ratio(Stat ours, Stat baseline) {

@@ -38,7 +38,7 @@ final class Results {
         rows.add(head);
         for (Comparison c : r.comparisons()) {
             rows.add(new String[] {c.metric(), c.unit(), stat(c.baseline()), stat(c.ours()),
-                String.format(Locale.ROOT, "%.3f", c.ratio()), c.goal(), c.goal().equals("none") ? "-"
+                Double.isNaN(c.ratio()) ? "-" : String.format(Locale.ROOT, "%.3f", c.ratio()), c.goal(), c.goal().equals("none") ? "-"
                     : c.met() ? "yes" : "NO"});
         }
         for (String[] row : rows) {
@@ -65,6 +65,9 @@ final class Results {
     }
 
     private static String stat(Stat st) {
+        if (st == null) {
+            return "-";
+        }
         return number(st.median()) + " [" + number(st.min()) + ".." + number(st.max()) + "]";
     }
 

@@ -27,9 +27,16 @@ class BenchSmokeTest {
             assertEquals(r.notes(), read.notes());
             assertTrue(!r.comparisons().isEmpty(), r.scenario());
             for (Comparison c : r.comparisons()) {
-                assertEquals(1, c.baseline().samples().size(), c.metric());
+                if (c.metric().contains("lost")) {
+                    assertEquals(0.0, c.ours().median(), "nothing acknowledged is lost: " + c);
+                    continue;
+                }
                 assertEquals(1, c.ours().samples().size(), c.metric());
-                assertTrue(c.baseline().median() > 0 && c.ours().median() > 0, "measured on both sides: " + c);
+                assertTrue(c.ours().median() > 0, "measured: " + c);
+                if (c.baseline() != null) {
+                    assertEquals(1, c.baseline().samples().size(), c.metric());
+                    assertTrue(c.baseline().median() > 0, "measured on the baseline too: " + c);
+                }
             }
             for (String note : r.notes()) {
                 if (note.contains("send error")) {
