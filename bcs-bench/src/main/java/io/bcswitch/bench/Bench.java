@@ -69,6 +69,10 @@ public final class Bench {
             if (which == null) {
                 throw new IllegalArgumentException("name a scenario");
             }
+            if (which.equals("report")) {
+                System.out.println("wrote " + Report.write(out, Path.of("docs"), new Bench().names()));
+                System.exit(0);
+            }
             for (ScenarioResult r : new Bench().run(which, new BenchOptions(smoke, smoke ? 1 : rounds, out))) {
                 System.out.println(Results.table(r));
             }
@@ -93,6 +97,7 @@ public final class Bench {
 
     private static String usage() {
         return "usage: run-bench.sh <scenario>|all [--smoke] [--rounds N] [--out DIR]\n"
+                + "       run-bench.sh report [--out DIR]   docs/benchmarks.md and its plots from the result files\n"
                 + "scenarios: " + new Bench().names() + "\n"
                 + "  --smoke     tiny sizes (seconds per scenario; what CI runs: its figures mean nothing)\n"
                 + "  --rounds N  alternating rounds per side (default 3)\n"

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -31,16 +33,8 @@ final class Results {
         s.append(r.title()).append(" (").append(r.scenario()).append(")\n");
         s.append("machine: ").append(inline(r.machine())).append('\n');
         s.append("settings: ").append(inline(r.settings())).append('\n');
-        String[] head = {"metric", "unit", "baseline median [min..max]", "ours median [min..max]", "ratio", "goal",
-            "met"};
-        int[] width = new int[head.length];
-        java.util.List<String[]> rows = new java.util.ArrayList<>();
-        rows.add(head);
-        for (Comparison c : r.comparisons()) {
-            rows.add(new String[] {c.metric(), c.unit(), stat(c.baseline()), stat(c.ours()),
-                Double.isNaN(c.ratio()) ? "-" : String.format(Locale.ROOT, "%.3f", c.ratio()), c.goal(), c.goal().equals("none") ? "-"
-                    : c.met() ? "yes" : "NO"});
-        }
+        List<String[]> rows = rows(r);
+        int[] width = new int[rows.get(0).length];
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
                 width[i] = Math.max(width[i], row[i].length());
@@ -58,7 +52,20 @@ final class Results {
         return s.toString();
     }
 
-    private static String inline(Map<String, Object> m) {
+    /** A header row, then one row per figure: metric, unit, both sides, ratio, goal, met. */
+    static List<String[]> rows(ScenarioResult r) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"metric", "unit", "baseline median [min..max]", "ours median [min..max]", "ratio",
+            "goal", "met"});
+        for (Comparison c : r.comparisons()) {
+            rows.add(new String[] {c.metric(), c.unit(), stat(c.baseline()), stat(c.ours()),
+                Double.isNaN(c.ratio()) ? "-" : String.format(Locale.ROOT, "%.3f", c.ratio()), c.goal(),
+                c.goal().equals("none") ? "-" : c.met() ? "yes" : "NO"});
+        }
+        return rows;
+    }
+
+    static String inline(Map<String, Object> m) {
         StringBuilder s = new StringBuilder();
         m.forEach((k, v) -> s.append(s.length() == 0 ? "" : ", ").append(k).append('=').append(v));
         return s.toString();

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every scenario in its smoke size, so that the benchmark code cannot rot. Nothing here is about speed: it checks
@@ -16,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchSmokeTest {
 
     @Test
-    void everyScenarioRunsInItsSmokeSizeAndWritesItsResult(@TempDir Path out) throws Exception {
+    void everyScenarioRunsInItsSmokeSizeAndWritesItsResult() throws Exception {
+        // kept under target/ for a look after the build
+        Path out = Path.of("target", "bench-smoke");
         Bench bench = new Bench();
         List<ScenarioResult> results = bench.run("all", new BenchOptions(true, 1, out));
         assertEquals(bench.names(), results.stream().map(ScenarioResult::scenario).toList());
@@ -46,6 +47,18 @@ class BenchSmokeTest {
             String table = Files.readString(out.resolve(r.scenario() + ".txt"));
             System.out.println(table); // in the test's output file: what a smoke run measured, for a look
             r.comparisons().forEach(c -> assertTrue(table.contains(c.metric()), table));
+        }
+
+        // the report is built from the result files alone, with a plot per series
+        Path md = Report.write(out, out.resolve("docs"), bench.names());
+        String report = Files.readString(md);
+        for (ScenarioResult r : results) {
+            assertTrue(report.contains("## " + r.title()), report);
+            for (int n = 1; n <= Report.charts(r.series()).size(); n++) {
+                Path png = out.resolve("docs/bench/" + r.scenario() + "-" + n + ".png");
+                assertTrue(Files.size(png) > 0, png.toString());
+                assertTrue(report.contains("(bench/" + r.scenario() + "-" + n + ".png)"), report);
+            }
         }
     }
 }
