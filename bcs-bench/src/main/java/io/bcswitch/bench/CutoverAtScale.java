@@ -59,7 +59,7 @@ final class CutoverAtScale implements Scenario {
             int rate = Math.max(o.size(500, 50), 2 * shape.topics());
             String label = shape.topics() + " topics, " + shape.brokers() + " broker(s)";
             Map<String, List<Round>> rounds;
-            try (Sides sides = Sides.start(1, shape.brokers(), 2, Map.of())) {
+            try (Sides sides = Sides.stockAndPlugin(shape.brokers(), 2)) {
                 rounds = sides.alternate(o.rounds(), (side, s, round) -> {
                     List<String> topics = new ArrayList<>();
                     for (int i = 0; i < shape.topics(); i++) {

@@ -9,14 +9,27 @@ import java.util.Map;
 import org.apache.pulsar.client.api.PulsarClient;
 
 /**
- * The two sides of a comparison, each a cluster of the same shape (ZooKeeper, one bookie cluster, brokers), one
- * with stock Pulsar storage and one with the plugin's, both up for the whole scenario so that rounds can
- * alternate between them in one JVM.
+ * The sides of a comparison, each its own cluster (ZooKeeper, bookie clusters, brokers) of the same shape but for
+ * what is compared (stock storage or the plugin's; the plugin's defaults or other settings), all up for the whole
+ * scenario so that rounds can alternate between them in one JVM.
  */
 final class Sides implements AutoCloseable {
     static final String STOCK = "stock";
     static final String PLUGIN = "plugin";
     static final String NAMESPACE_TENANT = "bench";
+
+    /**
+     * How to build one side.
+     *
+     * @param plugin   brokers with the plugin
+     * @param clusters bookie clusters ({@code cluster-a} first, the brokers' own; with the plugin the others are
+     *                 registered with it)
+     * @param bookies  bookies per bookie cluster
+     * @param brokers  brokers
+     * @param config   extra broker settings
+     */
+    record Spec(boolean plugin, int clusters, int bookies, int brokers, Map<String, String> config) {
+    }
 
     /** What one round measures on one side. */
     interface Measure<T> {
@@ -42,43 +55,20 @@ final class Sides implements AutoCloseable {
     private Sides() {
     }
 
-    static Sides start(int bookies, int brokers) throws Exception {
-        return start(bookies, brokers, 1, java.util.Map.of());
+    /** Stock storage and the plugin's, one bookie per cluster. */
+    static Sides stockAndPlugin(int brokers, int pluginClusters) throws Exception {
+        Map<String, Spec> specs = new LinkedHashMap<>();
+        specs.put(STOCK, new Spec(false, 1, 1, brokers, Map.of()));
+        specs.put(PLUGIN, new Spec(true, pluginClusters, 1, brokers, Map.of()));
+        return start(specs);
     }
 
-    /**
-     * @param pluginClusters bookie clusters on the plugin's side ({@code cluster-a} first, the brokers' own, then
-     *                       {@code cluster-b}, ..., each registered with the plugin); the stock side has one
-     * @param config         broker settings both sides get
-     */
-    static Sides start(int bookies, int brokers, int pluginClusters, Map<String, String> config) throws Exception {
+    /** Starts every side, in order; on failure closes what started. */
+    static Sides start(Map<String, Spec> specs) throws Exception {
         Sides s = new Sides();
         try {
-            for (String side : List.of(STOCK, PLUGIN)) {
-                TestCluster.Builder b = TestCluster.builder().brokers(brokers).plugin(side.equals(PLUGIN))
-                        .brokerConfig(p -> config.forEach(p::setProperty));
-                int clusters = side.equals(PLUGIN) ? pluginClusters : 1;
-                for (int i = 0; i < clusters; i++) {
-                    b.bookieCluster(clusterName(i), bookies);
-                }
-                TestCluster c = b.start();
-                String ns;
-                PulsarClient client;
-                try {
-                    ns = c.createTenant(NAMESPACE_TENANT);
-                    client = c.newClient();
-                    if (side.equals(PLUGIN) && clusters > 1) {
-                        try (BookieClustersAdmin admin = admin(c)) {
-                            for (int i = 1; i < clusters; i++) {
-                                admin.register(clusterName(i), c.bookieCluster(clusterName(i)).metadataServiceUri());
-                            }
-                        }
-                    }
-                } catch (Exception e) {
-                    c.close();
-                    throw e;
-                }
-                s.sides.put(side, new Side(c, client, ns));
+            for (Map.Entry<String, Spec> e : specs.entrySet()) {
+                s.sides.put(e.getKey(), side(e.getValue()));
             }
             return s;
         } catch (Exception | Error e) {
@@ -87,17 +77,45 @@ final class Sides implements AutoCloseable {
         }
     }
 
+    private static Side side(Spec spec) throws Exception {
+        TestCluster.Builder b = TestCluster.builder().brokers(spec.brokers()).plugin(spec.plugin())
+                .brokerConfig(p -> spec.config().forEach(p::setProperty));
+        for (int i = 0; i < spec.clusters(); i++) {
+            b.bookieCluster(clusterName(i), spec.bookies());
+        }
+        TestCluster c = b.start();
+        try {
+            String ns = c.createTenant(NAMESPACE_TENANT);
+            PulsarClient client = c.newClient();
+            if (spec.plugin() && spec.clusters() > 1) {
+                try (BookieClustersAdmin admin = admin(c)) {
+                    for (int i = 1; i < spec.clusters(); i++) {
+                        admin.register(clusterName(i), c.bookieCluster(clusterName(i)).metadataServiceUri());
+                    }
+                }
+            }
+            return new Side(c, client, ns);
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    Map<String, Side> all() {
+        return sides;
+    }
+
     /**
-     * Runs {@code measure} {@code rounds} times on each side, the side that goes first alternating from round to
-     * round (drift in the machine, the JIT or the page cache then favours neither).
+     * Runs {@code measure} {@code rounds} times on each side, the side that goes first rotating from round to round
+     * (drift in the machine, the JIT or the page cache then favours none).
      */
     <T> Map<String, List<T>> alternate(int rounds, Measure<T> measure) throws Exception {
+        List<String> names = new ArrayList<>(sides.keySet());
         Map<String, List<T>> samples = new LinkedHashMap<>();
-        samples.put(STOCK, new ArrayList<>());
-        samples.put(PLUGIN, new ArrayList<>());
+        names.forEach(n -> samples.put(n, new ArrayList<>()));
         for (int r = 0; r < rounds; r++) {
-            List<String> order = r % 2 == 0 ? List.of(STOCK, PLUGIN) : List.of(PLUGIN, STOCK);
-            for (String side : order) {
+            for (int i = 0; i < names.size(); i++) {
+                String side = names.get((i + r) % names.size());
                 samples.get(side).add(measure.on(side, sides.get(side), r));
             }
         }

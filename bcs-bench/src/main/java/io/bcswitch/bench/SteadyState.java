@@ -36,7 +36,7 @@ final class SteadyState implements Scenario {
         errors.put(Sides.PLUGIN, new AtomicLong());
         List<Comparison> comparisons = new ArrayList<>();
         Map<String, Object> settings = new LinkedHashMap<>();
-        try (Sides sides = Sides.start(1, 1)) {
+        try (Sides sides = Sides.stockAndPlugin(1, 1)) {
             Map<String, List<Double>> off = sides.alternate(o.rounds(), (side, s, round) -> {
                 PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "off", round, topics), false,
                         PAYLOAD, 1000, warmUp, window);

@@ -1,0 +1,225 @@
+package io.bcswitch.bench;
+
+import io.bcswitch.client.BookieClustersAdmin;
+import io.bcswitch.client.Migration;
+import io.bcswitch.client.Status;
+import io.bcswitch.config.ConfigKey;
+import io.bcswitch.config.SwitchConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.apache.pulsar.client.admin.LongRunningProcessStatus;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.common.schema.SchemaInfo;
+import org.apache.pulsar.common.schema.SchemaType;
+
+/**
+ * Scenario 3: the migration's BUILD and PROMOTE at scale, at the plugin's default rate and concurrency and
+ * unbounded. Two data sets, each on clusters of its own: many small metadata ledgers (schema versions, one ledger
+ * each) and a few large compacted ledgers. Each round switches to the other bookie cluster, so every round moves the
+ * whole data set again; publish latency on a few topics before and during BUILD.
+ */
+final class BuildAtScale implements Scenario {
+    static final String DEFAULTS = "defaults";
+    static final String UNBOUNDED = "unbounded";
+
+    /** What one round measured. */
+    private record Round(double buildSeconds, int copied, long bytes, double promoteSeconds, int promoted,
+                         Histogram before, Histogram during) {
+    }
+
+    @Override
+    public String name() {
+        return "build";
+    }
+
+    @Override
+    public String title() {
+        return "BUILD and PROMOTE at scale: the plugin's default migration rate vs unbounded";
+    }
+
+    @Override
+    public ScenarioResult run(BenchOptions o) throws Exception {
+        int smallLedgers = o.size(10_000, 20);
+        int largeLedgers = o.size(10, 1);
+        int largeMb = o.size(10, 1);
+        List<Comparison> comparisons = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        for (boolean large : new boolean[] {false, true}) {
+            String data = large ? largeLedgers + " compacted ledger(s) of " + largeMb + " MB"
+                    : smallLedgers + " schema ledgers";
+            Map<String, Sides.Spec> specs = new LinkedHashMap<>();
+            specs.put(DEFAULTS, new Sides.Spec(true, 2, 1, 1, Map.of()));
+            specs.put(UNBOUNDED, new Sides.Spec(true, 2, 1, 1, Map.of(
+                    SwitchConfig.PREFIX + ConfigKey.MIGRATION_CONCURRENCY.name(), "16",
+                    SwitchConfig.PREFIX + ConfigKey.MIGRATION_BYTES_PER_SECOND.name(), "0")));
+            Map<String, List<Round>> rounds;
+            try (Sides sides = Sides.start(specs)) {
+                for (Map.Entry<String, Sides.Side> e : sides.all().entrySet()) {
+                    Sides.Side s = e.getValue();
+                    long t0 = System.nanoTime();
+                    if (large) {
+                        compactedLedgers(s, largeLedgers, largeMb);
+                    } else {
+                        schemaLedgers(s, smallLedgers);
+                    }
+                    notes.add(data + ", " + e.getKey() + ": created in " + Results.number((System.nanoTime() - t0)
+                            / 1e9) + " s");
+                }
+                rounds = sides.alternate(o.rounds(), (side, s, round) -> migrate(s, o));
+            }
+            String what = "BUILD of " + data;
+            Map<String, Stat> rate = new LinkedHashMap<>();
+            Map<String, Stat> mbs = new LinkedHashMap<>();
+            Map<String, Stat> promote = new LinkedHashMap<>();
+            Map<String, Stat> p99Ratio = new LinkedHashMap<>();
+            rounds.forEach((side, rs) -> {
+                rate.put(side, Stat.of(rs.stream().map(r -> r.copied() / r.buildSeconds()).toList()));
+                mbs.put(side, Stat.of(rs.stream().map(r -> r.bytes() / 1e6 / r.buildSeconds()).toList()));
+                promote.put(side, Stat.of(rs.stream().map(r -> r.promoted() / Math.max(1e-3, r.promoteSeconds()))
+                        .toList()));
+                p99Ratio.put(side, Stat.of(rs.stream().map(r -> p99(r.during()) / Math.max(1e-3, p99(r.before())))
+                        .toList()));
+                notes.add(what + ", " + side + ": copied " + rs.stream().map(Round::copied).toList()
+                        + " ledger(s) per round");
+            });
+            if (large) {
+                Stat u = mbs.get(UNBOUNDED);
+                comparisons.add(new Comparison(what + ": MB/s", "MB/s", mbs.get(DEFAULTS), u,
+                        u.median() / mbs.get(DEFAULTS).median(), "unbounded >= 50 MB/s", u.median() >= 50));
+            } else {
+                Stat u = rate.get(UNBOUNDED);
+                comparisons.add(new Comparison(what + ": ledgers/s", "ledgers/s", rate.get(DEFAULTS), u,
+                        u.median() / rate.get(DEFAULTS).median(), "unbounded >= 500/s", u.median() >= 500));
+                Stat pu = promote.get(UNBOUNDED);
+                comparisons.add(new Comparison("PROMOTE of " + data + ": relocations/s", "relocations/s",
+                        promote.get(DEFAULTS), pu, pu.median() / promote.get(DEFAULTS).median(), ">= 1000/s",
+                        pu.median() >= 1000 && promote.get(DEFAULTS).median() >= 1000));
+            }
+            Stat d = p99Ratio.get(DEFAULTS);
+            comparisons.add(new Comparison(what + ": publish p99 during BUILD / before", "ratio", d,
+                    p99Ratio.get(UNBOUNDED), p99Ratio.get(UNBOUNDED).median() / d.median(), "defaults <= 1.2",
+                    d.median() <= 1.2));
+        }
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("smallLedgers", smallLedgers);
+        settings.put("largeLedgers", largeLedgers + " x " + largeMb + " MB");
+        settings.put("defaults", "migrationConcurrency=" + ConfigKey.MIGRATION_CONCURRENCY.defaultValue()
+                + ", migrationBytesPerSecond=" + ConfigKey.MIGRATION_BYTES_PER_SECOND.defaultValue());
+        settings.put("unbounded", "migrationConcurrency=16, migrationBytesPerSecond=0");
+        settings.put("rounds", o.rounds());
+        settings.put("load", "4 topics, 200 msg/s in all, 1 KB");
+        settings.put("shape", "per side: ZooKeeper, 2 bookie clusters of 1 bookie, 1 broker with the plugin");
+        return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
+    }
+
+    private static double p99(Histogram h) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1000.0;
+    }
+
+    /** Switches to the other cluster under a light load and follows its migration from BUILD to its end. */
+    private static Round migrate(Sides.Side s, BenchOptions o) throws Exception {
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            topics.add("persistent://" + s.namespace() + "/build-load-" + i);
+        }
+        try (BookieClustersAdmin admin = Sides.admin(s.cluster());
+             PacedLoad load = new PacedLoad(s.client(), topics, 200, 1024)) {
+            load.start();
+            Thread.sleep(TimeUnit.SECONDS.toMillis(o.seconds(2)));
+            load.mark("before");
+            Thread.sleep(TimeUnit.SECONDS.toMillis(o.seconds(3)));
+            load.mark("cutover");
+            String source = admin.status().activeCluster();
+            String target = source.equals(Sides.clusterName(0)) ? Sides.clusterName(1) : Sides.clusterName(0);
+            long epoch = admin.switchTo(target).directive().epoch();
+            long buildAt = 0;
+            long promoteAt = 0;
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+            while (System.nanoTime() < deadline) {
+                Status st = admin.status();
+                Migration m = st.migration();
+                if (m != null && m.switchEpoch() == epoch) {
+                    long now = System.nanoTime();
+                    if (buildAt == 0 && !m.phase().equals("PENDING")) {
+                        buildAt = now;
+                        load.mark("during");
+                    }
+                    if (promoteAt == 0 && !m.phase().equals("PENDING") && !m.phase().equals("BUILD")) {
+                        promoteAt = now;
+                        load.mark("after");
+                    }
+                    if (m.phase().startsWith("DONE")) {
+                        double promoteSeconds = (now - promoteAt) / 1e9;
+                        load.stop();
+                        // the originals go, so that the next round (a switch back) copies everything again rather
+                        // than finding it already there
+                        admin.cleanup(source, false, 0, true);
+                        return new Round((promoteAt - buildAt) / 1e9, m.copied() + m.alreadyPresent(),
+                                m.bytesCopied(), promoteSeconds, m.promoted(), load.phase("before"),
+                                load.phase("during"));
+                    }
+                    if (!m.phase().equals("PENDING") && !m.phase().equals("BUILD") && !m.phase().equals("PROMOTE")) {
+                        throw new IllegalStateException("the migration ended " + m.phase());
+                    }
+                }
+                Thread.sleep(50);
+            }
+            throw new IllegalStateException("the migration to " + target + " did not finish within 30 minutes");
+        }
+    }
+
+    /** {@code count} schema ledgers: one schema version each on as many topics, uploaded a few at a time. */
+    private static void schemaLedgers(Sides.Side s, int count) throws Exception {
+        try (PulsarAdmin admin = s.cluster().newAdmin()) {
+            Semaphore window = new Semaphore(16);
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                window.acquire();
+                String json = "{\"type\":\"record\",\"name\":\"R" + i + "\",\"fields\":[{\"name\":\"f\",\"type\":"
+                        + "\"string\"}]}";
+                SchemaInfo info = SchemaInfo.builder().name("R" + i).type(SchemaType.JSON)
+                        .schema(json.getBytes(StandardCharsets.UTF_8)).build();
+                all.add(admin.schemas().createSchemaAsync("persistent://" + s.namespace() + "/schema-" + i, info)
+                        .whenComplete((v, e) -> window.release()));
+            }
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.MINUTES);
+        }
+    }
+
+    /** {@code count} compacted topics of {@code mb} MB each (1 KB values under distinct keys), compacted. */
+    private static void compactedLedgers(Sides.Side s, int count, int mb) throws Exception {
+        PulsarClient client = s.client();
+        String value = "x".repeat(1000);
+        try (PulsarAdmin admin = s.cluster().newAdmin()) {
+            for (int t = 0; t < count; t++) {
+                String topic = "persistent://" + s.namespace() + "/compacted-" + t;
+                try (Producer<String> p = client.newProducer(Schema.STRING).topic(topic).batchingMaxMessages(500)
+                        .blockIfQueueFull(true).create()) {
+                    List<CompletableFuture<?>> sends = new ArrayList<>();
+                    for (int k = 0; k < mb * 1024; k++) {
+                        sends.add(p.newMessage().key("key-" + k).value(value).sendAsync());
+                    }
+                    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+                }
+                admin.topics().triggerCompaction(topic);
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+                while (admin.topics().compactionStatus(topic).status != LongRunningProcessStatus.Status.SUCCESS) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("compaction of " + topic + " did not finish");
+                    }
+                    Thread.sleep(100);
+                }
+            }
+        }
+    }
+}
