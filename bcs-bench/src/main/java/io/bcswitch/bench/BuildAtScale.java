@@ -19,6 +19,7 @@ import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.apache.pulsar.common.schema.SchemaInfo;
 import org.apache.pulsar.common.schema.SchemaType;
 
@@ -67,6 +68,11 @@ final class BuildAtScale implements Scenario {
                 for (Map.Entry<String, Sides.Side> e : sides.all().entrySet()) {
                     Sides.Side s = e.getValue();
                     long t0 = System.nanoTime();
+                    try (PulsarAdmin admin = s.cluster().newAdmin()) {
+                        // the load's data stays on each cluster: a cleaned-up cluster is never drained, so never
+                        // retired, and the next round can switch back to it
+                        admin.namespaces().setRetention(s.namespace(), new RetentionPolicies(-1, -1));
+                    }
                     if (large) {
                         compactedLedgers(s, largeLedgers, largeMb);
                     } else {
@@ -83,31 +89,30 @@ final class BuildAtScale implements Scenario {
             Map<String, Stat> promote = new LinkedHashMap<>();
             Map<String, Stat> p99Ratio = new LinkedHashMap<>();
             rounds.forEach((side, rs) -> {
-                rate.put(side, Stat.of(rs.stream().map(r -> r.copied() / r.buildSeconds()).toList()));
-                mbs.put(side, Stat.of(rs.stream().map(r -> r.bytes() / 1e6 / r.buildSeconds()).toList()));
-                promote.put(side, Stat.of(rs.stream().map(r -> r.promoted() / Math.max(1e-3, r.promoteSeconds()))
+                rate.put(side, Stat.of(rs.stream().map(r -> perSecond(r.copied(), r.buildSeconds())).toList()));
+                mbs.put(side, Stat.of(rs.stream().map(r -> perSecond(r.bytes() / 1e6, r.buildSeconds())).toList()));
+                promote.put(side, Stat.of(rs.stream().map(r -> perSecond(r.promoted(), r.promoteSeconds()))
                         .toList()));
-                p99Ratio.put(side, Stat.of(rs.stream().map(r -> p99(r.during()) / Math.max(1e-3, p99(r.before())))
-                        .toList()));
+                p99Ratio.put(side, Stat.of(rs.stream().map(r -> ratio(p99(r.during()), p99(r.before()))).toList()));
                 notes.add(what + ", " + side + ": copied " + rs.stream().map(Round::copied).toList()
                         + " ledger(s) per round");
             });
             if (large) {
                 Stat u = mbs.get(UNBOUNDED);
                 comparisons.add(new Comparison(what + ": MB/s", "MB/s", mbs.get(DEFAULTS), u,
-                        u.median() / mbs.get(DEFAULTS).median(), "unbounded >= 50 MB/s", u.median() >= 50));
+                        ratio(u.median(), mbs.get(DEFAULTS).median()), "unbounded >= 50 MB/s", u.median() >= 50));
             } else {
                 Stat u = rate.get(UNBOUNDED);
                 comparisons.add(new Comparison(what + ": ledgers/s", "ledgers/s", rate.get(DEFAULTS), u,
-                        u.median() / rate.get(DEFAULTS).median(), "unbounded >= 500/s", u.median() >= 500));
+                        ratio(u.median(), rate.get(DEFAULTS).median()), "unbounded >= 500/s", u.median() >= 500));
                 Stat pu = promote.get(UNBOUNDED);
                 comparisons.add(new Comparison("PROMOTE of " + data + ": relocations/s", "relocations/s",
-                        promote.get(DEFAULTS), pu, pu.median() / promote.get(DEFAULTS).median(), ">= 1000/s",
+                        promote.get(DEFAULTS), pu, ratio(pu.median(), promote.get(DEFAULTS).median()), ">= 1000/s",
                         pu.median() >= 1000 && promote.get(DEFAULTS).median() >= 1000));
             }
             Stat d = p99Ratio.get(DEFAULTS);
             comparisons.add(new Comparison(what + ": publish p99 during BUILD / before", "ratio", d,
-                    p99Ratio.get(UNBOUNDED), p99Ratio.get(UNBOUNDED).median() / d.median(), "defaults <= 1.2",
+                    p99Ratio.get(UNBOUNDED), ratio(p99Ratio.get(UNBOUNDED).median(), d.median()), "defaults <= 1.2",
                     d.median() <= 1.2));
         }
         Map<String, Object> settings = new LinkedHashMap<>();
@@ -122,8 +127,19 @@ final class BuildAtScale implements Scenario {
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
     }
 
+    /** p99 in ms; NaN for an empty histogram (a phase too short to hold a message measures nothing). */
     private static double p99(Histogram h) {
-        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1000.0;
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1000.0;
+    }
+
+    /** {@code a / b}, NaN unless both are measured and {@code b} is not 0. */
+    private static double ratio(double a, double b) {
+        return b == 0 || Double.isNaN(a) || Double.isNaN(b) ? Double.NaN : a / b;
+    }
+
+    /** Per second over {@code seconds}; NaN when the phase was too short to time (it fell between two polls). */
+    private static double perSecond(double amount, double seconds) {
+        return seconds < 0.1 ? Double.NaN : amount / seconds;
     }
 
     /** Switches to the other cluster under a light load and follows its migration from BUILD to its end. */
@@ -158,13 +174,20 @@ final class BuildAtScale implements Scenario {
                         promoteAt = now;
                         load.mark("after");
                     }
-                    if (m.phase().startsWith("DONE")) {
+                    if (m.phase().equals("DONE_WITH_FAILURES")) {
+                        throw new IllegalStateException("the migration ended with failures: " + m.issues());
+                    }
+                    if (m.phase().equals("DONE")) {
                         double promoteSeconds = (now - promoteAt) / 1e9;
                         load.stop();
                         // the originals go, so that the next round (a switch back) copies everything again rather
-                        // than finding it already there
-                        admin.cleanup(source, false, 0, true);
-                        return new Round((promoteAt - buildAt) / 1e9, m.copied() + m.alreadyPresent(),
+                        // than finding it already there; the retained load data keeps the cluster from being retired
+                        var cleaned = admin.cleanup(source, false, 0, true);
+                        if (cleaned.deprecated() || !cleaned.errors().isEmpty()) {
+                            throw new IllegalStateException("cleanup of " + source + " did not leave it usable for "
+                                    + "the next round: " + cleaned);
+                        }
+                        return new Round((promoteAt - buildAt) / 1e9, m.copied(),
                                 m.bytesCopied(), promoteSeconds, m.promoted(), load.phase("before"),
                                 load.phase("during"));
                     }

@@ -82,6 +82,9 @@ final class CutoverAtScale implements Scenario {
                         load.mark("after");
                         Thread.sleep(TimeUnit.SECONDS.toMillis(tail));
                         load.stop();
+                        if (side.equals(Sides.PLUGIN)) {
+                            awaitMigration(s); // its copying must not run into the next round, of either side
+                        }
                         return new Round(seconds, load.phase("before"), load.phase("during"), load.errors(),
                                 load.seconds());
                     }
@@ -126,6 +129,22 @@ final class CutoverAtScale implements Scenario {
         settings.put("secondsWarmUpBeforeTail", List.of(warm, before, tail));
         settings.put("shape", "per side: ZooKeeper, brokers, 1 bookie per bookie cluster (plugin: 2 clusters)");
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, series);
+    }
+
+    /** Waits until the migration after the latest switch has ended (outside any measurement). */
+    private static void awaitMigration(Sides.Side s) throws Exception {
+        try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (System.nanoTime() < deadline) {
+                Status st = admin.status();
+                if (st.migration() != null && st.migration().switchEpoch() == st.epoch()
+                        && st.migration().phase().startsWith("DONE")) {
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            throw new IllegalStateException("the migration after the switch did not end within 10 minutes");
+        }
     }
 
     /** Switches to the cluster that is not active and waits until every broker finished its cutover. */

@@ -174,11 +174,14 @@ final class DataSize implements Scenario {
                     if (promoteAt == 0 && !m.phase().equals("PENDING") && !m.phase().equals("BUILD")) {
                         promoteAt = now;
                     }
-                    if (m.phase().startsWith("DONE") && cutoverAt > 0) {
+                    if (m.phase().equals("DONE_WITH_FAILURES")) {
+                        throw new IllegalStateException("the migration ended with failures: " + m.issues());
+                    }
+                    if (m.phase().equals("DONE") && cutoverAt > 0) {
                         return new Round((cutoverAt - t0) / 1e9, (now - t0) / 1e9, m.bytesCopied(),
                                 (promoteAt - buildAt) / 1e9);
                     }
-                    if (!List.of("PENDING", "BUILD", "PROMOTE", "DONE", "DONE_WITH_FAILURES").contains(m.phase())) {
+                    if (!List.of("PENDING", "BUILD", "PROMOTE", "DONE").contains(m.phase())) {
                         throw new IllegalStateException("the migration ended " + m.phase());
                     }
                 }

@@ -41,8 +41,9 @@ final class PacedLoad implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final List<CompletableFuture<?>> lastSends = new ArrayList<>();
-    private volatile String phase = "warm-up";
+    private final AtomicLong inFlight = new AtomicLong();
+    /** When each phase began (System.nanoTime), in order: a message belongs to the phase it was due in. */
+    private final List<Mark> marks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
     private Thread sender;
 
@@ -55,20 +56,37 @@ final class PacedLoad implements AutoCloseable {
             creating.add(client.newProducer().topic(topic).enableBatching(false).blockIfQueueFull(true)
                     .maxPendingMessages(10_000).sendTimeout(30, TimeUnit.SECONDS).createAsync());
         }
+        Exception failed = null;
         for (CompletableFuture<Producer<byte[]>> p : creating) {
             try {
                 producers.add(p.get(2, TimeUnit.MINUTES));
             } catch (Exception e) {
-                close();
-                throw new PulsarClientException(e);
+                failed = failed == null ? e : failed; // the others are still collected, to be closed
             }
+        }
+        if (failed != null) {
+            close();
+            throw new PulsarClientException(failed);
         }
     }
 
     /** From now on, messages due go under {@code name}. */
     synchronized void mark(String name) {
-        phases.computeIfAbsent(name, n -> new Recorder(MAX_MICROS, 3));
-        phase = name;
+        marks.add(new Mark(System.nanoTime(), phases.computeIfAbsent(name, n -> new Recorder(MAX_MICROS, 3))));
+    }
+
+    private record Mark(long at, Recorder recorder) {
+    }
+
+    /** The recorder of the phase {@code due} fell in (null before the first mark). */
+    private Recorder phaseOf(long due) {
+        Recorder in = null;
+        for (Mark m : marks) {
+            if (m.at() <= due) {
+                in = m.recorder();
+            }
+        }
+        return in;
     }
 
     synchronized PacedLoad start() {
@@ -76,28 +94,26 @@ final class PacedLoad implements AutoCloseable {
         long periodNanos = Math.max(1, 1_000_000_000L / ratePerSecond);
         running = true;
         sender = new Thread(() -> {
-            CompletableFuture<?> last = CompletableFuture.completedFuture(null);
             for (long k = 0; running; k++) {
                 long due = start + k * periodNanos;
                 long wait = due - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
-                Recorder inPhase = phases.get(phase);
-                last = producers.get((int) (k % producers.size())).sendAsync(payload).whenComplete((id, e) -> {
+                inFlight.incrementAndGet();
+                producers.get((int) (k % producers.size())).sendAsync(payload).whenComplete((id, e) -> {
                     if (e != null) {
                         errors.incrementAndGet();
-                        return;
                     }
+                    // a failed send counts with the time it took to fail: leaving it out would flatter the tail
                     long micros = Math.min(MAX_MICROS, (System.nanoTime() - due) / 1_000);
                     series.recordValue(micros);
+                    Recorder inPhase = phaseOf(due);
                     if (inPhase != null) {
                         inPhase.recordValue(micros);
                     }
+                    inFlight.decrementAndGet();
                 });
-            }
-            synchronized (lastSends) {
-                lastSends.add(last);
             }
         }, "bench-paced-load");
         sender.setDaemon(true);
@@ -113,18 +129,18 @@ final class PacedLoad implements AutoCloseable {
         return this;
     }
 
-    /** Stops sending and waits for what is in flight (at most a minute). */
+    /** Stops sending and waits until every send has completed (at most a minute; sends time out after 30 s). */
     void stop() throws InterruptedException {
         running = false;
         if (sender != null) {
             sender.join(TimeUnit.MINUTES.toMillis(1));
         }
-        synchronized (lastSends) {
-            try {
-                CompletableFuture.allOf(lastSends.toArray(CompletableFuture[]::new)).get(1, TimeUnit.MINUTES);
-            } catch (Exception e) {
-                // counted as send errors by the callbacks
-            }
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        if (inFlight.get() > 0) {
+            throw new IllegalStateException(inFlight.get() + " send(s) still in flight a minute after the load stopped");
         }
         sampler.shutdownNow();
     }
@@ -149,6 +165,13 @@ final class PacedLoad implements AutoCloseable {
     public void close() {
         running = false;
         sampler.shutdownNow();
+        if (sender != null) {
+            try {
+                sender.join(TimeUnit.MINUTES.toMillis(1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (Producer<byte[]> p : producers) {
             try {
                 p.close();

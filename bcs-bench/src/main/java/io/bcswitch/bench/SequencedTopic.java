@@ -24,7 +24,7 @@ final class SequencedTopic implements AutoCloseable {
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong lastAckNanos = new AtomicLong();
     private long next;
-    private volatile long firstAckAfterMark = -1;
+    private final AtomicLong firstAckAfterMark = new AtomicLong(-1);
     private volatile long mark = Long.MAX_VALUE;
     private volatile boolean consuming = true;
     private final Thread reader;
@@ -73,21 +73,21 @@ final class SequencedTopic implements AutoCloseable {
             synchronized (this) {
                 acked.set((int) seq);
             }
-            if (now >= mark && firstAckAfterMark < 0) {
-                firstAckAfterMark = now;
+            if (now >= mark) {
+                firstAckAfterMark.compareAndSet(-1, now);
             }
         });
     }
 
     /** From now on, remember the first acknowledgement that comes back. */
     void mark(long nanos) {
-        firstAckAfterMark = -1;
-        mark = nanos;
+        mark = nanos; // first: an acknowledgement from before it can no longer be taken for one after it
+        firstAckAfterMark.set(-1);
     }
 
     /** When the first acknowledgement after the mark came back (System.nanoTime), -1 if none yet. */
     long firstAckAfterMark() {
-        return firstAckAfterMark;
+        return firstAckAfterMark.get();
     }
 
     synchronized int acked() {

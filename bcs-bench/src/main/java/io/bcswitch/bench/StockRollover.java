@@ -67,7 +67,10 @@ final class StockRollover {
         }
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         for (Map.Entry<ManagedLedgerImpl, Long> e : before.entrySet()) {
-            while (current(e.getKey()) == e.getValue() && System.nanoTime() < deadline) {
+            while (current(e.getKey()) == e.getValue()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(e.getKey().getName() + " did not roll over within 2 minutes");
+                }
                 java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
             }
         }

@@ -61,6 +61,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private ReaderMover readerMover;
     private ManagedLedgerRoller roller;
     private java.util.concurrent.ExecutorService probeCloser;
+    private java.util.concurrent.ExecutorService inventoryAnswers;
+    /** The stored inventory plus each compacted topic's ledger in use (what unregister, cleanup, drain, BUILD see). */
+    private LedgerInventory live;
     private static final long HANDLES_PUBLISH_SECONDS = 5;
     private static final long HANDLES_PUBLISH_DELAY_MILLIS = 200;
     private final java.util.concurrent.atomic.AtomicBoolean handlesDirty = new java.util.concurrent.atomic.AtomicBoolean();
@@ -80,8 +83,14 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
             t.setDaemon(true);
             return t;
         });
+        inventoryAnswers = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "bcs-inventory");
+            t.setDaemon(true);
+            return t;
+        });
+        live = new LiveCompactionInventory(inventory, this::compactedLedgerOf, inventoryAnswers);
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
-                inventory, new BrokerClientProbe(routingFactory::newProbeClient,
+                live, new BrokerClientProbe(routingFactory::newProbeClient,
                         conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
                         conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, probeCloser));
         presence = new BrokerPresence(registry, this::knownBrokerId, clock);
@@ -107,12 +116,12 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.configPath(), o.activeCluster(), o.activeEpoch());
         super.initialize(conf, metadataStore, routingFactory, eventLoopGroup, openTelemetry);
         routingFactory.warmUp(o.activeCluster()).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        startMigration(config, inventory, openTelemetry);
+        startMigration(config, openTelemetry);
         announceWhenStarted();
     }
 
     /** The migration after each switch, cleanup, drain reports, rollback: wired here, run by their own threads. */
-    private void startMigration(SwitchConfig config, MetadataLedgerInventory stored, OpenTelemetry openTelemetry) {
+    private void startMigration(SwitchConfig config, OpenTelemetry openTelemetry) {
         migrationScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bcs-migration");
             t.setDaemon(true);
@@ -125,7 +134,6 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         migrationPool = routingFactory.migrationPool();
         BookKeeperLedgerCopier copier = new BookKeeperLedgerCopier(migrationPool::get, migrationIo);
-        LedgerInventory live = new LiveCompactionInventory(stored, this::compactedLedgerOf);
         metrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
             Ownership o = agent.ownership();
             return o == null ? null : o.activeCluster();
@@ -295,6 +303,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         }
         if (probeCloser != null) {
             probeCloser.shutdown();
+        }
+        if (inventoryAnswers != null) {
+            inventoryAnswers.shutdownNow();
         }
         if (cutover != null) {
             cutover.close();

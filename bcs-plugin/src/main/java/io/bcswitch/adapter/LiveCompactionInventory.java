@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -28,53 +29,73 @@ import java.util.function.Function;
  * <p>A topic that no longer exists answers empty. A topic whose owner cannot answer (it cannot load the topic: the
  * bookies holding one of its ledgers are down, say) is an {@link LedgerInventory.Unknown} of the
  * {@link #picture()}, named by its stored compaction cursor; {@link #references()} fails on it (503: retry), so
- * nothing is deleted or reported drained on a partial picture. One such topic never holds up the others. At most
- * {@link #PARALLEL} brokers are asked at once.
+ * nothing is deleted or reported drained on a partial picture. One such topic never holds up the others: each owner
+ * is waited for at most {@link #ASK_TIMEOUT_MILLIS}, one reading for at most that plus
+ * {@link #WINDOW_BUDGET_MILLIS} per window of {@link #PARALLEL} owners asked at once.
  */
 final class LiveCompactionInventory implements LedgerInventory {
     static final int PARALLEL = 8;
     private static final int LISTED = 5;
     /**
-     * An owner that cannot load the topic answers only when the load gives up (40 s and more when the bookies
-     * holding its ledgers are down): that long would hold up every caller, and verify past its HTTP deadline.
+     * How long one owner is waited for. An owner that cannot load a topic answers only when the load gives up (40 s
+     * and more when the bookies holding its ledgers are down): waiting for that, window after window, would hold up
+     * every caller, and verify past its HTTP deadline.
      */
     static final long ASK_TIMEOUT_MILLIS = 15_000;
+    /** What each window of owners adds to the reading's deadline (a topic that is not loaded loads to answer). */
+    static final long WINDOW_BUDGET_MILLIS = 2_000;
 
     private final LedgerInventory stored;
     private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
+    private final Executor answers;
     private final long askTimeoutMillis;
+    private final long windowBudgetMillis;
 
     /**
      * @param compactedLedgerOf the compacted ledger the topic of a managed ledger uses now (empty: none, or the
      *                          topic is gone)
      */
     LiveCompactionInventory(LedgerInventory stored,
-                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf) {
-        this(stored, compactedLedgerOf, ASK_TIMEOUT_MILLIS);
+                            Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Executor answers) {
+        this(stored, compactedLedgerOf, answers, ASK_TIMEOUT_MILLIS, WINDOW_BUDGET_MILLIS);
     }
 
-    /** @param askTimeoutMillis how long one owner is waited for before its topic counts as unknown */
+    /**
+     * @param answers            where answers are taken in (a timeout fires on the JVM's one timer thread, which
+     *                           must not go on to run the caller's work)
+     * @param askTimeoutMillis   how long one owner is waited for: a topic that has not answered by then is unknown
+     * @param windowBudgetMillis what each window of {@link #PARALLEL} owners adds to the reading's deadline, which
+     *                           starts at {@code askTimeoutMillis}: once it has passed, topics not yet asked are not
+     *                           asked (when many owners cannot answer, one reading still ends in bounded time)
+     */
     LiveCompactionInventory(LedgerInventory stored,
                             Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf,
-                            long askTimeoutMillis) {
+                            Executor answers, long askTimeoutMillis, long windowBudgetMillis) {
         this.stored = stored;
         this.compactedLedgerOf = compactedLedgerOf;
+        this.answers = answers;
         this.askTimeoutMillis = askTimeoutMillis;
+        this.windowBudgetMillis = windowBudgetMillis;
     }
 
     /** One owner's answer: the ledger in use (or none), or why it could not say. */
     private record Answer(Optional<Long> inUse, String failure) {
     }
 
-    private CompletableFuture<Answer> ask(String managedLedger) {
+    private CompletableFuture<Answer> ask(String managedLedger, long deadline) {
+        long left = Math.min(deadline - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(askTimeoutMillis));
+        if (left <= 0) {
+            return CompletableFuture.completedFuture(new Answer(Optional.empty(), "not asked: the owners of other "
+                    + "compacted topics took all the time there was to ask"));
+        }
         CompletableFuture<Optional<Long>> asked;
         try {
             asked = compactedLedgerOf.apply(managedLedger);
         } catch (RuntimeException e) {
             asked = CompletableFuture.failedFuture(e);
         }
-        return asked.orTimeout(askTimeoutMillis, TimeUnit.MILLISECONDS).handle((v, e) -> e == null
-                ? new Answer(v, null) : new Answer(Optional.empty(), reason(e)));
+        return asked.orTimeout(left, TimeUnit.NANOSECONDS).handleAsync((v, e) -> e == null
+                ? new Answer(v, null) : new Answer(Optional.empty(), reason(e)), answers);
     }
 
     private String reason(Throwable e) {
@@ -83,7 +104,7 @@ final class LiveCompactionInventory implements LedgerInventory {
             c = c.getCause();
         }
         if (c instanceof TimeoutException) {
-            return "no answer within " + askTimeoutMillis + " ms";
+            return "no answer in time (at most " + askTimeoutMillis + " ms per owner)";
         }
         String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage().strip();
         int nl = m.indexOf('\n');
@@ -105,12 +126,15 @@ final class LiveCompactionInventory implements LedgerInventory {
                 }
             }
             List<String> managedLedgers = new ArrayList<>(compacted.keySet());
-            return Windows.map(managedLedgers, PARALLEL, this::ask).thenApply(answers -> {
+            long windows = (managedLedgers.size() + PARALLEL - 1) / PARALLEL;
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(askTimeoutMillis
+                    + windows * windowBudgetMillis);
+            return Windows.map(managedLedgers, PARALLEL, ml -> ask(ml, deadline)).thenApply(got -> {
                 List<LedgerReference> all = new ArrayList<>(refs);
                 List<Unknown> unknown = new ArrayList<>();
                 for (int i = 0; i < managedLedgers.size(); i++) {
                     String ml = managedLedgers.get(i);
-                    Answer a = answers.get(i);
+                    Answer a = got.get(i);
                     if (a.failure() != null) {
                         unknown.add(new Unknown(ml, compacted.get(ml), "its owning broker cannot say which "
                                 + "compacted ledger it uses now: " + a.failure()));

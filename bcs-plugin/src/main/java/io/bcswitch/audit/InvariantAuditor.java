@@ -90,8 +90,11 @@ public final class InvariantAuditor {
     }
 
     /** What was read once and is checked against. */
-    /** @param complete every part of the inventory was learnt (see {@link LedgerInventory#picture()}) */
-    private record World(RegistryView view, List<LedgerReference> refs, boolean complete,
+    /**
+     * @param unknown the managed ledgers of compacted topics whose ledger in use could not be learnt (see
+     *                {@link LedgerInventory#picture()})
+     */
+    private record World(RegistryView view, List<LedgerReference> refs, Set<String> unknown,
                          List<BookieClusterRecord> clusters, Map<String, List<Long>> ledgers, BrokerView brokers,
                          List<MigrationState> migrations) {
     }
@@ -144,8 +147,9 @@ public final class InvariantAuditor {
                                                 ledgers.put(n, f.join());
                                             }
                                         });
-                                        return new World(view, refs, picture.complete(), clusters, ledgers,
-                                                brokers, ms);
+                                        Set<String> unknown = new HashSet<>();
+                                        picture.unknown().forEach(u -> unknown.add(u.referencedBy()));
+                                        return new World(view, refs, unknown, clusters, ledgers, brokers, ms);
                                     }));
                 })));
     }
@@ -199,14 +203,21 @@ public final class InvariantAuditor {
             toRead.add(r);
         }
         return Windows.map(toRead, PARALLEL_CHECKS, r -> checkReferenced(r, w.view().home(r.ledgerId()).orElseThrow(),
-                newestData, violations, unchecked)).thenApply(x -> null);
+                newestData, w.unknown(), violations, unchecked)).thenApply(x -> null);
     }
 
     private CompletableFuture<Void> checkReferenced(LedgerReference r, String cluster, Map<String, Long> newestData,
-                                                    List<Violation> violations, List<String> unchecked) {
+                                                    Set<String> unknown, List<Violation> violations,
+                                                    List<String> unchecked) {
         return copier.facts(r.ledgerId(), cluster).handle((f, e) -> {
             if (e != null) {
                 unchecked.add("ledger " + r.ledgerId() + " on '" + cluster + "': " + root(e));
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION && unknown.contains(managedLedger(r))) {
+                // its owner could not say which compacted ledger it uses: asking again would only wait again
+                unchecked.add("compacted ledger " + r.ledgerId() + " of " + managedLedger(r) + " is not on " + cluster
+                        + ", and its topic's owner cannot say whether it is still the one in use");
                 return CompletableFuture.<Void>completedFuture(null);
             }
             if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
@@ -236,9 +247,13 @@ public final class InvariantAuditor {
      * replaced (and Pulsar deleted) stays named there for a while.
      */
     private CompletableFuture<Boolean> stillTheCompactedLedger(LedgerReference r) {
-        String ml = r.referencedBy().substring(0, r.referencedBy().lastIndexOf('/'));
-        return compactedLedgerOf.apply(ml).handle((current, e) -> e != null || current.isEmpty()
+        return compactedLedgerOf.apply(managedLedger(r)).handle((current, e) -> e != null || current.isEmpty()
                 || current.get() == r.ledgerId());
+    }
+
+    /** The managed ledger of a compaction reference ({@code "<managed ledger>/<cursor>#<property>"}). */
+    private static String managedLedger(LedgerReference r) {
+        return r.referencedBy().substring(0, r.referencedBy().lastIndexOf('/'));
     }
 
     private static boolean mustBeClosed(LedgerReference r, Map<String, Long> newestData) {
@@ -378,7 +393,7 @@ public final class InvariantAuditor {
                 }
             }));
         }
-        if (!w.complete()) {
+        if (!w.unknown().isEmpty()) {
             // cleanup plans only on a complete picture: asking it would wait for the same topics again, for nothing
             unchecked.add("cleanup targets: not computed while the inventory is incomplete (cleanup refuses too)");
             return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));

@@ -78,6 +78,8 @@ final class MigrationRun {
         final Set<Long> gone = ConcurrentHashMap.newKeySet();
         final List<Item> skipped = Collections.synchronizedList(new ArrayList<>());
         final Map<Long, Item> byId = new ConcurrentHashMap<>();
+        /** compacted topics whose ledger in use could not be learnt, with the home of the one stored */
+        final Map<LedgerInventory.Unknown, String> unknown = new ConcurrentHashMap<>();
         volatile int copiesPersisted;
         volatile long lastPersist;
 
@@ -96,6 +98,9 @@ final class MigrationRun {
                                     + "be written: it moves when its topic rolls it over"));
                 }
             }
+            unknown.forEach((u, home) -> all.add(new LedgerIssue(u.storedLedger(), LedgerKind.COMPACTION.name(), home,
+                    "INVENTORY_INCOMPLETE", u.referencedBy() + ": " + u.reason() + "; the compacted ledger in use may "
+                    + "not have moved: run the migration again once the topic loads")));
             all.sort(java.util.Comparator.comparingLong(LedgerIssue::ledgerId));
             return all;
         }
@@ -125,11 +130,9 @@ final class MigrationRun {
             Tally tally = new Tally(items.size() + prior, earlier);
             tally.promoted.set(prior);
             for (LedgerInventory.Unknown u : plan.unknown()) {
-                // what is known moves now; this topic's ledger in use waits for a run that can learn it
-                tally.issues.put(u.storedLedger(), new LedgerIssue(u.storedLedger(), LedgerKind.COMPACTION.name(),
-                        view.home(u.storedLedger()).orElse(null), "INVENTORY_INCOMPLETE", u.referencedBy() + ": "
-                        + u.reason() + "; the compacted ledger in use may not have moved: run the migration again "
-                        + "once the topic loads"));
+                // what is known moves now; this topic's ledger in use waits for a run that can learn it (or is
+                // found home on the target when the run ends)
+                tally.unknown.put(u, view.home(u.storedLedger()).orElse("(none)"));
                 log.warn("switch epoch={} migration to bookie-cluster={}: {}: {}; the compacted ledger its stored "
                         + "cursor names (ledger={}) is planned, the one in use may not be", epoch, target,
                         u.referencedBy(), u.reason(), u.storedLedger());
@@ -372,6 +375,20 @@ final class MigrationRun {
                 RegistryView::withFresh).thenCompose(view -> o.inventory().picture().thenAccept(picture -> {
             Set<Long> referenced = new java.util.HashSet<>();
             picture.references().forEach(r -> referenced.add(r.ledgerId()));
+            if (picture.complete()) {
+                // a topic that could not be asked when the run planned can be now: done if every compacted ledger
+                // it names is home on the target
+                for (LedgerInventory.Unknown u : List.copyOf(tally.unknown.keySet())) {
+                    boolean home = picture.references().stream().filter(r -> r.kind() == LedgerKind.COMPACTION
+                            && r.referencedBy().startsWith(u.referencedBy() + "/")).allMatch(r ->
+                            view.home(r.ledgerId()).map(target::equals).orElse(false));
+                    if (home) {
+                        tally.unknown.remove(u);
+                        log.info("switch epoch={} {}: its compacted ledgers are home on bookie-cluster={} after all",
+                                epoch, u.referencedBy(), target);
+                    }
+                }
+            }
             for (Item item : tally.byId.values()) {
                 long id = item.ledgerId();
                 // on a partial picture, "no longer referenced" cannot be told from "not known now"

@@ -40,7 +40,7 @@ class LiveCompactionInventoryTest {
                 ml -> {
                     asked.add(ml);
                     return CompletableFuture.completedFuture(inUse.get(ml));
-                });
+                }, Runnable::run);
         List<LedgerReference> refs = live.references().get();
         assertEquals(Set.of(1L, 10L, 11L, 20L, 30L), refs.stream().map(LedgerReference::ledgerId)
                 .collect(Collectors.toSet()));
@@ -70,13 +70,13 @@ class LiveCompactionInventoryTest {
                             f.complete(Optional.empty());
                         }, 5, java.util.concurrent.TimeUnit.MILLISECONDS);
                         return f;
-                    });
+                    }, Runnable::run);
             assertEquals(40, live.references().get().size());
             assertTrue(most.get() <= LiveCompactionInventory.PARALLEL, "asked at once: " + most.get());
 
             LiveCompactionInventory failing = new LiveCompactionInventory(
                     () -> CompletableFuture.completedFuture(stored), ml -> CompletableFuture.failedFuture(
-                            new IllegalStateException("broker restarting")));
+                            new IllegalStateException("broker restarting")), Runnable::run);
             var refused = assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> failing.references().get());
             assertTrue(refused.getCause() instanceof RegistryException r
@@ -102,16 +102,37 @@ class LiveCompactionInventoryTest {
                     case "t/ns/persistent/hung" -> new CompletableFuture<>(); // its load never gives up
                     // thrown, not a failed future: answered the same way
                     default -> throw new IllegalStateException("Bookie handle is not available\nat ...");
-                }, 200);
+                }, Runnable::run, 200, 10_000);
         LedgerInventory.Picture p = live.picture().get();
         assertEquals(Set.of(1L, 10L, 11L, 20L, 30L, 31L, 40L), p.references().stream().map(LedgerReference::ledgerId)
                 .collect(Collectors.toSet()), "every other topic's ledger in use is in the picture");
         assertEquals(List.of(new LedgerInventory.Unknown("t/ns/persistent/stuck", 20,
                 "its owning broker cannot say which compacted ledger it uses now: Bookie handle is not available"),
                 new LedgerInventory.Unknown("t/ns/persistent/hung", 40,
-                        "its owning broker cannot say which compacted ledger it uses now: no answer within 200 ms")),
+                        "its owning broker cannot say which compacted ledger it uses now: no answer in time (at most 200 ms per "
+                                + "owner)")),
                 p.unknown());
         var refused = assertThrows(java.util.concurrent.ExecutionException.class, () -> live.references().get());
         assertTrue(refused.getCause().getMessage().contains("t/ns/persistent/stuck"), refused.getMessage());
+    }
+
+    @Test
+    void whenManyOwnersCannotAnswerOneReadingEndsAfterItsDeadlineWithTheRestNotAsked() throws Exception {
+        List<LedgerReference> stored = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            stored.add(compaction(100 + i, "t/ns/persistent/t" + i));
+        }
+        AtomicInteger asked = new AtomicInteger();
+        // every owner hangs (the bookies of its topics are down); 100 ms per owner, 10 ms more per window of 8
+        LiveCompactionInventory live = new LiveCompactionInventory(() -> CompletableFuture.completedFuture(stored),
+                ml -> {
+                    asked.incrementAndGet();
+                    return new CompletableFuture<>();
+                }, Runnable::run, 100, 10);
+        LedgerInventory.Picture p = live.picture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(40, p.unknown().size(), "every topic is unknown");
+        long notAsked = p.unknown().stream().filter(u -> u.reason().contains("not asked")).count();
+        assertEquals(40 - asked.get(), notAsked, "the topics not asked are said to be");
+        assertTrue(notAsked > 0, "after the deadline, the rest are not asked: " + asked.get() + " asked");
     }
 }
