@@ -14,11 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
-import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
-import org.apache.pulsar.client.api.Producer;
-import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.apache.pulsar.common.schema.SchemaInfo;
 import org.apache.pulsar.common.schema.SchemaType;
@@ -219,29 +215,11 @@ final class BuildAtScale implements Scenario {
         }
     }
 
-    /** {@code count} compacted topics of {@code mb} MB each (1 KB values under distinct keys), compacted. */
+    /** {@code count} compacted topics of {@code mb} MB each. */
     private static void compactedLedgers(Sides.Side s, int count, int mb) throws Exception {
-        PulsarClient client = s.client();
-        String value = "x".repeat(1000);
         try (PulsarAdmin admin = s.cluster().newAdmin()) {
             for (int t = 0; t < count; t++) {
-                String topic = "persistent://" + s.namespace() + "/compacted-" + t;
-                try (Producer<String> p = client.newProducer(Schema.STRING).topic(topic).batchingMaxMessages(500)
-                        .blockIfQueueFull(true).create()) {
-                    List<CompletableFuture<?>> sends = new ArrayList<>();
-                    for (int k = 0; k < mb * 1024; k++) {
-                        sends.add(p.newMessage().key("key-" + k).value(value).sendAsync());
-                    }
-                    CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-                }
-                admin.topics().triggerCompaction(topic);
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-                while (admin.topics().compactionStatus(topic).status != LongRunningProcessStatus.Status.SUCCESS) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("compaction of " + topic + " did not finish");
-                    }
-                    Thread.sleep(100);
-                }
+                CompactedTopic.create(s.client(), admin, "persistent://" + s.namespace() + "/compacted-" + t, mb);
             }
         }
     }

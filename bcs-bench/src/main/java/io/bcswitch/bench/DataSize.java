@@ -11,11 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Producer;
-import org.apache.pulsar.client.api.Schema;
 
 /**
  * Scenario 5: what a switch costs does not depend on how much data the topics hold. The same topics (each with a
@@ -127,24 +125,8 @@ final class DataSize implements Scenario {
                 }
                 storedBytes += admin.topics().getStats(topic).getStorageSize();
             }
-            String compacted = "persistent://" + s.namespace() + "/size-compacted";
-            String value = "x".repeat(1000);
-            try (Producer<String> p = s.client().newProducer(Schema.STRING).topic(compacted)
-                    .batchingMaxMessages(500).blockIfQueueFull(true).create()) {
-                List<CompletableFuture<?>> sends = new ArrayList<>();
-                for (int k = 0; k < compactedMb * 1024; k++) {
-                    sends.add(p.newMessage().key("key-" + k).value(value).sendAsync());
-                }
-                CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
-            }
-            admin.topics().triggerCompaction(compacted);
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-            while (admin.topics().compactionStatus(compacted).status != LongRunningProcessStatus.Status.SUCCESS) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("compaction of " + compacted + " did not finish");
-                }
-                Thread.sleep(100);
-            }
+            CompactedTopic.create(s.client(), admin, "persistent://" + s.namespace() + "/size-compacted",
+                    compactedMb);
         }
         return storedBytes;
     }

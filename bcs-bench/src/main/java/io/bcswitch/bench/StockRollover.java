@@ -1,5 +1,6 @@
 package io.bcswitch.bench;
 
+import io.bcswitch.adapter.ForcedRollover;
 import io.bcswitch.testkit.TestBroker;
 import io.bcswitch.testkit.TestCluster;
 import java.util.ArrayList;
@@ -10,13 +11,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.ManagedLedger;
-import org.apache.bookkeeper.mledger.ManagedLedgerConfig;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 
 /**
  * The baseline of the cutover: stock Pulsar rolling the same topics over to new ledgers, with no switch. Pulsar has
- * no admin call for it, so each broker's managed ledgers are rolled in-process the way the plugin's cutover rolls
- * them (the ledger counts as full for the length of one {@code rollCurrentLedgerIfFull()} call), at the same pace.
+ * no admin call for it, so each broker's managed ledgers are rolled in-process with the plugin's own
+ * {@link ForcedRollover}, at the cutover's pace.
  */
 final class StockRollover {
     private StockRollover() {
@@ -51,19 +51,7 @@ final class StockRollover {
                 java.util.concurrent.locks.LockSupport.parkNanos(wait);
             }
             next += periodNanos;
-            synchronized (ml) {
-                ManagedLedgerConfig cfg = ml.getConfig();
-                int maxEntries = cfg.getMaxEntriesPerLedger();
-                int minRolloverMs = cfg.getMinimumRolloverTimeMs();
-                cfg.setMinimumRolloverTime(0, TimeUnit.MILLISECONDS);
-                cfg.setMaxEntriesPerLedger(1);
-                try {
-                    ml.rollCurrentLedgerIfFull();
-                } finally {
-                    cfg.setMaxEntriesPerLedger(maxEntries);
-                    cfg.setMinimumRolloverTime(minRolloverMs, TimeUnit.MILLISECONDS);
-                }
-            }
+            ForcedRollover.roll(ml); // exactly what the plugin's cutover does to each topic
         }
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         for (Map.Entry<ManagedLedgerImpl, Long> e : before.entrySet()) {

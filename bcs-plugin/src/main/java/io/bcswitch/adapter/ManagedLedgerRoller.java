@@ -100,7 +100,7 @@ final class ManagedLedgerRoller implements TopicRoller {
             return CompletableFuture.completedFuture(RollMethod.SKIPPED);
         }
         if (impl.getCurrentLedgerEntries() > 0) {
-            forceRollover(impl);
+            ForcedRollover.roll(impl);
             return CompletableFuture.completedFuture(RollMethod.ROLLOVER);
         }
         return unload(name);
@@ -188,23 +188,6 @@ final class ManagedLedgerRoller implements TopicRoller {
             cfg.setMetadataMaxEntriesPerLedger(limit);
         }
         return notRolled;
-    }
-
-    @SuppressWarnings("deprecation")
-    private static void forceRollover(ManagedLedgerImpl ml) {
-        synchronized (ml) {
-            ManagedLedgerConfig cfg = ml.getConfig();
-            int maxEntries = cfg.getMaxEntriesPerLedger();
-            int minRolloverMs = cfg.getMinimumRolloverTimeMs();
-            cfg.setMinimumRolloverTime(0, TimeUnit.MILLISECONDS);
-            cfg.setMaxEntriesPerLedger(1);
-            try {
-                ml.rollCurrentLedgerIfFull();
-            } finally {
-                cfg.setMaxEntriesPerLedger(maxEntries);
-                cfg.setMinimumRolloverTime(minRolloverMs, TimeUnit.MILLISECONDS);
-            }
-        }
     }
 
     /** The compacted view (the compaction cursor's ledger property) of every open managed ledger, by ledger id. */
