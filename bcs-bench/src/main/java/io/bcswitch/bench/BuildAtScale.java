@@ -152,7 +152,7 @@ final class BuildAtScale implements Scenario {
             Thread.sleep(TimeUnit.SECONDS.toMillis(o.seconds(3)));
             load.mark("cutover");
             String source = admin.status().activeCluster();
-            String target = source.equals(Sides.clusterName(0)) ? Sides.clusterName(1) : Sides.clusterName(0);
+            String target = Sides.otherCluster(source);
             long epoch = admin.switchTo(target).directive().epoch();
             long buildAt = 0;
             long promoteAt = 0;

@@ -151,8 +151,7 @@ final class CutoverAtScale implements Scenario {
     private static void switchAndAwaitCutover(Sides.Side s) throws Exception {
         try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
             Status st = admin.status();
-            String target = st.activeCluster().equals(Sides.clusterName(0)) ? Sides.clusterName(1)
-                    : Sides.clusterName(0);
+            String target = Sides.otherCluster(st.activeCluster());
             SwitchOutcome out = admin.switchTo(target);
             long epoch = out.directive().epoch();
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);

@@ -135,7 +135,7 @@ final class DataSize implements Scenario {
     private static Round switchAndFollow(Sides.Side s) throws Exception {
         try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
             String source = admin.status().activeCluster();
-            String target = source.equals(Sides.clusterName(0)) ? Sides.clusterName(1) : Sides.clusterName(0);
+            String target = Sides.otherCluster(source);
             long t0 = System.nanoTime();
             long epoch = admin.switchTo(target).directive().epoch();
             long cutoverAt = 0;

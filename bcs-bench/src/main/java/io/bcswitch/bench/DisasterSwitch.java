@@ -54,7 +54,7 @@ final class DisasterSwitch implements Scenario {
                 Thread.sleep(TimeUnit.SECONDS.toMillis(o.seconds(3)));
                 for (int r = 0; r < o.rounds(); r++) {
                     String dying = admin.status().activeCluster();
-                    String target = dying.equals(Sides.clusterName(0)) ? Sides.clusterName(1) : Sides.clusterName(0);
+                    String target = Sides.otherCluster(dying);
                     c.bookieCluster(dying).stopBookies();
                     Thread.sleep(1_000); // sends stall on the dead cluster
                     long t0 = System.nanoTime();

@@ -47,6 +47,11 @@ final class Sides implements AutoCloseable {
         return "cluster-" + (char) ('a' + i);
     }
 
+    /** Of the two bookie clusters a plugin side has, the one that is not {@code active}. */
+    static String otherCluster(String active) {
+        return active.equals(clusterName(0)) ? clusterName(1) : clusterName(0);
+    }
+
     /** The plugin's REST API on the cluster's first broker. */
     static BookieClustersAdmin admin(TestCluster c) {
         return BookieClustersAdmin.builder().serviceUrl(c.broker(0).webServiceUrl()).build();
