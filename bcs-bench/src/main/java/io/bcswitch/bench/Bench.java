@@ -15,7 +15,8 @@ public final class Bench {
     private final Map<String, Scenario> scenarios = new LinkedHashMap<>();
 
     public Bench() {
-        for (Scenario s : List.of(new SteadyState(), new CutoverAtScale(), new BuildAtScale(), new DataSize(), new DisasterSwitch())) {
+        for (Scenario s : List.of(new SteadyState(), new CutoverAtScale(), new BuildAtScale(),
+                new InventoryAtScale(), new DataSize(), new DisasterSwitch())) {
             scenarios.put(s.name(), s);
         }
     }

@@ -40,7 +40,19 @@ final class CutoverAtScale implements Scenario {
         return "Cutover at scale: a switch's cutover vs stock Pulsar rolling the same topics over";
     }
 
+    /** Overrides the shapes (JAVA_OPTS=-Dbench.cutover.shapes=50x1,100x3), to look into one closely. */
+    static final String SHAPES_PROPERTY = "bench.cutover.shapes";
+
     static List<Shape> shapes(BenchOptions o) {
+        String given = System.getProperty(SHAPES_PROPERTY);
+        if (given != null && !given.isBlank()) {
+            List<Shape> shapes = new ArrayList<>();
+            for (String s : given.split(",")) {
+                String[] tb = s.trim().split("x");
+                shapes.add(new Shape(Integer.parseInt(tb[0]), Integer.parseInt(tb[1])));
+            }
+            return shapes;
+        }
         return o.smoke() ? List.of(new Shape(10, 1))
                 : List.of(new Shape(100, 1), new Shape(300, 1), new Shape(1000, 1), new Shape(100, 3),
                         new Shape(300, 3), new Shape(1000, 3));

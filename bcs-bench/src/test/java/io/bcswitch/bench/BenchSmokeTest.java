@@ -40,6 +40,9 @@ class BenchSmokeTest {
                     assertTrue(!(c.baseline().median() < 0), "no negative figure: " + c);
                 }
             }
+            if (r.scenario().equals("inventory")) {
+                inventoryStaysWithinItsLimitAndMissesNothing(r);
+            }
             for (String note : r.notes()) {
                 if (note.contains("send error")) {
                     assertTrue(note.endsWith(": 0 send error(s)"), note);
@@ -61,5 +64,28 @@ class BenchSmokeTest {
                 assertTrue(report.contains("(bench/" + r.scenario() + "-" + n + ".png)"), report);
             }
         }
+    }
+
+    /**
+     * Not a time: the broker's inventory never had more reads in flight than its setting, did reach it (so the
+     * figure is the limit's doing, not a small load's), and the drain report counted every synthetic ledger.
+     */
+    private static void inventoryStaysWithinItsLimitAndMissesNothing(ScenarioResult r) {
+        int checked = 0;
+        for (Comparison c : r.comparisons()) {
+            if (c.metric().startsWith("most inventory reads in flight")) {
+                int limit = Integer.parseInt(c.metric().replaceAll(".*\\(limit (\\d+)\\)$", "$1"));
+                assertTrue(c.met(), c.toString());
+                assertEquals(limit, c.ours().median(), 0.0, "the limit was reached: " + c);
+                checked++;
+            }
+        }
+        assertEquals(2, checked, "both settings of the smoke run");
+        r.notes().forEach(n -> assertTrue(!n.contains(" failed after "), n));
+        int synthetic = ((Number) r.settings().get("managedLedgers")).intValue()
+                + ((Number) r.settings().get("schemas")).intValue();
+        String counted = r.notes().stream().filter(n -> n.startsWith("drain report: ")).findFirst().orElseThrow();
+        int n = Integer.parseInt(counted.replaceAll("drain report: (\\d+) ledger.*", "$1"));
+        assertTrue(n >= synthetic, counted + ", synthetic ledgers: " + synthetic);
     }
 }

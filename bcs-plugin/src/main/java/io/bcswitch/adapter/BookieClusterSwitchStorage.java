@@ -62,6 +62,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private ManagedLedgerRoller roller;
     private java.util.concurrent.ExecutorService probeCloser;
     private java.util.concurrent.ExecutorService inventoryAnswers;
+    private io.bcswitch.concurrent.InFlightLimit inventoryReads;
     /** The stored inventory plus each compacted topic's ledger in use (what unregister, cleanup, drain, BUILD see). */
     private LedgerInventory live;
     private static final long HANDLES_PUBLISH_SECONDS = 5;
@@ -76,7 +77,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
-        MetadataLedgerInventory inventory = new MetadataLedgerInventory(metadataStore, this::factoryOrNull);
+        inventoryReads = new io.bcswitch.concurrent.InFlightLimit(config.inventoryReadConcurrency());
+        MetadataLedgerInventory inventory = new MetadataLedgerInventory(metadataStore, this::factoryOrNull,
+                inventoryReads);
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
         probeCloser = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "bcs-probe-closer");
@@ -291,6 +294,14 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     /** This broker's routing view (active cluster, epoch, ranges). */
     public Ownership currentOwnership() {
         return agent.ownership();
+    }
+
+    /**
+     * The most metadata-store reads the ledger inventory has had in flight at once since this broker started (never
+     * above {@code inventoryReadConcurrency}); 0 before the first reading. For diagnostics and the benchmarks.
+     */
+    public int inventoryReadsPeak() {
+        return inventoryReads == null ? 0 : inventoryReads.peak();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import io.bcswitch.concurrent.InFlightLimit;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -7,8 +8,9 @@ import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
@@ -17,46 +19,58 @@ import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
 import org.apache.pulsar.broker.service.schema.IndexEntry;
 import org.apache.pulsar.broker.service.schema.SchemaLocator;
 import org.apache.pulsar.compaction.Compactor;
-import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link LedgerInventory} over the broker metadata store: managed ledgers under {@code /managed-ledgers}
  * (their metadata read through the managed-ledger factory, which decodes every stored format) and
  * schema locators under {@code /schemas}. A node that holds data is a managed ledger (or a schema
  * locator); its children are cursors, which the managed-ledger metadata already lists.
+ *
+ * <p>Every read goes through one {@link InFlightLimit} shared by all readings of this broker, so the metadata
+ * store never has more than its limit of this inventory's reads in flight, however many managed ledgers there
+ * are and however many readings run at once. A managed ledger's metadata read counts as one: the managed-ledger
+ * factory reads the ledger's node and then its cursors' nodes.
  */
 final class MetadataLedgerInventory implements LedgerInventory {
+    private static final Logger log = LoggerFactory.getLogger(MetadataLedgerInventory.class);
     private static final String MANAGED_LEDGERS = "/managed-ledgers";
     private static final String SCHEMAS = "/schemas";
 
     private final MetadataStore store;
     private final Supplier<ManagedLedgerFactory> factory;
+    private final InFlightLimit reads;
 
-    MetadataLedgerInventory(MetadataStore store, Supplier<ManagedLedgerFactory> factory) {
+    MetadataLedgerInventory(MetadataStore store, Supplier<ManagedLedgerFactory> factory, InFlightLimit reads) {
         this.store = store;
         this.factory = factory;
+        this.reads = reads;
     }
 
     @Override
     public CompletableFuture<List<LedgerReference>> references() {
-        CompletableFuture<List<LedgerReference>> managed = dataNodes(MANAGED_LEDGERS).thenCompose(nodes -> {
-            List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>();
-            for (String path : nodes) {
-                each.add(managedLedger(path.substring(MANAGED_LEDGERS.length() + 1)));
-            }
-            return flatten(each);
+        long started = System.nanoTime();
+        AtomicInteger managedLedgers = new AtomicInteger();
+        AtomicInteger schemaIds = new AtomicInteger();
+        // each node's references are read as soon as the walk finds it, not once the whole tree is listed
+        CompletableFuture<List<LedgerReference>> managed = dataNodes(MANAGED_LEDGERS, (path, value) -> {
+            managedLedgers.incrementAndGet();
+            return managedLedger(path.substring(MANAGED_LEDGERS.length() + 1));
         });
-        CompletableFuture<List<LedgerReference>> schemas = dataNodes(SCHEMAS).thenCompose(nodes -> {
-            List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>();
-            for (String path : nodes) {
-                each.add(store.get(path).thenApply(r -> schema(path.substring(SCHEMAS.length() + 1), r)));
-            }
-            return flatten(each);
+        CompletableFuture<List<LedgerReference>> schemas = dataNodes(SCHEMAS, (path, value) -> {
+            schemaIds.incrementAndGet();
+            return CompletableFuture.completedFuture(schema(path.substring(SCHEMAS.length() + 1), value));
         });
         return managed.thenCombine(schemas, (a, b) -> {
-            List<LedgerReference> all = new ArrayList<>(a);
+            List<LedgerReference> all = new ArrayList<>(a.size() + b.size());
+            all.addAll(a);
             all.addAll(b);
+            log.info("Ledger inventory read: {} managed ledgers, {} schemas, {} references in {} ms; at most {} "
+                            + "metadata reads in flight (limit {})", managedLedgers.get(),
+                    schemaIds.get(), all.size(), (System.nanoTime() - started) / 1_000_000,
+                    reads.peak(), reads.limit());
             return all;
         });
     }
@@ -66,19 +80,21 @@ final class MetadataLedgerInventory implements LedgerInventory {
         if (f == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("managed-ledger factory not started"));
         }
-        CompletableFuture<ManagedLedgerInfo> info = new CompletableFuture<>();
-        f.asyncGetManagedLedgerInfo(name, new ManagedLedgerInfoCallback() {
-            @Override
-            public void getInfoComplete(ManagedLedgerInfo i, Object ctx) {
-                info.complete(i);
-            }
+        return reads.submit(() -> {
+            CompletableFuture<ManagedLedgerInfo> info = new CompletableFuture<>();
+            f.asyncGetManagedLedgerInfo(name, new ManagedLedgerInfoCallback() {
+                @Override
+                public void getInfoComplete(ManagedLedgerInfo i, Object ctx) {
+                    info.complete(i);
+                }
 
-            @Override
-            public void getInfoFailed(ManagedLedgerException e, Object ctx) {
-                info.completeExceptionally(e);
-            }
-        }, null);
-        return info.exceptionally(e -> {
+                @Override
+                public void getInfoFailed(ManagedLedgerException e, Object ctx) {
+                    info.completeExceptionally(e);
+                }
+            }, null);
+            return info;
+        }).exceptionally(e -> {
             Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                     ? e.getCause() : e;
             if (t instanceof ManagedLedgerException.MetadataNotFoundException
@@ -124,12 +140,8 @@ final class MetadataLedgerInventory implements LedgerInventory {
         });
     }
 
-    private static List<LedgerReference> schema(String schemaId, Optional<GetResult> node) {
+    private static List<LedgerReference> schema(String schemaId, byte[] data) {
         List<LedgerReference> refs = new ArrayList<>();
-        if (node.isEmpty() || node.get().getValue().length == 0) {
-            return refs;
-        }
-        byte[] data = node.get().getValue();
         SchemaLocator locator = new SchemaLocator();
         locator.parseFrom(Unpooled.wrappedBuffer(data), data.length);
         java.util.Set<Long> ids = new java.util.TreeSet<>();
@@ -146,18 +158,19 @@ final class MetadataLedgerInventory implements LedgerInventory {
         return refs;
     }
 
-    /** Paths below {@code root} whose node holds data, not descending below them. */
-    private CompletableFuture<List<String>> dataNodes(String root) {
-        return children(root);
-    }
-
-    private CompletableFuture<List<String>> children(String path) {
-        return store.getChildren(path).thenCompose(names -> {
-            List<CompletableFuture<List<String>>> each = new ArrayList<>();
+    /**
+     * {@code onNode} applied to every node below {@code root} that holds data (with its path and value), not
+     * descending below such nodes; the results of all of them.
+     */
+    private CompletableFuture<List<LedgerReference>> dataNodes(
+            String root, BiFunction<String, byte[], CompletableFuture<List<LedgerReference>>> onNode) {
+        return reads.submit(() -> store.getChildren(root)).thenCompose(names -> {
+            List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>(names.size());
             for (String n : names) {
-                String child = path + "/" + n;
-                each.add(store.get(child).thenCompose(r -> r.isPresent() && r.get().getValue().length > 0
-                        ? CompletableFuture.completedFuture(List.of(child)) : children(child)));
+                String child = root + "/" + n;
+                each.add(reads.submit(() -> store.get(child)).thenCompose(r -> r.isPresent()
+                        && r.get().getValue().length > 0
+                        ? onNode.apply(child, r.get().getValue()) : dataNodes(child, onNode)));
             }
             return flatten(each);
         });

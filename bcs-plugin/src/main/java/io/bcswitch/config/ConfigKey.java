@@ -30,6 +30,11 @@ public record ConfigKey(String name, String defaultValue, String doc) {
                     + "re-creates its registry records if they are gone, in case a change notification was missed "
                     + "(1-3600). Session changes of the metadata store trigger the same re-read at once.");
 
+    public static final ConfigKey INVENTORY_READ_CONCURRENCY = new ConfigKey("inventoryReadConcurrency", "64",
+            "How many metadata-store reads the ledger inventory (behind the drain report, cleanup, unregister, "
+                    + "verify and the migration's plan) has in flight at most on one broker, however many managed "
+                    + "ledgers there are (1-10000). A managed ledger's metadata read counts as one.");
+
     public static final ConfigKey MIGRATION_CONCURRENCY = new ConfigKey("migrationConcurrency", "4",
             "After a switch, how many ledgers the migration copies at the same time (1-1024).");
     public static final ConfigKey MIGRATION_BYTES_PER_SECOND = new ConfigKey("migrationBytesPerSecond", "1048576",
@@ -44,7 +49,7 @@ public record ConfigKey(String name, String defaultValue, String doc) {
 
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
-                PROBE_TIMEOUT_SECONDS, RESYNC_INTERVAL_SECONDS, MIGRATION_CONCURRENCY, MIGRATION_BYTES_PER_SECOND,
+                PROBE_TIMEOUT_SECONDS, RESYNC_INTERVAL_SECONDS, INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY, MIGRATION_BYTES_PER_SECOND,
                 MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS);
     }
 

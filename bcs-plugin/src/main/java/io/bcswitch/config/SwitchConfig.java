@@ -14,10 +14,11 @@ import java.util.Properties;
  * @param probeTimeoutSeconds    bounded wait for a bookie cluster's metadata service
  * @param migration              how the post-switch migration is paced and guarded
  * @param resyncIntervalSeconds  how often each broker re-reads the registry as a safety net
+ * @param inventoryReadConcurrency metadata-store reads the ledger inventory has in flight at most
  */
 public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
                            boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration,
-                           int resyncIntervalSeconds) {
+                           int resyncIntervalSeconds, int inventoryReadConcurrency) {
 
     /**
      * @param concurrency       ledgers copied at the same time
@@ -37,7 +38,8 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
     public SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
                         boolean cutoverEnabled, int probeTimeoutSeconds) {
         this(configPath, currentClusterName, cutoverTopicsPerSecond, cutoverEnabled, probeTimeoutSeconds,
-                Migration.DEFAULTS, Integer.parseInt(ConfigKey.RESYNC_INTERVAL_SECONDS.defaultValue()));
+                Migration.DEFAULTS, Integer.parseInt(ConfigKey.RESYNC_INTERVAL_SECONDS.defaultValue()),
+                Integer.parseInt(ConfigKey.INVENTORY_READ_CONCURRENCY.defaultValue()));
     }
 
     public static final String PREFIX = "bookieClusterSwitch.";
@@ -76,7 +78,9 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 (int) wholeNumber(props, ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE, 1, 100_000),
                 (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS, 0, 8760));
         int resync = (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS, 1, 3600);
-        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration, resync);
+        int inventoryReads = (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY, 1, 10_000);
+        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration, resync,
+                inventoryReads);
     }
 
     private static long wholeNumber(Properties props, ConfigKey key, long min, long max) {

@@ -55,6 +55,7 @@ class SwitchConfigTest {
         assertTrue(SwitchConfig.from(props("cutoverEnabled", "True")).cutoverEnabled());
         assertEquals(0.5, SwitchConfig.from(props("cutoverTopicsPerSecond", "0.5")).cutoverTopicsPerSecond());
         assertEquals(1, SwitchConfig.from(props("probeTimeoutSeconds", "1")).probeTimeoutSeconds());
+        assertEquals(7, SwitchConfig.from(props("inventoryReadConcurrency", "7")).inventoryReadConcurrency());
     }
 
     @Test
@@ -87,6 +88,8 @@ class SwitchConfigTest {
         assertRejected("probeTimeoutSeconds", "0", "between 1 and 3600");
         assertRejected("probeTimeoutSeconds", "-1", "between 1 and 3600");
         assertRejected("probeTimeoutSeconds", "0.5", "between 1 and 3600");
+        assertRejected("inventoryReadConcurrency", "0", "between 1 and 10000");
+        assertRejected("inventoryReadConcurrency", "many", "not a whole number");
     }
 
     @Test

@@ -1,0 +1,96 @@
+package io.bcswitch.testkit;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.proto.ManagedCursorInfo;
+import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo;
+import org.apache.pulsar.broker.service.schema.SchemaLocator;
+import org.apache.pulsar.metadata.api.MetadataStore;
+
+/**
+ * Managed-ledger and schema metadata written straight into a broker metadata store, in the formats the broker
+ * stores them, for topics that were never created: what an inventory over 100,000 topics reads, without 100,000
+ * real topics. The ledgers they name do not exist on any bookie. Cursors keep their position in the metadata
+ * (no cursor ledger), so a migration has nothing of theirs to copy.
+ *
+ * @param namespace     {@code tenant/namespace} the topics are in (create it first: retention is read from it)
+ * @param managedLedgers how many managed ledgers ({@code persistent://<namespace>/synthetic-<i>})
+ * @param cursorEvery   every how many managed ledgers have one subscription ({@code 0}: none)
+ * @param schemaEvery   every how many topics have a schema ({@code 0}: none)
+ * @param firstLedgerId the first ledger id named; each managed ledger names one, each schema one after those
+ */
+public record SyntheticLedgers(String namespace, int managedLedgers, int cursorEvery, int schemaEvery,
+                               long firstLedgerId) {
+
+    private static final int IN_FLIGHT = 256;
+
+    public int schemas() {
+        return schemaEvery == 0 ? 0 : (managedLedgers + schemaEvery - 1) / schemaEvery;
+    }
+
+    public int cursors() {
+        return cursorEvery == 0 ? 0 : (managedLedgers + cursorEvery - 1) / cursorEvery;
+    }
+
+    /** Every ledger id the metadata names: one per managed ledger, one per schema. */
+    public List<Long> ledgerIds() {
+        List<Long> ids = new ArrayList<>(managedLedgers + schemas());
+        for (long i = 0; i < managedLedgers + schemas(); i++) {
+            ids.add(firstLedgerId + i);
+        }
+        return ids;
+    }
+
+    public String managedLedgerName(int i) {
+        return namespace + "/persistent/synthetic-" + i;
+    }
+
+    /** Writes it all; at most a few hundred writes in flight. */
+    public void write(MetadataStore store) throws Exception {
+        Semaphore inFlight = new Semaphore(IN_FLIGHT);
+        List<CompletableFuture<?>> failed = new ArrayList<>();
+        long closedAt = System.currentTimeMillis() - TimeUnit.HOURS.toMillis(1);
+        int schema = 0;
+        for (int i = 0; i < managedLedgers; i++) {
+            long ledger = firstLedgerId + i;
+            ManagedLedgerInfo info = new ManagedLedgerInfo();
+            info.addLedgerInfo().setLedgerId(ledger).setEntries(10).setSize(10_240).setTimestamp(closedAt);
+            String ml = "/managed-ledgers/" + managedLedgerName(i);
+            put(store, ml, info.toByteArray(), inFlight, failed);
+            if (cursorEvery > 0 && i % cursorEvery == 0) {
+                ManagedCursorInfo cursor = new ManagedCursorInfo().setCursorsLedgerId(-1)
+                        .setMarkDeleteLedgerId(ledger).setMarkDeleteEntryId(9).setLastActive(closedAt);
+                put(store, ml + "/sub", cursor.toByteArray(), inFlight, failed);
+            }
+            if (schemaEvery > 0 && i % schemaEvery == 0) {
+                SchemaLocator locator = new SchemaLocator();
+                locator.setInfo().setVersion(0).setHash(new byte[32]).setPosition()
+                        .setLedgerId(firstLedgerId + managedLedgers + schema).setEntryId(0);
+                locator.addIndex().copyFrom(locator.getInfo());
+                put(store, "/schemas/" + namespace + "/synthetic-" + i, locator.toByteArray(), inFlight, failed);
+                schema++;
+            }
+        }
+        inFlight.acquire(IN_FLIGHT);
+        for (CompletableFuture<?> f : failed) {
+            f.join();
+        }
+    }
+
+    private static void put(MetadataStore store, String path, byte[] value, Semaphore inFlight,
+                            List<CompletableFuture<?>> failed) throws InterruptedException {
+        inFlight.acquire();
+        store.put(path, value, Optional.empty()).whenComplete((v, e) -> {
+            if (e != null) {
+                synchronized (failed) {
+                    failed.add(CompletableFuture.failedFuture(e));
+                }
+            }
+            inFlight.release();
+        });
+    }
+}
