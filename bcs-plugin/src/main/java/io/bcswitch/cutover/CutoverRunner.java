@@ -103,7 +103,11 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         private int failed;
         private int sweeps;
         private long finishedAt;
+        private boolean finished;
         private ScheduledFuture<?> rollTask;
+        private long periodNanos;
+        /** when the next roll is due ({@link System#nanoTime}) */
+        private long nextRollDue;
         private ScheduledFuture<?> sweepTask;
         private BrokerCutoverRecord lastPublished;
         private volatile boolean cancelled;
@@ -127,8 +131,9 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             }
             publish();
             if (enabled) {
-                long periodMicros = Math.max(1L, (long) (1_000_000 / topicsPerSecond));
-                rollTask = scheduler.scheduleAtFixedRate(this::rollNext, 0, periodMicros, TimeUnit.MICROSECONDS);
+                periodNanos = Math.max(1L, (long) (1_000_000_000L / topicsPerSecond));
+                nextRollDue = System.nanoTime();
+                rollTask = scheduler.schedule(this::rollPaced, 0, TimeUnit.NANOSECONDS);
             }
             sweepTask = scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS,
                     TimeUnit.MILLISECONDS);
@@ -159,6 +164,26 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             }
             pending = now;
             createsElsewhere = roller.createsInFlightOutside(ownership.activeCluster());
+        }
+
+        /**
+         * One roll, then the next one period after this one was due, but never sooner than half a period after this
+         * one started. When this thread was held up (a long sweep, a roll that waited for a topic's lock, a pause),
+         * the pace restarts from the late roll instead of catching up: a fixed-rate schedule would run every missed roll back to back, and a dozen topics creating
+         * their ledgers at the same moment is the latency spike the pace is there to avoid.
+         */
+        private void rollPaced() {
+            if (cancelled || finished) {
+                return;
+            }
+            long started = System.nanoTime();
+            rollNext();
+            nextRollDue += periodNanos;
+            if (nextRollDue - started < periodNanos / 2) {
+                nextRollDue = started + periodNanos;
+            }
+            rollTask = scheduler.schedule(this::rollPaced, Math.max(0, nextRollDue - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
         }
 
         private void rollNext() {
@@ -234,6 +259,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
 
         private void finish() {
             failed = 0;
+            finished = true;
             finishedAt = clock.millis();
             if (rollTask != null) {
                 rollTask.cancel(false);

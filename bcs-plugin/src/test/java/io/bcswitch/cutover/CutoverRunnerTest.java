@@ -33,7 +33,7 @@ class CutoverRunnerTest {
             RangeTable.bootstrap("a", 0).with(new IdRange("b", B_START, 1, 0)), "b", 1);
 
     /** What a roll of a given ledger does. */
-    enum Behaviour { TAKES, DOES_NOT_TAKE, FAILS, UNLOADS, THROWS }
+    enum Behaviour { TAKES, DOES_NOT_TAKE, FAILS, UNLOADS, THROWS, STALLS }
 
     /** Fake broker: open ledgers with their current ids; a roll moves the ledger into b's range. */
     static final class FakeRoller implements TopicRoller {
@@ -102,6 +102,15 @@ class CutoverRunnerTest {
                     return CompletableFuture.failedFuture(new IllegalStateException("managed ledger is fenced"));
                 case THROWS:
                     throw new IllegalStateException("rollCurrentLedgerIfFull threw");
+                case STALLS:
+                    // the roll waited for the topic's lock, holding the cutover's thread
+                    try {
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    current.put(name, nextId.getAndIncrement());
+                    return CompletableFuture.completedFuture(RollMethod.ROLLOVER);
                 default:
                     return CompletableFuture.completedFuture(RollMethod.SKIPPED);
             }
@@ -322,6 +331,28 @@ class CutoverRunnerTest {
         long lastRoll = roller.rollTimes.get(2);
         assertTrue(lastRoll - start >= TimeUnit.MILLISECONDS.toNanos(390),
                 "3 rolls at 5/s took only " + TimeUnit.NANOSECONDS.toMillis(lastRoll - start) + " ms");
+    }
+
+    /**
+     * A roll that holds the cutover's thread for six periods is not followed by the six rolls it held up all at once:
+     * topics creating their ledgers at the same moment is the publish-latency spike the pace exists to avoid.
+     */
+    @Test
+    void aRollThatHoldsTheThreadUpIsNotFollowedByABurstOfRolls() throws Exception {
+        roller.open("persistent://t/n/a-stalls", 1, Behaviour.STALLS);
+        for (int i = 0; i < 10; i++) {
+            roller.open("persistent://t/n/b" + i, 10 + i);
+        }
+        long period = TimeUnit.MILLISECONDS.toNanos(50);
+        runner(true, 20).start(B_ACTIVE);
+        awaitFinished(10_000);
+        assertEquals(11, roller.rolls.size(), roller.rolls.toString());
+        assertEquals("persistent://t/n/a-stalls", roller.rolls.get(0));
+        for (int i = 1; i < roller.rollTimes.size(); i++) {
+            long gap = roller.rollTimes.get(i) - roller.rollTimes.get(i - 1);
+            assertTrue(gap >= period / 2, "roll " + i + " came " + TimeUnit.NANOSECONDS.toMicros(gap)
+                    + " us after the one before: a burst");
+        }
     }
 
     @Test
