@@ -113,6 +113,7 @@ final class InventoryAtScale implements Scenario {
     private static void measure(TestCluster c, int limit, Figures f, List<String> notes) throws Exception {
         c.broker(0).restart(p -> p.setProperty(KEY, Integer.toString(limit)));
         try (BookieClustersAdmin admin = admin(c)) {
+            awaitBrokerCurrent(admin);
             timed(f, "drain report of the cluster holding them", notes,
                     () -> admin.drainReport(Sides.clusterName(0)));
             Status before = admin.status();
@@ -154,6 +155,25 @@ final class InventoryAtScale implements Scenario {
         if (result instanceof DrainReport d && !notes.stream().anyMatch(n -> n.startsWith("drain report:"))) {
             notes.add("drain report: " + d.ledgers() + " ledger(s) counted on " + d.cluster());
         }
+    }
+
+    /**
+     * Until the restarted broker has published its record for the current epoch: before that a switch is refused
+     * (409), since nothing says the broker would follow it.
+     */
+    private static void awaitBrokerCurrent(BookieClustersAdmin admin) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (System.nanoTime() < deadline) {
+            Status st = admin.status();
+            if (st.brokers() != null && !st.brokers().isEmpty()
+                    && st.brokers().stream().allMatch(b -> b.appliedEpoch() == st.epoch())
+                    && (st.pendingBrokers() == null || st.pendingBrokers().isEmpty())
+                    && (st.brokersWithoutRecord() == null || st.brokersWithoutRecord().isEmpty())) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the restarted broker did not report the current epoch within 2 minutes");
     }
 
     private static void awaitMigration(BookieClustersAdmin admin, long epoch) throws Exception {

@@ -36,6 +36,7 @@ final class SteadyState implements Scenario {
         errors.put(Sides.PLUGIN, new AtomicLong());
         List<Comparison> comparisons = new ArrayList<>();
         Map<String, Object> settings = new LinkedHashMap<>();
+        List<String> notes = new ArrayList<>();
         try (Sides sides = Sides.stockAndPlugin(1, 1)) {
             Map<String, List<Double>> off = sides.alternate(o.rounds(), (side, s, round) -> {
                 PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "off", round, topics), false,
@@ -75,6 +76,7 @@ final class SteadyState implements Scenario {
             comparisons.add(Comparison.reported("publish latency p99.9 at " + rate + " msg/s", "ms",
                     percentile(latencies.get(Sides.STOCK), 99.9), percentile(latencies.get(Sides.PLUGIN), 99.9)));
             settings.put("fixedRateMessagesPerSecond", rate);
+            pulsarPerf(o, sides, rate, window, comparisons, notes);
         }
         settings.put("topics", topics);
         settings.put("payloadBytes", PAYLOAD);
@@ -83,9 +85,42 @@ final class SteadyState implements Scenario {
         settings.put("rounds", o.rounds());
         settings.put("maxPendingPerProducer", 1000);
         settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side, both sides in one JVM");
-        List<String> notes = new ArrayList<>();
         errors.forEach((side, n) -> notes.add(side + ": " + n.get() + " send error(s)"));
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
+    }
+
+    /**
+     * The same fixed rate through the real pulsar-perf (one topic, batching off), each side in turn: its own latency
+     * figures, for comparison with what operators measure. Reported beside ours, with no goal of their own.
+     */
+    private static void pulsarPerf(BenchOptions o, Sides sides, int rate, Duration window, List<Comparison> comparisons,
+                                   List<String> notes) throws Exception {
+        java.util.Optional<String> cp = PulsarPerf.classpath();
+        if (cp.isEmpty()) {
+            notes.add("pulsar-perf not run: module bcs-bench-perf was not built (mvn install builds it)");
+            return;
+        }
+        Map<String, List<PulsarPerf.Result>> perf = sides.alternate(o.rounds(), (side, s, round) ->
+                PulsarPerf.produce(cp.get(), s.cluster().broker(0).brokerServiceUrl(),
+                        "persistent://" + s.namespace() + "/steady-perf-r" + round, rate, PAYLOAD,
+                        (int) window.toSeconds()));
+        String label = "pulsar-perf produce at " + rate + " msg/s, batching off";
+        comparisons.add(Comparison.reported(label + ": latency p50", "ms", perfStat(perf, Sides.STOCK,
+                PulsarPerf.Result::p50), perfStat(perf, Sides.PLUGIN, PulsarPerf.Result::p50)));
+        comparisons.add(Comparison.reported(label + ": latency p99", "ms", perfStat(perf, Sides.STOCK,
+                PulsarPerf.Result::p99), perfStat(perf, Sides.PLUGIN, PulsarPerf.Result::p99)));
+        comparisons.add(Comparison.reported(label + ": latency p99.9", "ms", perfStat(perf, Sides.STOCK,
+                PulsarPerf.Result::p999), perfStat(perf, Sides.PLUGIN, PulsarPerf.Result::p999)));
+        comparisons.add(Comparison.reported(label + ": throughput", "msg/s", perfStat(perf, Sides.STOCK,
+                PulsarPerf.Result::messagesPerSecond), perfStat(perf, Sides.PLUGIN,
+                PulsarPerf.Result::messagesPerSecond)));
+        perf.forEach((side, rs) -> notes.add("pulsar-perf " + side + ": " + rs.stream()
+                .mapToLong(PulsarPerf.Result::sent).sum() + " message(s) sent"));
+    }
+
+    private static Stat perfStat(Map<String, List<PulsarPerf.Result>> perf, String side,
+                                 java.util.function.ToDoubleFunction<PulsarPerf.Result> figure) {
+        return Stat.of(perf.get(side).stream().map(figure::applyAsDouble).toList());
     }
 
     private static List<String> topics(Sides.Side s, String kind, int round, int count) {
