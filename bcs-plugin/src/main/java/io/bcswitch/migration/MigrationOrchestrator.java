@@ -528,18 +528,27 @@ public final class MigrationOrchestrator implements AutoCloseable {
         if (closed) {
             return CompletableFuture.completedFuture(null);
         }
+        // asked for before reading, so that a broker applying the epoch while we read still wakes the wait below
+        CompletableFuture<Void> applied = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
         return BrokerView.read(registry).thenCompose(brokers -> {
             List<String> behind = brokers.relocationPending(re);
             if (behind.isEmpty()) {
+                applied.cancel(false);
                 return CompletableFuture.completedFuture(null);
             }
             if (System.nanoTime() - deadlineNanos >= 0) {
+                applied.cancel(false);
                 log.warn("switch epoch={} PROMOTE goes on although broker(s) {} have not applied relocation epoch={} "
                         + "within {} s; nothing is deleted until they have", epoch, behind, re,
                         TimeUnit.NANOSECONDS.toSeconds(applyWaitNanos));
                 return CompletableFuture.completedFuture(null);
             }
-            return delay(APPLY_POLL_MILLIS).thenCompose(v -> awaitApplied(epoch, re, deadlineNanos));
+            // woken by a broker's applied record as soon as it is written, the poll being the safety net; the next
+            // look runs on this orchestrator's thread, never on the metadata store's notification thread
+            return CompletableFuture.anyOf(applied, delay(APPLY_POLL_MILLIS)).thenComposeAsync(v -> {
+                applied.cancel(false);
+                return awaitApplied(epoch, re, deadlineNanos);
+            }, scheduler);
         });
     }
 

@@ -453,6 +453,39 @@ public class RegistryStore {
         });
     }
 
+    /** A caller waiting for the next change at or below a path. */
+    private record ChangeWaiter(String path, CompletableFuture<Void> changed) {
+        boolean matches(String changedPath) {
+            return changedPath.equals(path) || changedPath.startsWith(path + "/");
+        }
+    }
+
+    private final java.util.List<ChangeWaiter> changeWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicBoolean changeListening =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Completes at the next change notification of a node at or below {@code path}. A hint only: the store may send
+     * none (a notification lost across a reconnect), so a caller always waits with a timeout as well, and cancels
+     * this future when it stops waiting (a cancelled waiter is dropped). It completes on the metadata store's
+     * notification thread: continue on an executor of your own.
+     */
+    public CompletableFuture<Void> nextChangeAtOrBelow(String path) {
+        if (changeListening.compareAndSet(false, true)) {
+            store.registerListener(n -> {
+                for (ChangeWaiter w : changeWaiters) {
+                    if (w.matches(n.getPath()) && w.changed().complete(null)) {
+                        changeWaiters.remove(w);
+                    }
+                }
+            });
+        }
+        changeWaiters.removeIf(w -> w.changed().isDone());
+        ChangeWaiter w = new ChangeWaiter(path, new CompletableFuture<>());
+        changeWaiters.add(w);
+        return w.changed();
+    }
+
     /** Relocation epoch applied by each live broker, by broker id. */
     public CompletableFuture<java.util.Map<String, Long>> listRelocationApplied() {
         return store.getChildren(paths.relocationApplied()).thenCompose(ids -> {

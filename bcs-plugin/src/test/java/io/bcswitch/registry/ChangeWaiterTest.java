@@ -1,0 +1,55 @@
+package io.bcswitch.registry;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The next-change hint PROMOTE waits on (in-memory metadata store, which sends notifications like ZooKeeper). */
+class ChangeWaiterTest {
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        store.close();
+    }
+
+    @Test
+    void aBrokersAppliedRecordWakesTheWaiterAndAChangeElsewhereDoesNot() throws Exception {
+        CompletableFuture<Void> applied = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
+        registry.write(registry.paths().relocationEpoch(), new RelocationEpoch(1, 3, 0, java.util.List.of()), -1)
+                .get(10, TimeUnit.SECONDS);
+        // a sibling whose name merely starts the same is not below it either
+        store.put(registry.paths().relocationApplied() + "-other", new byte[] {1}, java.util.Optional.empty())
+                .get(10, TimeUnit.SECONDS);
+        Thread.sleep(200); // notifications are delivered asynchronously: give a wrong one time to arrive
+        assertFalse(applied.isDone(), "woken by a change that is not below the path");
+        registry.write(registry.paths().relocationApplied("broker-1"), new RelocationEpoch(1, 3, 0,
+                java.util.List.of()), -1).get(10, TimeUnit.SECONDS);
+        applied.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWaiterTheCallerGaveUpOnIsDroppedAndOthersStillWake() throws Exception {
+        CompletableFuture<Void> abandoned = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
+        abandoned.cancel(false);
+        CompletableFuture<Void> waiting = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
+        registry.write(registry.paths().relocationApplied("broker-2"), new RelocationEpoch(1, 4, 0,
+                java.util.List.of()), -1).get(10, TimeUnit.SECONDS);
+        waiting.get(10, TimeUnit.SECONDS);
+        assertTrue(abandoned.isCancelled());
+    }
+}
