@@ -68,14 +68,28 @@ final class MetadataLedgerInventory implements LedgerInventory {
             all.addAll(a);
             all.addAll(b);
             log.info("Ledger inventory read: {} managed ledgers, {} schemas, {} references in {} ms; at most {} "
-                            + "metadata reads in flight (limit {})", managedLedgers.get(),
-                    schemaIds.get(), all.size(), (System.nanoTime() - started) / 1_000_000,
+                            + "metadata reads in flight at once since the broker started (limit {})",
+                    managedLedgers.get(), schemaIds.get(), all.size(), (System.nanoTime() - started) / 1_000_000,
                     reads.peak(), reads.limit());
             return all;
         });
     }
 
+    /** Attempts to read a managed ledger whose node is still there although a read said "not found". */
+    static final int NOT_FOUND_ATTEMPTS = 3;
+
     private CompletableFuture<List<LedgerReference>> managedLedger(String name) {
+        return info(name, 1).thenApply(i -> toReferences(name, i));
+    }
+
+    /**
+     * The managed ledger's metadata, or null when it is gone. "Not found" alone does not say it is gone: Pulsar
+     * answers so when one of its cursors is deleted while the cursors are read (a subscription removed at that
+     * moment), and taking the whole managed ledger for deleted would leave its ledgers out of the inventory, for
+     * cleanup to delete. So the node itself is asked: gone means gone; still there means read again, and after
+     * {@link #NOT_FOUND_ATTEMPTS} the reading fails rather than answer without it.
+     */
+    private CompletableFuture<ManagedLedgerInfo> info(String name, int attempt) {
         ManagedLedgerFactory f = factory.get();
         if (f == null) {
             return CompletableFuture.failedFuture(new IllegalStateException("managed-ledger factory not started"));
@@ -94,50 +108,67 @@ final class MetadataLedgerInventory implements LedgerInventory {
                 }
             }, null);
             return info;
-        }).exceptionally(e -> {
+        }).handle((i, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(i);
+            }
             Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                     ? e.getCause() : e;
-            if (t instanceof ManagedLedgerException.MetadataNotFoundException
-                    || t instanceof ManagedLedgerException.ManagedLedgerNotFoundException) {
-                return null; // deleted while we walked the tree: references nothing
+            if (!(t instanceof ManagedLedgerException.MetadataNotFoundException
+                    || t instanceof ManagedLedgerException.ManagedLedgerNotFoundException)) {
+                return CompletableFuture.<ManagedLedgerInfo>failedFuture(t);
             }
-            throw new java.util.concurrent.CompletionException(t);
-        }).thenApply(i -> {
-            if (i == null) {
-                return List.<LedgerReference>of();
-            }
-            List<LedgerReference> refs = new ArrayList<>();
-            if (i.ledgers != null) {
-                for (ManagedLedgerInfo.LedgerInfo l : i.ledgers) {
-                    // the current ledger has no size or close time yet
-                    Long closedAt = l.timestamp != null && l.timestamp > 0 ? l.timestamp : null;
-                    refs.add(new LedgerReference(l.ledgerId, LedgerKind.DATA, name, l.size, closedAt));
+            return reads.submit(() -> store.exists(MANAGED_LEDGERS + "/" + name)).thenCompose(exists -> {
+                if (!exists) {
+                    return CompletableFuture.<ManagedLedgerInfo>completedFuture(null); // deleted while we walked
                 }
+                if (attempt >= NOT_FOUND_ATTEMPTS) {
+                    return CompletableFuture.<ManagedLedgerInfo>failedFuture(new IllegalStateException(
+                            "managed ledger " + name + " exists but its metadata read " + attempt
+                                    + " times as not found (" + t.getMessage() + ")"));
+                }
+                log.info("ledger-name={}: metadata read as not found while its node exists (a cursor removed "
+                        + "meanwhile?): reading it again", name);
+                return info(name, attempt + 1);
+            });
+        }).thenCompose(x -> x);
+    }
+
+    private static List<LedgerReference> toReferences(String name, ManagedLedgerInfo i) {
+        if (i == null) {
+            return List.<LedgerReference>of();
+        }
+        List<LedgerReference> refs = new ArrayList<>();
+        if (i.ledgers != null) {
+            for (ManagedLedgerInfo.LedgerInfo l : i.ledgers) {
+                // the current ledger has no size or close time yet
+                Long closedAt = l.timestamp != null && l.timestamp > 0 ? l.timestamp : null;
+                refs.add(new LedgerReference(l.ledgerId, LedgerKind.DATA, name, l.size, closedAt));
             }
-            if (i.cursors != null) {
-                for (Map.Entry<String, ManagedLedgerInfo.CursorInfo> c : i.cursors.entrySet()) {
-                    if (c.getValue().cursorsLedgerId >= 0) {
-                        refs.add(new LedgerReference(c.getValue().cursorsLedgerId, LedgerKind.CURSOR,
-                                name + "/" + c.getKey()));
-                    }
-                    Map<String, Long> props = c.getValue().properties;
-                    if (props != null) {
-                        for (Map.Entry<String, Long> p : props.entrySet()) {
-                            if (p.getValue() == null || p.getValue() < 0) {
-                                continue;
-                            }
-                            // other properties may name ledgers (delayed-delivery bucket snapshots): treated
-                            // as references so that cleanup never deletes them
-                            LedgerKind kind = p.getKey().equals(Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY)
-                                    ? LedgerKind.COMPACTION : LedgerKind.OTHER;
-                            refs.add(new LedgerReference(p.getValue(), kind, name + "/" + c.getKey() + "#"
-                                    + p.getKey()));
+        }
+        if (i.cursors != null) {
+            for (Map.Entry<String, ManagedLedgerInfo.CursorInfo> c : i.cursors.entrySet()) {
+                if (c.getValue().cursorsLedgerId >= 0) {
+                    refs.add(new LedgerReference(c.getValue().cursorsLedgerId, LedgerKind.CURSOR,
+                            name + "/" + c.getKey()));
+                }
+                Map<String, Long> props = c.getValue().properties;
+                if (props != null) {
+                    for (Map.Entry<String, Long> p : props.entrySet()) {
+                        if (p.getValue() == null || p.getValue() < 0) {
+                            continue;
                         }
+                        // other properties may name ledgers (delayed-delivery bucket snapshots): treated
+                        // as references so that cleanup never deletes them
+                        LedgerKind kind = p.getKey().equals(Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY)
+                                ? LedgerKind.COMPACTION : LedgerKind.OTHER;
+                        refs.add(new LedgerReference(p.getValue(), kind, name + "/" + c.getKey() + "#"
+                                + p.getKey()));
                     }
                 }
             }
-            return refs;
-        });
+        }
+        return refs;
     }
 
     private static List<LedgerReference> schema(String schemaId, byte[] data) {

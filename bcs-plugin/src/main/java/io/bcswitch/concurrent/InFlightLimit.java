@@ -62,7 +62,11 @@ public final class InFlightLimit {
         CompletableFuture<T> running;
         try {
             running = operation.get();
-        } catch (RuntimeException e) {
+            if (running == null) {
+                running = CompletableFuture.failedFuture(new NullPointerException("an operation answered null"));
+            }
+        } catch (Throwable e) {
+            // whatever it threw, the slot is freed below: a lost slot would stop every later operation for good
             running = CompletableFuture.failedFuture(e);
         }
         running.whenComplete((v, e) -> {
@@ -78,7 +82,10 @@ public final class InFlightLimit {
         });
     }
 
-    /** Starts queued operations while slots are free; one thread at a time does, the others only tell it to look again. */
+    /**
+     * Starts queued operations while slots are free; one thread at a time does, the others only tell it to look
+     * again.
+     */
     private void drain() {
         if (drainers.getAndIncrement() != 0) {
             return;

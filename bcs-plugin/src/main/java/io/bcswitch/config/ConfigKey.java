@@ -30,7 +30,8 @@ public record ConfigKey(String name, String defaultValue, String doc) {
                     + "re-creates its registry records if they are gone, in case a change notification was missed "
                     + "(1-3600). Session changes of the metadata store trigger the same re-read at once.");
 
-    public static final ConfigKey INVENTORY_READ_CONCURRENCY = new ConfigKey("inventoryReadConcurrency", "64",
+    public static final ConfigKey INVENTORY_READ_CONCURRENCY = new ConfigKey("inventoryReadConcurrency",
+            "64",
             "How many metadata-store reads the ledger inventory (behind the drain report, cleanup, unregister, "
                     + "verify and the migration's plan) has in flight at most on one broker, however many managed "
                     + "ledgers there are (1-10000). A managed ledger's metadata read counts as one.");
@@ -49,8 +50,8 @@ public record ConfigKey(String name, String defaultValue, String doc) {
 
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
-                PROBE_TIMEOUT_SECONDS, RESYNC_INTERVAL_SECONDS, INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY, MIGRATION_BYTES_PER_SECOND,
-                MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS);
+                PROBE_TIMEOUT_SECONDS, RESYNC_INTERVAL_SECONDS, INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY,
+                MIGRATION_BYTES_PER_SECOND, MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS);
     }
 
     public String fullName() {

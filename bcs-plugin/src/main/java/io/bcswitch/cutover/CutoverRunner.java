@@ -169,15 +169,23 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         /**
          * One roll, then the next one period after this one was due, but never sooner than half a period after this
          * one started. When this thread was held up (a long sweep, a roll that waited for a topic's lock, a pause),
-         * the pace restarts from the late roll instead of catching up: a fixed-rate schedule would run every missed roll back to back, and a dozen topics creating
-         * their ledgers at the same moment is the latency spike the pace is there to avoid.
+         * the pace restarts from the late roll instead of catching up: a fixed-rate schedule would run every missed
+         * roll back to back, and a dozen topics creating their ledgers at the same moment is the latency spike the
+         * pace is there to avoid.
          */
         private void rollPaced() {
             if (cancelled || finished) {
                 return;
             }
             long started = System.nanoTime();
-            rollNext();
+            try {
+                rollNext();
+            } finally {
+                reschedule(started);
+            }
+        }
+
+        private void reschedule(long started) {
             nextRollDue += periodNanos;
             if (nextRollDue - started < periodNanos / 2) {
                 nextRollDue = started + periodNanos;

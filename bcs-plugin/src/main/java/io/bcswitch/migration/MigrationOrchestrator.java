@@ -530,7 +530,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
         }
         // asked for before reading, so that a broker applying the epoch while we read still wakes the wait below
         CompletableFuture<Void> applied = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
-        return BrokerView.read(registry).thenCompose(brokers -> {
+        return BrokerView.read(registry).whenComplete((b, e) -> {
+            if (e != null) {
+                applied.cancel(false);
+            }
+        }).thenCompose(brokers -> {
             List<String> behind = brokers.relocationPending(re);
             if (behind.isEmpty()) {
                 applied.cancel(false);

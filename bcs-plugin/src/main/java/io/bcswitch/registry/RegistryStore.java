@@ -474,7 +474,7 @@ public class RegistryStore {
         if (changeListening.compareAndSet(false, true)) {
             store.registerListener(n -> {
                 for (ChangeWaiter w : changeWaiters) {
-                    if (w.matches(n.getPath()) && w.changed().complete(null)) {
+                    if (w.changed().isDone() || w.matches(n.getPath()) && w.changed().complete(null)) {
                         changeWaiters.remove(w);
                     }
                 }

@@ -1,0 +1,107 @@
+package io.bcswitch.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.concurrent.InFlightLimit;
+import io.bcswitch.inventory.LedgerReference;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
+import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The inventory over a real (in-memory) metadata store, with the managed-ledger factory's info read scripted: what a
+ * "not found" from that read means. Pulsar answers "not found" both when the managed ledger is gone and when one of
+ * its cursors is deleted while the cursors are read; only the first may leave its ledgers out.
+ */
+class MetadataLedgerInventoryTest {
+    private static final String ML = "t/ns/persistent/topic";
+
+    private MetadataStoreExtended store;
+    /** what each info read answers, in turn (true: the metadata, false: "not found"); then the metadata */
+    private final List<Boolean> answers = new ArrayList<>();
+    private final AtomicInteger reads = new AtomicInteger();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        store.put("/managed-ledgers/" + ML, new byte[] {1}, Optional.empty()).get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        store.close();
+    }
+
+    private MetadataLedgerInventory inventory() {
+        ManagedLedgerFactory factory = (ManagedLedgerFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ManagedLedgerFactory.class}, (proxy, method, args) -> {
+                    if (!method.getName().equals("asyncGetManagedLedgerInfo")) {
+                        throw new UnsupportedOperationException(method.getName());
+                    }
+                    ManagedLedgerInfoCallback cb = (ManagedLedgerInfoCallback) args[1];
+                    int n = reads.getAndIncrement();
+                    if (n < answers.size() && !answers.get(n)) {
+                        cb.getInfoFailed(new ManagedLedgerException.MetadataNotFoundException(
+                                "/managed-ledgers/" + ML + "/sub-1 not found"), null);
+                    } else {
+                        ManagedLedgerInfo info = new ManagedLedgerInfo();
+                        ManagedLedgerInfo.LedgerInfo l = new ManagedLedgerInfo.LedgerInfo();
+                        l.ledgerId = 5;
+                        info.ledgers = List.of(l);
+                        cb.getInfoComplete(info, null);
+                    }
+                    return null;
+                });
+        return new MetadataLedgerInventory(store, () -> factory, new InFlightLimit(4));
+    }
+
+    @Test
+    void aCursorDeletedWhileTheManagedLedgerIsReadLeavesNoLedgerOfItOut() throws Exception {
+        answers.add(false); // a subscription removed between listing the cursors and reading one of them
+        List<LedgerReference> refs = inventory().references().get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(5L), refs.stream().map(LedgerReference::ledgerId).toList(),
+                "the managed ledger's data ledger is still referenced");
+        assertEquals(2, reads.get());
+    }
+
+    @Test
+    void aManagedLedgerWhoseNodeIsGoneIsTakenAsDeleted() throws Exception {
+        // the walk finds the node; by the time the info read answers "not found", the node is gone
+        ManagedLedgerFactory deleting = (ManagedLedgerFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ManagedLedgerFactory.class}, (proxy, method, args) -> {
+                    store.delete("/managed-ledgers/" + ML, Optional.empty()).join();
+                    ((ManagedLedgerInfoCallback) args[1]).getInfoFailed(
+                            new ManagedLedgerException.MetadataNotFoundException("gone"), null);
+                    return null;
+                });
+        List<LedgerReference> refs = new MetadataLedgerInventory(store, () -> deleting, new InFlightLimit(4))
+                .references().get(10, TimeUnit.SECONDS);
+        assertTrue(refs.isEmpty(), refs.toString());
+    }
+
+    @Test
+    void aManagedLedgerThatKeepsReadingAsNotFoundWhileItsNodeExistsFailsTheReading() {
+        for (int i = 0; i < MetadataLedgerInventory.NOT_FOUND_ATTEMPTS; i++) {
+            answers.add(false);
+        }
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> inventory().references().get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage().contains("exists but its metadata read"), e.toString());
+        assertEquals(MetadataLedgerInventory.NOT_FOUND_ATTEMPTS, reads.get());
+    }
+}
