@@ -31,7 +31,17 @@ final class BuildAtScale implements Scenario {
 
     /** What one round measured. */
     private record Round(double buildSeconds, int copied, long bytes, double promoteSeconds, int promoted,
-                         Histogram before, Histogram during) {
+                         Histogram before, Histogram during, List<Progress> progress) {
+    }
+
+    /**
+     * One second of a BUILD, for the plot: seconds since BUILD began and what was copied in that second.
+     *
+     * @param second          offset from the start of BUILD
+     * @param ledgersPerSecond ledgers copied since the previous sample, per second
+     * @param mbPerSecond      MB copied since the previous sample, per second
+     */
+    record Progress(int second, double ledgersPerSecond, double mbPerSecond) {
     }
 
     @Override
@@ -51,6 +61,7 @@ final class BuildAtScale implements Scenario {
         int largeMb = o.size(10, 1);
         List<Comparison> comparisons = new ArrayList<>();
         List<String> notes = new ArrayList<>();
+        Map<String, Object> series = new LinkedHashMap<>();
         for (boolean large : new boolean[] {false, true}) {
             String data = large ? largeLedgers + " compacted ledger(s) of " + largeMb + " MB"
                     : smallLedgers + " schema ledgers";
@@ -92,6 +103,11 @@ final class BuildAtScale implements Scenario {
                 p99Ratio.put(side, Stat.of(rs.stream().map(r -> ratio(p99(r.during()), p99(r.before()))).toList()));
                 notes.add(what + ", " + side + ": copied " + rs.stream().map(Round::copied).toList()
                         + " ledger(s) per round");
+                // "<chart> | <line>": both sides of one data set in one chart, in the unit that data set is judged by
+                String unit = large ? "mbPerSecond" : "ledgersPerSecond";
+                series.put(what + ", round 1 (" + (large ? "MB/s" : "ledgers/s") + ") | " + side,
+                        rs.get(0).progress().stream().map(p -> Map.of("second", p.second(), unit,
+                                large ? p.mbPerSecond() : p.ledgersPerSecond())).toList());
             });
             if (large) {
                 Stat u = mbs.get(UNBOUNDED);
@@ -120,7 +136,7 @@ final class BuildAtScale implements Scenario {
         settings.put("rounds", o.rounds());
         settings.put("load", "4 topics, 200 msg/s in all, 1 KB");
         settings.put("shape", "per side: ZooKeeper, 2 bookie clusters of 1 bookie, 1 broker with the plugin");
-        return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
+        return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, series);
     }
 
     /** p99 in ms; NaN for an empty histogram (a phase too short to hold a message measures nothing). */
@@ -156,6 +172,10 @@ final class BuildAtScale implements Scenario {
             long epoch = admin.switchTo(target).directive().epoch();
             long buildAt = 0;
             long promoteAt = 0;
+            List<Progress> progress = new ArrayList<>();
+            long sampledAt = 0;
+            int copiedAt = 0;
+            long bytesAt = 0;
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (System.nanoTime() < deadline) {
                 Status st = admin.status();
@@ -164,7 +184,16 @@ final class BuildAtScale implements Scenario {
                     long now = System.nanoTime();
                     if (buildAt == 0 && !m.phase().equals("PENDING")) {
                         buildAt = now;
+                        sampledAt = now;
                         load.mark("during");
+                    }
+                    if (buildAt != 0 && promoteAt == 0 && now - sampledAt >= TimeUnit.SECONDS.toNanos(1)) {
+                        double dt = (now - sampledAt) / 1e9;
+                        progress.add(new Progress((int) Math.round((now - buildAt) / 1e9),
+                                (m.copied() - copiedAt) / dt, (m.bytesCopied() - bytesAt) / 1e6 / dt));
+                        sampledAt = now;
+                        copiedAt = m.copied();
+                        bytesAt = m.bytesCopied();
                     }
                     if (promoteAt == 0 && !m.phase().equals("PENDING") && !m.phase().equals("BUILD")) {
                         promoteAt = now;
@@ -185,7 +214,7 @@ final class BuildAtScale implements Scenario {
                         }
                         return new Round((promoteAt - buildAt) / 1e9, m.copied(),
                                 m.bytesCopied(), promoteSeconds, m.promoted(), load.phase("before"),
-                                load.phase("during"));
+                                load.phase("during"), progress);
                     }
                     if (!m.phase().equals("PENDING") && !m.phase().equals("BUILD") && !m.phase().equals("PROMOTE")) {
                         throw new IllegalStateException("the migration ended " + m.phase());

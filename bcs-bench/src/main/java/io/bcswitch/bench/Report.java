@@ -84,30 +84,46 @@ final class Report {
         return charts;
     }
 
-    /** Publish latency per second (p99 and max) of each line, as read back from a result file. */
+    /**
+     * One line per measured field of each series, as read back from a result file: a publish-latency series
+     * ({@code p99Millis}, {@code maxMillis}) or a throughput series (any other field but the second and counts).
+     */
     private static void plot(String title, Map<String, Object> lines, Path png) throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYSeriesCollection data = new XYSeriesCollection();
-        lines.forEach((line, values) -> {
-            String prefix = line.isEmpty() ? "" : line + " ";
-            XYSeries p99 = new XYSeries(prefix + "p99");
-            XYSeries max = new XYSeries(prefix + "max");
-            if (values instanceof List<?> seconds) {
+        boolean latency = false;
+        for (Map.Entry<String, Object> line : lines.entrySet()) {
+            String prefix = line.getKey().isEmpty() ? "" : line.getKey() + " ";
+            Map<String, XYSeries> fields = new LinkedHashMap<>();
+            if (line.getValue() instanceof List<?> seconds) {
                 for (Object o : seconds) {
                     if (o instanceof Map<?, ?> s) {
                         double x = ((Number) s.get("second")).doubleValue();
-                        p99.add(x, ((Number) s.get("p99Millis")).doubleValue());
-                        max.add(x, ((Number) s.get("maxMillis")).doubleValue());
+                        for (Map.Entry<?, ?> f : s.entrySet()) {
+                            String field = String.valueOf(f.getKey());
+                            if (field.equals("second") || field.equals("count")
+                                    || !(f.getValue() instanceof Number n)) {
+                                continue;
+                            }
+                            latency |= field.endsWith("Millis");
+                            fields.computeIfAbsent(field, k -> new XYSeries(prefix + label(k))).add(x,
+                                    n.doubleValue());
+                        }
                     }
                 }
             }
-            data.addSeries(p99);
-            data.addSeries(max);
-        });
-        JFreeChart chart = ChartFactory.createXYLineChart(title, "second of the round", "publish latency (ms)", data);
+            fields.values().forEach(data::addSeries);
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart(title, "second", latency ? "publish latency (ms)"
+                : "per second", data);
         chart.getXYPlot().setBackgroundPaint(java.awt.Color.WHITE);
         chart.getXYPlot().setRangeGridlinePaint(java.awt.Color.LIGHT_GRAY);
         chart.getXYPlot().setDomainGridlinePaint(java.awt.Color.LIGHT_GRAY);
         ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 400);
+    }
+
+    /** {@code p99Millis} -> {@code p99}, {@code ledgersPerSecond} -> {@code ledgers/s}. */
+    static String label(String field) {
+        return field.replace("Millis", "").replace("PerSecond", "/s").replace("mb/s", "MB/s");
     }
 }

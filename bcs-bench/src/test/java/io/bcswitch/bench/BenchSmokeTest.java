@@ -48,6 +48,11 @@ class BenchSmokeTest {
             if (r.scenario().equals("inventory")) {
                 inventoryStaysWithinItsLimitAndMissesNothing(r);
             }
+            if (r.scenario().equals("build")) {
+                // a throughput-over-time chart per data set (small ledgers, large ones), both sides in each
+                assertEquals(2, Report.charts(r.series()).size(), r.series().keySet().toString());
+                Report.charts(r.series()).values().forEach(lines -> assertEquals(2, lines.size(), lines.toString()));
+            }
             for (String note : r.notes()) {
                 if (note.contains("send error")) {
                     assertTrue(note.endsWith(": 0 send error(s)"), note);
