@@ -17,7 +17,7 @@ public record ConfigKey(String name, String defaultValue, String doc) {
     public static final ConfigKey CURRENT_CLUSTER_NAME = new ConfigKey("currentClusterName", "",
             "Name under which the broker's own bookkeeperMetadataServiceUri cluster is registered at first "
                     + "start, when the registry has no ACTIVE cluster yet. Empty: derive a name from the URI.");
-    public static final ConfigKey CUTOVER_TOPICS_PER_SECOND = new ConfigKey("cutoverTopicsPerSecond", "100",
+    public static final ConfigKey CUTOVER_TOPICS_PER_SECOND = new ConfigKey("cutoverTopicsPerSecond", "150",
             "After a switch, how many topics per second each broker rolls onto the new cluster.");
     public static final ConfigKey CUTOVER_ENABLED = new ConfigKey("cutoverEnabled", "true",
             "Roll open ledgers onto the new cluster right after a switch. false: ledgers move at their "

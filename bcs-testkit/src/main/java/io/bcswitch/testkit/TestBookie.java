@@ -156,6 +156,14 @@ public final class TestBookie {
         conf.setJournalWriteBufferSizeKB(64);
         conf.setJournalMaxMemorySizeMb(16);
         conf.setEntryLogFilePreAllocationEnabled(false);
+        // Disk use follows what is live: small journal files (few kept) and entry logs, and a garbage collector
+        // that runs often, so that deleted ledgers give their space back within seconds. Benchmarks write
+        // gigabytes; with the defaults (2 GB journals, 1 GB entry logs, a collector every 10 minutes) a run fills
+        // the disk and the bookie turns read-only.
+        conf.setMaxJournalSizeMB(64);
+        conf.setMaxBackupJournals(1);
+        conf.setEntryLogSizeLimit(64L * 1024 * 1024);
+        conf.setGcWaitTime(10_000);
         // Dropping journal pages from the page cache reads FileDescriptor.fd by reflection; without
         // --add-opens java.base/java.io that fails with "assert false" under -ea (surefire's
         // default) and the journal thread's handler then calls System.exit.

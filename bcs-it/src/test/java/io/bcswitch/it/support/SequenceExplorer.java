@@ -12,8 +12,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.slf4j.Logger;
@@ -58,7 +62,7 @@ public final class SequenceExplorer {
         SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
         UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
         ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
-        DISASTER(1);
+        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1);
 
         final int weight;
 
@@ -383,6 +387,49 @@ public final class SequenceExplorer {
                 abruptFailover = true;
                 return "stop the bookies of the active cluster " + from + ", switch to " + t + " -> "
                         + answer(rest().switchTo(t));
+            }
+            case CLEANUP_DURING_SUBSCRIPTION_CHURN -> {
+                // the inventory behind cleanup reads every managed ledger while subscriptions come and go: Pulsar
+                // answers "not found" for a managed ledger whose cursor is removed during the read, which must not
+                // make its ledgers look unreferenced (they were deleted once)
+                String c = anyOf(inactive());
+                if (c == null) {
+                    return "cleanup during subscription churn: no inactive cluster";
+                }
+                boolean dry = random.nextBoolean();
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicInteger churned = new AtomicInteger();
+                CompletableFuture<Void> churn = CompletableFuture.runAsync(
+                        () -> {
+                            while (!stop.get()) {
+                                String topic = "persistent://" + workload.namespace() + "/plain-"
+                                        + (churned.get() % 3);
+                                try {
+                                    admin.topics().createSubscription(topic, "churn",
+                                            MessageId.latest);
+                                    admin.topics().deleteSubscription(topic, "churn");
+                                } catch (Exception e) {
+                                    // a topic that cannot load meanwhile (bookies down) refuses: go on with the next
+                                    try {
+                                        Thread.sleep(100);
+                                    } catch (InterruptedException ie) {
+                                        return;
+                                    }
+                                }
+                                churned.incrementAndGet();
+                            }
+                        });
+                Rest.Response r;
+                try {
+                    Thread.sleep(300);
+                    r = rest().post("/cleanup", "{\"srcCluster\":\"" + c + "\",\"dryRun\":" + dry
+                            + ",\"force\":true}");
+                } finally {
+                    stop.set(true);
+                    churn.get(60, TimeUnit.SECONDS);
+                }
+                return "cleanup " + c + (dry ? " (dry run)" : "") + " while " + churned.get() + " subscription(s) "
+                        + "came and went -> " + answer(r);
             }
             case COMPACT -> {
                 workload.compact();
