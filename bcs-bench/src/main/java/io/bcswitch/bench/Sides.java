@@ -52,6 +52,11 @@ final class Sides implements AutoCloseable {
         return active.equals(clusterName(0)) ? clusterName(1) : clusterName(0);
     }
 
+    /** Of {@code count} bookie clusters, the one after {@code active} ({@code cluster-a} after the last). */
+    static String nextCluster(String active, int count) {
+        return clusterName((active.charAt(active.length() - 1) - 'a' + 1) % count);
+    }
+
     /** The plugin's REST API on the cluster's first broker. */
     static BookieClustersAdmin admin(TestCluster c) {
         return BookieClustersAdmin.builder().serviceUrl(c.broker(0).webServiceUrl()).build();
