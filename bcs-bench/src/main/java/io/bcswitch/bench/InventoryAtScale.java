@@ -101,6 +101,10 @@ final class InventoryAtScale implements Scenario {
         settings.put("shape", "ZooKeeper, 2 bookie clusters of 1 bookie, 1 broker with the plugin, "
                 + "topic-level policies off");
         notes.add(0, String.format("synthetic metadata written in %.1f s", writeSeconds));
+        // one namespace's topic list is one ZooKeeper reply: past ZooKeeper's 1 MB default (about 50,000 topics) the
+        // broker's session drops and reconnects in a loop, for Pulsar's own topic listing as for the inventory
+        notes.add("jute.maxbuffer=" + System.getProperty("jute.maxbuffer", "(ZooKeeper's default, 1 MB)")
+                + ": all topics are in one namespace, whose listing is one ZooKeeper reply");
         notes.add("heap figures are the whole JVM's (bench, ZooKeeper, bookies, broker): the sum of the heap pools' "
                 + "peaks during the operation minus what was live after a GC before it, so an upper bound that "
                 + "includes garbage");
