@@ -25,7 +25,9 @@ mvn_quiet -pl bcs-bench \
 classpath="$PWD/bcs-bench/target/classes:$(cat "$classpath_file")"
 
 # shellcheck disable=SC2086
-exec java -Xmx4g -Dio.netty.allocator.type=unpooled -Dpulsar.allocator.pooled=false \
+# jute.maxbuffer: the inventory scenario's 100,000 topics are in one namespace, whose listing is one ZooKeeper
+# reply larger than ZooKeeper's 1 MB default (Pulsar's own topic listing needs the same there)
+exec java -Xmx4g -Dio.netty.allocator.type=unpooled -Dpulsar.allocator.pooled=false -Djute.maxbuffer=10485760 \
   --add-opens java.base/jdk.internal.platform=ALL-UNNAMED \
   --add-opens java.management/sun.management=ALL-UNNAMED \
   -Dlog4j2.configurationFile="$PWD/bcs-bench/target/classes/log4j2.xml" \

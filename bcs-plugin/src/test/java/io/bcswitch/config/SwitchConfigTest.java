@@ -33,7 +33,7 @@ class SwitchConfigTest {
     @Test
     void defaults() {
         SwitchConfig c = SwitchConfig.from(new Properties());
-        assertEquals(new SwitchConfig("/admin/bookie-clusters", "", 50.0, true, 10), c);
+        assertEquals(new SwitchConfig("/admin/bookie-clusters", "", 150.0, true, 10), c);
         assertEquals("/admin/bookie-clusters/switch-target", c.paths().switchTarget());
         // the documented defaults are the ones applied
         assertEquals(ConfigKey.CONFIG_PATH.defaultValue(), c.configPath());
