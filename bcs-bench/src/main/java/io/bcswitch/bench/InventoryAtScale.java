@@ -13,6 +13,7 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,8 @@ final class InventoryAtScale implements Scenario {
     private static final String KEY = "bookieClusterSwitch.inventoryReadConcurrency";
     /** Overrides the number of managed ledgers (JAVA_OPTS=-Dbench.inventory.managedLedgers=N), to find where time goes. */
     static final String COUNT_PROPERTY = "bench.inventory.managedLedgers";
+    /** Overrides the settings compared (JAVA_OPTS=-Dbench.inventory.limits=64,256). */
+    static final String LIMITS_PROPERTY = "bench.inventory.limits";
 
     @Override
     public String name() {
@@ -54,7 +57,7 @@ final class InventoryAtScale implements Scenario {
     @Override
     public ScenarioResult run(BenchOptions o) throws Exception {
         SyntheticLedgers synthetic = null;
-        List<Integer> limits = o.smoke() ? List.of(4, 64) : List.of(64, 256, 1024);
+        List<Integer> limits = limits(o);
         Map<Integer, Figures> figures = new LinkedHashMap<>();
         limits.forEach(l -> figures.put(l, new Figures()));
         List<String> notes = new ArrayList<>();
@@ -111,6 +114,14 @@ final class InventoryAtScale implements Scenario {
         notes.add("the migration's time is from the switch call until it is DONE; it reads the inventory twice "
                 + "(its plan and its final check) and copies nothing of the synthetic topics");
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
+    }
+
+    static List<Integer> limits(BenchOptions o) {
+        String given = System.getProperty(LIMITS_PROPERTY);
+        if (given != null && !given.isBlank()) {
+            return Arrays.stream(given.split(",")).map(String::trim).map(Integer::valueOf).toList();
+        }
+        return o.smoke() ? List.of(4, 64) : List.of(64, 256, 1024);
     }
 
     /** Restarts the broker with {@code limit}, then times each operation once. */
