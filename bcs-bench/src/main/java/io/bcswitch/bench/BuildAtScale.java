@@ -1,6 +1,7 @@
 package io.bcswitch.bench;
 
 import io.bcswitch.client.BookieClustersAdmin;
+import io.bcswitch.client.BookieClustersAdminException;
 import io.bcswitch.client.Migration;
 import io.bcswitch.client.Status;
 import io.bcswitch.config.ConfigKey;
@@ -183,7 +184,13 @@ final class BuildAtScale implements Scenario {
             long bytesAt = 0;
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
             while (System.nanoTime() < deadline) {
-                Status st = admin.status();
+                Status st;
+                try {
+                    st = admin.status();
+                } catch (BookieClustersAdminException e) {
+                    System.err.println(ThreadDump.of("status did not answer during the migration: " + e.getMessage()));
+                    throw e;
+                }
                 Migration m = st.migration();
                 if (m != null && m.switchEpoch() == epoch) {
                     long now = System.nanoTime();

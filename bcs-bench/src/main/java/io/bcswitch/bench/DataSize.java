@@ -50,8 +50,11 @@ final class DataSize implements Scenario {
                 SwitchConfig.PREFIX + ConfigKey.MIGRATION_CONCURRENCY.name(), "16",
                 SwitchConfig.PREFIX + ConfigKey.MIGRATION_BYTES_PER_SECOND.name(), "0");
         Map<String, Sides.Spec> specs = new LinkedHashMap<>();
-        specs.put(small, new Sides.Spec(true, 2, 1, 1, unbounded));
-        specs.put(large, new Sides.Spec(true, 2, 1, 1, unbounded));
+        // each round moves on to a cluster that never held the data: a switch back to one that still holds the
+        // originals finds them already there and copies nothing, which would flatter both sides alike
+        int clusters = o.rounds() + 1;
+        specs.put(small, new Sides.Spec(true, clusters, 1, 1, unbounded));
+        specs.put(large, new Sides.Spec(true, clusters, 1, 1, unbounded));
         Map<String, Long> stored = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         Map<String, List<Round>> rounds;
@@ -63,7 +66,7 @@ final class DataSize implements Scenario {
                 notes.add(e.getKey() + ": " + stored.get(e.getKey()) + " bytes stored in the topics' backlogs, "
                         + "written in " + Results.number((System.nanoTime() - t0) / 1e9) + " s");
             }
-            rounds = sides.alternate(o.rounds(), (side, s, round) -> switchAndFollow(s));
+            rounds = sides.alternate(o.rounds(), (side, s, round) -> switchAndFollow(s, clusters));
         }
         Map<String, Stat> done = new LinkedHashMap<>();
         Map<String, Stat> cutover = new LinkedHashMap<>();
@@ -97,7 +100,8 @@ final class DataSize implements Scenario {
         settings.put("compactedTopic", compactedMb + " MB on both sides");
         settings.put("migration", "migrationConcurrency=16, migrationBytesPerSecond=0");
         settings.put("rounds", o.rounds());
-        settings.put("shape", "per side: ZooKeeper, 2 bookie clusters of 1 bookie, 1 broker with the plugin");
+        settings.put("shape", "per side: ZooKeeper, rounds + 1 bookie clusters of 1 bookie (each round moves on to "
+                + "the next), 1 broker with the plugin");
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
     }
 
@@ -131,11 +135,11 @@ final class DataSize implements Scenario {
         return storedBytes;
     }
 
-    /** Switches to the other cluster and follows it to the migration's end. */
-    private static Round switchAndFollow(Sides.Side s) throws Exception {
+    /** Switches to the next cluster and follows it to the migration's end. */
+    private static Round switchAndFollow(Sides.Side s, int clusters) throws Exception {
         try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
             String source = admin.status().activeCluster();
-            String target = Sides.otherCluster(source);
+            String target = Sides.nextCluster(source, clusters);
             long t0 = System.nanoTime();
             long epoch = admin.switchTo(target).directive().epoch();
             long cutoverAt = 0;
