@@ -31,7 +31,7 @@ public record ConfigKey(String name, String defaultValue, String doc) {
                     + "(1-3600). Session changes of the metadata store trigger the same re-read at once.");
 
     public static final ConfigKey INVENTORY_READ_CONCURRENCY = new ConfigKey("inventoryReadConcurrency",
-            "64",
+            "256",
             "How many metadata-store reads the ledger inventory (behind the drain report, cleanup, unregister, "
                     + "verify and the migration's plan) has in flight at most on one broker, however many managed "
                     + "ledgers there are (1-10000). A managed ledger's metadata read counts as one.");
