@@ -251,11 +251,11 @@ final class BuildAtScale implements Scenario {
                 throw new IllegalStateException("cleanup of " + source + " did not leave it usable for the next "
                         + "round: " + cleaned);
             }
-            List<String> held = cleaned.notes() == null ? List.of()
-                    : cleaned.notes().stream().filter(n -> n.contains(" is open on broker")).toList();
             if (cleaned.deleted() >= CLEANUP_BATCH) {
                 continue; // more may be left
             }
+            List<String> held = cleaned.notes() == null ? List.of()
+                    : cleaned.notes().stream().filter(n -> n.contains(" is open on broker")).toList();
             if (held.isEmpty()) {
                 return;
             }
