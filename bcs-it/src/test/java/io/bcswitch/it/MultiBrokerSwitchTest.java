@@ -69,6 +69,11 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
         assertEquals("cluster-b", plugin(1).currentOwnership().activeCluster());
         assertEquals(1, plugin(1).currentOwnership().activeEpoch());
         assertEquals("cluster-b", plugin(0).currentOwnership().activeCluster());
+        // the switch was announced first: both brokers had their clients of B ready for its range before the commit
+        long firstIdOfB = sw.json().get("directive").get("firstLedgerId").asLong();
+        for (JsonNode b : rest1.status().get("brokers")) {
+            assertEquals(firstIdOfB, b.get("preparedFirstLedgerId").asLong(), b.toString());
+        }
 
         seq = Sequences.produce(producers, seq, PER_PHASE);
         JsonNode status = rest1.status();

@@ -92,10 +92,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
             return t;
         });
         live = new LiveCompactionInventory(inventory, this::compactedLedgerOf, inventoryAnswers);
+        BrokerClientProbe probe = new BrokerClientProbe(routingFactory::newProbeClient,
+                conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
+                conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, probeCloser);
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
-                live, new BrokerClientProbe(routingFactory::newProbeClient,
-                        conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
-                        conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, probeCloser));
+                live, probe, config.switchPrepareTimeoutMillis());
         presence = new BrokerPresence(registry, this::knownBrokerId, clock);
         api = new BookieClustersApi(service);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
@@ -113,7 +114,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 cutoverScheduler, presence::cutover, this::brokerId, clock);
         routingFactory.onDataLedgerCreated(
                 new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler));
-        agent = new BrokerSwitchAgent(registry, config, routingFactory::renewAll, cutover, presence, clock);
+        agent = new BrokerSwitchAgent(registry, config, routingFactory.activation(probe::warm), cutover, presence,
+                clock);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         log.info("Bookie cluster switch plugin starting: registry={}, active bookie-cluster={}, epoch={}",
                 config.configPath(), o.activeCluster(), o.activeEpoch());

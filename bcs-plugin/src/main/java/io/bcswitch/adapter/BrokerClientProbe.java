@@ -53,12 +53,7 @@ final class BrokerClientProbe implements ClusterProbe {
     public CompletableFuture<String> probe(BookieClusterRecord cluster) {
         long started = System.nanoTime();
         CompletableFuture<BookKeeper> client = newClient.apply(cluster.metadataServiceUri());
-        CompletableFuture<String> result = client.thenCompose(bk -> bk.newCreateLedgerOp()
-                .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
-                .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
-                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
-                .execute()
-                .thenCompose(w -> writeReadDelete(bk, w)))
+        CompletableFuture<String> result = client.thenCompose(this::exercise)
                 .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
                 .handle((v, e) -> {
                     if (e == null) {
@@ -76,6 +71,34 @@ final class BrokerClientProbe implements ClusterProbe {
                             + "/" + ackQuorum + ") failed: " + why;
                 });
         return result.whenComplete((v, e) -> client.thenAcceptAsync(BrokerClientProbe::closeQuietly, closer));
+    }
+
+    /**
+     * One probe ledger through {@code bk}, a client prepared for a switch not committed yet: its first ledger
+     * creation finds the id range and connects to the bookies, which would otherwise happen on the first ledgers
+     * of the topics rolling onto the cluster. A failure is logged and returned, never fatal: the client is still
+     * usable, it is only not warm.
+     */
+    CompletableFuture<Void> warm(BookKeeper bk, String cluster) {
+        long started = System.nanoTime();
+        return exercise(bk).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((v, e) -> {
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            if (e == null) {
+                log.info("bookie-cluster={} prepared client warmed up with a probe ledger in {} ms", cluster, ms);
+            } else {
+                log.warn("bookie-cluster={} prepared client could not write its probe ledger ({} ms): {}", cluster,
+                        ms, e.toString());
+            }
+        });
+    }
+
+    private CompletableFuture<Void> exercise(BookKeeper bk) {
+        return bk.newCreateLedgerOp()
+                .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
+                .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
+                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
+                .execute()
+                .thenCompose(w -> writeReadDelete(bk, w));
     }
 
     private static CompletableFuture<Void> writeReadDelete(BookKeeper bk, WriteHandle w) {

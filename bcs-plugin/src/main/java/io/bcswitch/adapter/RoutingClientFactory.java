@@ -150,6 +150,48 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         return CompletableFuture.allOf(pools.stream().map(p -> p.renew(cluster)).toArray(CompletableFuture[]::new));
     }
 
+    /**
+     * How the switch agent makes a cluster active on this broker: through every pool's client of it, prepared
+     * ahead of the switch and warmed by {@code warm} (client, cluster) when the switch was announced.
+     */
+    io.bcswitch.switching.ClientActivation activation(
+            java.util.function.BiFunction<BookKeeper, String, CompletableFuture<?>> warm) {
+        return new io.bcswitch.switching.ClientActivation() {
+            @Override
+            public CompletableFuture<Void> activate(String cluster) {
+                return renewAll(cluster);
+            }
+
+            @Override
+            public CompletableFuture<Void> activate(String cluster, long firstLedgerId) {
+                return renewAll(cluster, firstLedgerId);
+            }
+
+            @Override
+            public CompletableFuture<Void> prepare(String cluster, long firstLedgerId) {
+                return prepareAll(cluster, firstLedgerId, bk -> warm.apply(bk, cluster));
+            }
+        };
+    }
+
+    /** Puts in use {@code cluster}'s client prepared for its range starting at {@code key} (or a fresh one). */
+    CompletableFuture<Void> renewAll(String cluster, long key) {
+        return CompletableFuture.allOf(pools.stream().map(p -> p.renew(cluster, key))
+                .toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Builds in every pool, without using it yet, {@code cluster}'s client for its range starting at {@code key},
+     * and runs {@code warm} on each (its first ledger opens the metadata session's id range and the bookie
+     * connections). Fails if a client cannot be built; a warm-up that fails only costs its warmth (the warm-up
+     * logs it).
+     */
+    CompletableFuture<Void> prepareAll(String cluster, long key,
+                                       java.util.function.Function<BookKeeper, CompletableFuture<?>> warm) {
+        return CompletableFuture.allOf(pools.stream().map(p -> p.prepare(cluster, key)
+                .thenCompose(bk -> warm.apply(bk).handle((v, e) -> null))).toArray(CompletableFuture[]::new));
+    }
+
     /** Builds the active cluster's client in every pool now, so a broker fails fast at start-up. */
     CompletableFuture<Void> warmUp(String cluster) {
         return CompletableFuture.allOf(pools.stream().map(p -> p.get(cluster)).toArray(CompletableFuture[]::new));

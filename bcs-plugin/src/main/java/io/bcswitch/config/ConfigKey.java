@@ -25,6 +25,14 @@ public record ConfigKey(String name, String defaultValue, String doc) {
     public static final ConfigKey PROBE_TIMEOUT_SECONDS = new ConfigKey("probeTimeoutSeconds", "10",
             "Longest wait for a bookie cluster's metadata service during register, precheck and switch.");
 
+    public static final ConfigKey SWITCH_PREPARE_TIMEOUT_MILLIS = new ConfigKey("switchPrepareTimeoutMillis",
+            "3000",
+            "Before a switch is committed, each broker builds its clients of the target (and writes one probe ledger "
+                    + "through each) so that the first ledgers after the commit do not pay for it; the switch waits "
+                    + "at most this long for every live broker to say it is ready, then commits anyway (a broker not "
+                    + "ready builds its clients when it applies the switch, as with 0). 0: no preparation "
+                    + "(0-60000).");
+
     public static final ConfigKey RESYNC_INTERVAL_SECONDS = new ConfigKey("resyncIntervalSeconds", "30",
             "How often each broker re-reads the switch directive, the range table and the relocation epoch, and "
                     + "re-creates its registry records if they are gone, in case a change notification was missed "
@@ -50,7 +58,8 @@ public record ConfigKey(String name, String defaultValue, String doc) {
 
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
-                PROBE_TIMEOUT_SECONDS, RESYNC_INTERVAL_SECONDS, INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY,
+                PROBE_TIMEOUT_SECONDS, SWITCH_PREPARE_TIMEOUT_MILLIS, RESYNC_INTERVAL_SECONDS,
+                INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY,
                 MIGRATION_BYTES_PER_SECOND, MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS);
     }
 

@@ -15,10 +15,13 @@ import java.util.Properties;
  * @param migration              how the post-switch migration is paced and guarded
  * @param resyncIntervalSeconds  how often each broker re-reads the registry as a safety net
  * @param inventoryReadConcurrency metadata-store reads the ledger inventory has in flight at most
+ * @param switchPrepareTimeoutMillis longest wait, before a switch is committed, for every broker to have its
+ *                               clients of the target ready; 0: no preparation
  */
 public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
                            boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration,
-                           int resyncIntervalSeconds, int inventoryReadConcurrency) {
+                           int resyncIntervalSeconds, int inventoryReadConcurrency,
+                           int switchPrepareTimeoutMillis) {
 
     /**
      * @param concurrency       ledgers copied at the same time
@@ -39,7 +42,8 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                         boolean cutoverEnabled, int probeTimeoutSeconds) {
         this(configPath, currentClusterName, cutoverTopicsPerSecond, cutoverEnabled, probeTimeoutSeconds,
                 Migration.DEFAULTS, Integer.parseInt(ConfigKey.RESYNC_INTERVAL_SECONDS.defaultValue()),
-                Integer.parseInt(ConfigKey.INVENTORY_READ_CONCURRENCY.defaultValue()));
+                Integer.parseInt(ConfigKey.INVENTORY_READ_CONCURRENCY.defaultValue()),
+                Integer.parseInt(ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS.defaultValue()));
     }
 
     public static final String PREFIX = "bookieClusterSwitch.";
@@ -79,8 +83,9 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS, 0, 8760));
         int resync = (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS, 1, 3600);
         int inventoryReads = (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY, 1, 10_000);
+        int prepare = (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS, 0, 60_000);
         return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration, resync,
-                inventoryReads);
+                inventoryReads, prepare);
     }
 
     private static long wholeNumber(Properties props, ConfigKey key, long min, long max) {

@@ -24,13 +24,16 @@ import java.util.Map;
  * @param openHandles        ledger handles this broker holds open, by cluster
  * @param openLedgers        ids of ledgers this broker holds open on clusters other than the active one (at most
  *                           {@link #MAX_OPEN_LISTED} per cluster): cleanup never deletes them there
+ * @param preparedFirstLedgerId first ledger id of the announced switch ({@link SwitchPreparation}) this broker has
+ *                           its clients of the target ready for, 0 for none
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record BrokerCutoverRecord(int formatVersion, String broker, long appliedEpoch, String activeCluster,
                                   int topicsTotal, int topicsMoved, int topicsFailed,
                                   long startedAt, long finishedAt, String activationError, int activationAttempts,
-                                  Map<String, Integer> openHandles, Map<String, List<Long>> openLedgers) {
+                                  Map<String, Integer> openHandles, Map<String, List<Long>> openLedgers,
+                                  long preparedFirstLedgerId) {
     public static final int FORMAT_VERSION = 1;
     public static final int MAX_OPEN_LISTED = 1000;
 
@@ -42,7 +45,7 @@ public record BrokerCutoverRecord(int formatVersion, String broker, long applied
     public BrokerCutoverRecord(int formatVersion, String broker, long appliedEpoch, String activeCluster,
                                int topicsTotal, int topicsMoved, int topicsFailed, long startedAt, long finishedAt) {
         this(formatVersion, broker, appliedEpoch, activeCluster, topicsTotal, topicsMoved, topicsFailed, startedAt,
-                finishedAt, null, 0, Map.of(), Map.of());
+                finishedAt, null, 0, Map.of(), Map.of(), 0L);
     }
 
     public boolean done() {
@@ -61,17 +64,25 @@ public record BrokerCutoverRecord(int formatVersion, String broker, long applied
 
     public BrokerCutoverRecord withActivation(String error, int attempts) {
         return new BrokerCutoverRecord(formatVersion, broker, appliedEpoch, activeCluster, topicsTotal, topicsMoved,
-                topicsFailed, startedAt, finishedAt, error, attempts, openHandles, openLedgers);
+                topicsFailed, startedAt, finishedAt, error, attempts, openHandles, openLedgers, preparedFirstLedgerId);
     }
 
     /** The same record under broker id {@code id}. */
     public BrokerCutoverRecord withBroker(String id) {
         return new BrokerCutoverRecord(formatVersion, id, appliedEpoch, activeCluster, topicsTotal, topicsMoved,
-                topicsFailed, startedAt, finishedAt, activationError, activationAttempts, openHandles, openLedgers);
+                topicsFailed, startedAt, finishedAt, activationError, activationAttempts, openHandles, openLedgers,
+                preparedFirstLedgerId);
     }
 
     public BrokerCutoverRecord withHandles(Map<String, Integer> counts, Map<String, List<Long>> ids) {
         return new BrokerCutoverRecord(formatVersion, broker, appliedEpoch, activeCluster, topicsTotal, topicsMoved,
-                topicsFailed, startedAt, finishedAt, activationError, activationAttempts, counts, ids);
+                topicsFailed, startedAt, finishedAt, activationError, activationAttempts, counts, ids,
+                preparedFirstLedgerId);
+    }
+
+    public BrokerCutoverRecord withPrepared(long firstLedgerId) {
+        return new BrokerCutoverRecord(formatVersion, broker, appliedEpoch, activeCluster, topicsTotal, topicsMoved,
+                topicsFailed, startedAt, finishedAt, activationError, activationAttempts, openHandles, openLedgers,
+                firstLedgerId);
     }
 }

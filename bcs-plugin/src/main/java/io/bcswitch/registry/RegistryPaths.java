@@ -34,6 +34,11 @@ public record RegistryPaths(String root) {
         return root + "/switch-target";
     }
 
+    /** The switch about to be committed (see {@link SwitchPreparation}). */
+    public String switchPrepare() {
+        return root + "/switch-prepare";
+    }
+
     public String brokers() {
         return root + "/brokers";
     }

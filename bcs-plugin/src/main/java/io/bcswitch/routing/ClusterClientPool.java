@@ -17,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * generator's high-order range for the client's whole life, so a cluster that is given a new range
  * needs a new client. The replaced client is kept open until {@link #close()}, because ledger handles
  * opened through it (the ledgers topics are reading and writing) stay bound to it.
+ *
+ * <p>{@link #prepare} builds that new client ahead of the switch, once the cluster has its new range but before
+ * anything routes to it; {@link #renew} with the same range key then puts it in use instead of building one in the
+ * busy first moments after the switch. At most one prepared client per cluster is kept: preparing another range
+ * closes the one before, and so does renewing with another range.
  */
 public final class ClusterClientPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterClientPool.class);
@@ -31,6 +36,12 @@ public final class ClusterClientPool implements AutoCloseable {
     private final ClientFactory factory;
     private final Map<String, CompletableFuture<BookKeeper>> clients = new ConcurrentHashMap<>();
     private final List<BookKeeper> retired = new ArrayList<>();
+    private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
+    private final Map<String, Long> inUseKey = new ConcurrentHashMap<>();
+
+    /** A client built for {@code cluster}'s range starting at {@code key}, not in use yet. */
+    private record Prepared(long key, CompletableFuture<BookKeeper> client) {
+    }
     private volatile boolean closed;
 
     public ClusterClientPool(String name, ClientFactory factory) {
@@ -51,10 +62,73 @@ public final class ClusterClientPool implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Builds, without putting it in use, the client {@link #renew renew(cluster, key)} will put in use: for
+     * {@code cluster}'s range starting at {@code key}. Returns the one already prepared or in use for that key.
+     */
+    public CompletableFuture<BookKeeper> prepare(String cluster, long key) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("client pool " + name + " is closed"));
+        }
+        Long using = inUseKey.get(cluster);
+        if (using != null && using == key) {
+            return get(cluster); // the switch was applied before its preparation reached this broker
+        }
+        Prepared[] replaced = new Prepared[1];
+        Prepared p = prepared.compute(cluster, (c, cur) -> {
+            if (cur != null && cur.key() == key && !cur.client().isCompletedExceptionally()) {
+                return cur;
+            }
+            replaced[0] = cur;
+            return new Prepared(key, build(c));
+        });
+        discard(cluster, replaced[0]);
+        if (closed) {
+            discard(cluster, prepared.remove(cluster));
+        }
+        return p.client();
+    }
+
     /** Builds a fresh client for {@code cluster}; completes once it is the one {@link #get} returns. */
     public CompletableFuture<BookKeeper> renew(String cluster) {
-        CompletableFuture<BookKeeper> fresh = build(cluster);
+        return install(cluster, build(cluster));
+    }
+
+    /**
+     * Puts in use a client for {@code cluster}'s range starting at {@code key}: the one {@link #prepare} built for
+     * that key if there is one that did not fail, else a fresh one. Completes once it is the one {@link #get}
+     * returns.
+     */
+    public CompletableFuture<BookKeeper> renew(String cluster, long key) {
+        Prepared p = prepared.remove(cluster);
+        CompletableFuture<BookKeeper> client;
+        if (p != null && p.key() == key && !p.client().isCompletedExceptionally()) {
+            log.info("[{}] bookie-cluster={} using the client prepared for the range starting at {}", name, cluster,
+                    key);
+            client = p.client().exceptionallyCompose(e -> build(cluster));
+        } else {
+            discard(cluster, p);
+            client = build(cluster);
+        }
+        return install(cluster, client).thenApply(c -> {
+            inUseKey.put(cluster, key);
+            return c;
+        });
+    }
+
+    private void discard(String cluster, Prepared p) {
+        if (p != null) {
+            p.client().thenAccept(c -> {
+                log.info("[{}] bookie-cluster={} closing the client prepared for the range starting at {}: not used",
+                        name, cluster, p.key());
+                closeQuietly(c);
+            });
+        }
+    }
+
+    private CompletableFuture<BookKeeper> install(String cluster, CompletableFuture<BookKeeper> fresh) {
         return fresh.thenApply(client -> {
+            inUseKey.remove(cluster);
             CompletableFuture<BookKeeper> old = clients.put(cluster, CompletableFuture.completedFuture(client));
             if (old != null) {
                 // retire the replaced client once it exists (it may still be being built)
@@ -78,6 +152,8 @@ public final class ClusterClientPool implements AutoCloseable {
      * would build a new one. Completes when it is closed.
      */
     public CompletableFuture<Void> closeClient(String cluster) {
+        discard(cluster, prepared.remove(cluster));
+        inUseKey.remove(cluster);
         CompletableFuture<BookKeeper> f = clients.remove(cluster);
         if (f == null) {
             return CompletableFuture.completedFuture(null);
@@ -123,6 +199,8 @@ public final class ClusterClientPool implements AutoCloseable {
             }
         });
         clients.clear();
+        prepared.values().forEach(p -> p.client().thenAccept(ClusterClientPool::closeQuietly));
+        prepared.clear();
         synchronized (retired) {
             closed = true;
             all.addAll(retired);

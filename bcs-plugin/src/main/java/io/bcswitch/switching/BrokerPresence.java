@@ -37,6 +37,7 @@ public final class BrokerPresence {
     private Map<String, Integer> handleCounts = Map.of();
     private Map<String, List<Long>> handleIds = Map.of();
     private long relocationEpoch = -1;
+    private long preparedFirstLedgerId;
     private final AtomicBoolean writing = new AtomicBoolean();
     private volatile boolean again;
     private volatile boolean closed;
@@ -64,6 +65,17 @@ public final class BrokerPresence {
             }
             activationError = error;
             activationAttempts = attempts;
+        }
+        publish();
+    }
+
+    /** This broker has its clients ready for the announced switch whose range starts at {@code firstLedgerId}. */
+    public void prepared(long firstLedgerId) {
+        synchronized (lock) {
+            if (firstLedgerId == preparedFirstLedgerId) {
+                return;
+            }
+            preparedFirstLedgerId = firstLedgerId;
         }
         publish();
     }
@@ -103,7 +115,7 @@ public final class BrokerPresence {
         String id = brokerId.get();
         synchronized (lock) {
             return cutover == null || id == null ? null : cutover.withActivation(activationError, activationAttempts)
-                    .withHandles(handleCounts, handleIds).withBroker(id);
+                    .withHandles(handleCounts, handleIds).withPrepared(preparedFirstLedgerId).withBroker(id);
         }
     }
 

@@ -90,6 +90,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
             }
             if (n.getPath().equals(registry.paths().switchTarget())) {
                 events.execute(this::applyLatest);
+            } else if (n.getPath().equals(registry.paths().switchPrepare())) {
+                events.execute(this::prepareLatest);
             } else if (n.getPath().equals(registry.paths().relocationEpoch())) {
                 events.execute(() -> reloadRelocations(false));
             } else if (n.getPath().equals(registry.paths().ranges())) {
@@ -219,6 +221,41 @@ public class BrokerSwitchAgent implements AutoCloseable {
         return o;
     }
 
+    /**
+     * Builds this broker's clients for the announced switch (see {@link io.bcswitch.registry.SwitchPreparation})
+     * and then says so in its record, which the switch waits for (boundedly) before committing. Runs beside the
+     * directive's application, not in its queue: a preparation never holds up a switch, and a directive that
+     * arrives first just builds the clients itself (or takes the ones being prepared).
+     */
+    private void prepareLatest() {
+        registry.read(registry.paths().switchPrepare(), io.bcswitch.registry.SwitchPreparation.class)
+                .thenAcceptAsync(vp -> { // building clients may block: never on the metadata store's thread
+                    Ownership o = ownership;
+                    if (closed || o == null || !vp.present() || vp.value().epoch() <= o.activeEpoch()) {
+                        return;
+                    }
+                    var p = vp.value();
+                    long started = System.nanoTime();
+                    log.info("bookie-cluster={} switch epoch={} announced (first ledger id {}): preparing this "
+                            + "broker's clients", p.target(), p.epoch(), p.firstLedgerId());
+                    activation.prepare(p.target(), p.firstLedgerId()).whenComplete((v, e) -> {
+                        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                        if (e != null) {
+                            log.warn("bookie-cluster={} switch epoch={}: cannot prepare clients ({} ms), they will be "
+                                    + "built when the switch is applied: {}", p.target(), p.epoch(), ms, rootMessage(e));
+                        } else {
+                            log.info("bookie-cluster={} switch epoch={}: clients prepared in {} ms", p.target(),
+                                    p.epoch(), ms);
+                            presence.prepared(p.firstLedgerId());
+                        }
+                    });
+                }, events).exceptionally(e -> {
+                    log.warn("Cannot read the announced switch; its clients will be built when it is applied: {}",
+                            e.toString());
+                    return null;
+                });
+    }
+
     /** Applies the newest directive if this broker has not yet; runs on the agent thread. */
     private void applyLatest() {
         applyTail = applyTail.exceptionally(e -> null).thenCompose(v -> closed
@@ -253,7 +290,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
         SwitchDirective d = vd.value();
         merge(Optional.empty(), vd);
         log.info("bookie-cluster={} switch directive epoch={} from {}: activating", d.target(), d.epoch(), d.origin());
-        return activation.activate(d.target()).thenRun(() -> {
+        return activation.activate(d.target(), d.firstLedgerId()).thenRun(() -> {
             synchronized (this) {
                 ownership = ownership.withActive(ownership.ranges().with(d.range()), d.target(), d.epoch());
             }

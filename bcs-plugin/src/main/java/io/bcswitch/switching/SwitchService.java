@@ -44,6 +44,7 @@ public class SwitchService {
     private final Clock clock;
     private final LedgerInventory inventory;
     private final ClusterProbe probe;
+    private final long prepareTimeoutMillis;
 
     public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock,
                          LedgerInventory inventory) {
@@ -55,6 +56,16 @@ public class SwitchService {
      */
     public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock,
                          LedgerInventory inventory, ClusterProbe probe) {
+        this(registry, metadata, requiredBookies, clock, inventory, probe, 0);
+    }
+
+    /**
+     * @param prepareTimeoutMillis longest wait, before committing a switch, for every live broker to have its clients
+     *                             of the target ready; 0: commit without announcing the switch first
+     */
+    public SwitchService(RegistryStore registry, ClusterMetadataAccess metadata, int requiredBookies, Clock clock,
+                         LedgerInventory inventory, ClusterProbe probe, long prepareTimeoutMillis) {
+        this.prepareTimeoutMillis = prepareTimeoutMillis;
         this.registry = registry;
         this.metadata = metadata;
         this.requiredBookies = requiredBookies;
@@ -501,6 +512,8 @@ public class SwitchService {
                     return previousRecorded
                             .thenCompose(v -> metadata.forLocation(loc))
                             .thenCompose(m -> m.advanceHighOrderBits(report.proposedHighOrderBits()))
+                            .thenCompose(v -> prepareBrokers(target, d.present() ? d.value().epoch() + 1 : 1,
+                                    report.proposedFirstLedgerId()))
                             .thenCompose(v -> {
                                 long epoch = d.present() ? d.value().epoch() + 1 : 1;
                                 SwitchDirective next = new SwitchDirective(SwitchDirective.FORMAT_VERSION, target,
@@ -532,6 +545,61 @@ public class SwitchService {
                                         .thenApply(v -> new SwitchResult(next, report));
                             });
                 })));
+    }
+
+    private static final long PREPARE_POLL_MILLIS = 25;
+
+    /**
+     * Announces the switch about to be committed (its target already has the new range) and waits, at most
+     * {@code prepareTimeoutMillis}, until every live broker says it has its clients of the target ready. Never
+     * fails: the announcement only saves the brokers work in the first moments after the commit, so a broker that
+     * is slow or cannot prepare is left to build its clients when it applies the directive, as without it.
+     */
+    private CompletableFuture<Void> prepareBrokers(String target, long epoch, long firstLedgerId) {
+        if (prepareTimeoutMillis <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long started = System.nanoTime();
+        long deadline = started + prepareTimeoutMillis * 1_000_000L;
+        var announcement = new io.bcswitch.registry.SwitchPreparation(
+                io.bcswitch.registry.SwitchPreparation.FORMAT_VERSION, target, epoch, firstLedgerId, clock.millis());
+        return registry.update(registry.paths().switchPrepare(), io.bcswitch.registry.SwitchPreparation.class,
+                        cur -> Optional.of(announcement))
+                .thenCompose(w -> awaitPrepared(firstLedgerId, deadline))
+                .handle((waiting, e) -> {
+                    long ms = (System.nanoTime() - started) / 1_000_000L;
+                    if (e != null) {
+                        log.warn("bookie-cluster={} epoch={}: cannot announce the switch ({} ms), committing it "
+                                + "anyway: {}", target, epoch, ms, rootMessage(e));
+                    } else if (waiting.isEmpty()) {
+                        log.info("bookie-cluster={} epoch={}: every live broker prepared its clients in {} ms", target,
+                                epoch, ms);
+                    } else {
+                        log.warn("bookie-cluster={} epoch={}: broker(s) {} did not prepare their clients within {} ms;"
+                                + " committing anyway (they build them when they apply the switch)", target, epoch,
+                                waiting, prepareTimeoutMillis);
+                    }
+                    return null;
+                });
+    }
+
+    /** Live brokers not ready for the range starting at {@code firstLedgerId} at the deadline (empty: none). */
+    private CompletableFuture<List<String>> awaitPrepared(long firstLedgerId, long deadlineNanos) {
+        return BrokerView.read(registry).thenCompose(view -> {
+            List<String> waiting = new ArrayList<>();
+            for (String b : view.live()) {
+                var r = view.records().get(b);
+                if (r == null || r.preparedFirstLedgerId() != firstLedgerId) {
+                    waiting.add(b);
+                }
+            }
+            if (waiting.isEmpty() || System.nanoTime() >= deadlineNanos) {
+                return CompletableFuture.completedFuture(waiting);
+            }
+            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(PREPARE_POLL_MILLIS,
+                    java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(x -> awaitPrepared(firstLedgerId,
+                    deadlineNanos));
+        });
     }
 
     public CompletableFuture<StatusReport> status() {

@@ -41,6 +41,7 @@ class SwitchConfigTest {
                 c.cutoverTopicsPerSecond());
         assertEquals(Boolean.parseBoolean(ConfigKey.CUTOVER_ENABLED.defaultValue()), c.cutoverEnabled());
         assertEquals(Integer.parseInt(ConfigKey.PROBE_TIMEOUT_SECONDS.defaultValue()), c.probeTimeoutSeconds());
+        assertEquals(3000, c.switchPrepareTimeoutMillis());
     }
 
     @Test
@@ -56,6 +57,8 @@ class SwitchConfigTest {
         assertEquals(0.5, SwitchConfig.from(props("cutoverTopicsPerSecond", "0.5")).cutoverTopicsPerSecond());
         assertEquals(1, SwitchConfig.from(props("probeTimeoutSeconds", "1")).probeTimeoutSeconds());
         assertEquals(7, SwitchConfig.from(props("inventoryReadConcurrency", "7")).inventoryReadConcurrency());
+        assertEquals(0, SwitchConfig.from(props("switchPrepareTimeoutMillis", "0")).switchPrepareTimeoutMillis());
+        assertEquals(250, SwitchConfig.from(props("switchPrepareTimeoutMillis", "250")).switchPrepareTimeoutMillis());
     }
 
     @Test
@@ -72,6 +75,9 @@ class SwitchConfigTest {
         assertRejected("configPath", "/trailing/");
         assertRejected("configPath", "");
         assertRejected("configPath", "/");
+        assertRejected("switchPrepareTimeoutMillis", "-1", "between 0 and 60000");
+        assertRejected("switchPrepareTimeoutMillis", "60001", "between 0 and 60000");
+        assertRejected("switchPrepareTimeoutMillis", "1.5", "not a whole number");
         assertRejected("currentClusterName", "has space", "has space");
         assertRejected("currentClusterName", "..");
         assertRejected("currentClusterName", "x".repeat(65));

@@ -84,6 +84,15 @@ class PersistedFormatTest {
     }
 
     @Test
+    void switchPreparationV1() {
+        String json = "{\"formatVersion\":1,\"target\":\"west\",\"epoch\":3,\"firstLedgerId\":21474836480,"
+                + "\"ts\":1700000200000,\"by\":\"broker-2\"}";
+        SwitchPreparation p = read(json, SwitchPreparation.class);
+        assertEquals(new SwitchPreparation(1, "west", 3, 5L << 32, 1700000200000L), p);
+        assertEquals(Set.of("formatVersion", "target", "epoch", "firstLedgerId", "ts"), fieldNames(p));
+    }
+
+    @Test
     void brokerCutoverRecordV1() {
         String json = "{\"formatVersion\":1,\"broker\":\"broker-1:8080\",\"appliedEpoch\":2,"
                 + "\"activeCluster\":\"west\",\"topicsTotal\":10,\"topicsMoved\":9,\"topicsFailed\":1,"
@@ -96,7 +105,9 @@ class PersistedFormatTest {
                 + "\"topicsTotal\":10,\"topicsMoved\":3,\"topicsFailed\":0,\"startedAt\":5,\"finishedAt\":0}";
         assertFalse(read(running, BrokerCutoverRecord.class).done());
         assertEquals(Set.of("formatVersion", "broker", "appliedEpoch", "activeCluster", "topicsTotal",
-                "topicsMoved", "topicsFailed", "startedAt", "finishedAt", "activationAttempts"), fieldNames(r));
+                "topicsMoved", "topicsFailed", "startedAt", "finishedAt", "activationAttempts", "preparedFirstLedgerId"),
+                fieldNames(r));
+        assertEquals(0, r.preparedFirstLedgerId(), "a record written before switches were announced: none prepared");
         // what a broker with open handles and a failed activation writes
         BrokerCutoverRecord full = r.withActivation("cannot build c's client", 3)
                 .withHandles(java.util.Map.of("a", 2, "b", 9), java.util.Map.of("a", List.of(7L, 8L)));

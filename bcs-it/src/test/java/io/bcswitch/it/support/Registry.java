@@ -20,6 +20,24 @@ public final class Registry {
         return snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
     }
 
+    /** Writes {@code json} at {@code path} straight into ZooKeeper (created if missing), as a broker would. */
+    public static void put(String zkConnect, String path, String json) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(zkConnect, 30_000, e -> connected.countDown());
+        try {
+            connected.await(30, TimeUnit.SECONDS);
+            byte[] data = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            if (zk.exists(path, false) == null) {
+                zk.create(path, data, org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        org.apache.zookeeper.CreateMode.PERSISTENT);
+            } else {
+                zk.setData(path, data, -1);
+            }
+        } finally {
+            zk.close();
+        }
+    }
+
     /** Every node under each of {@code roots}: path to "version:data-as-hex". */
     public static Map<String, String> snapshot(String zkConnect, String... roots) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);

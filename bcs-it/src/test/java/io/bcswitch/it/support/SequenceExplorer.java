@@ -62,7 +62,7 @@ public final class SequenceExplorer {
         SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
         UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
         ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
-        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1);
+        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1);
 
         final int weight;
 
@@ -339,6 +339,24 @@ public final class SequenceExplorer {
                     b.healBookKeeperClients();
                 }
                 return "switch to " + t + " while broker " + i + " cannot build its client for 3 s -> " + sw + back;
+            }
+            case ABANDONED_ANNOUNCEMENT -> {
+                // a switch announced by a broker that died before committing it (its brokers prepared clients of the
+                // target for a range the target was never given), then a real switch to the same cluster: no broker
+                // may create a ledger through a client prepared for the abandoned range
+                String t = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+                if (t == null) {
+                    return "abandoned announcement: no target";
+                }
+                JsonNode d = status().get("directive");
+                long epoch = (d == null || d.isNull() ? 0 : d.get("epoch").asLong()) + 1;
+                long bogusFirstId = (60L + random.nextInt(60)) << 32;
+                Registry.put(cluster.zkConnectString(), "/admin/bookie-clusters/switch-prepare",
+                        "{\"formatVersion\":1,\"target\":\"" + t + "\",\"epoch\":" + epoch
+                                + ",\"firstLedgerId\":" + bogusFirstId + ",\"ts\":" + System.currentTimeMillis() + "}");
+                Thread.sleep(1_000);
+                return "announce a switch to " + t + " (epoch " + epoch + ", first id " + bogusFirstId + ") that is "
+                        + "never committed, then switch to " + t + " -> " + answer(rest().switchTo(t));
             }
             case REGISTER_DUPLICATE -> {
                 // the same bookie cluster under another name and another spelling of its ZooKeeper address

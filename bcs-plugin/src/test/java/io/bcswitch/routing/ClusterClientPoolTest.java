@@ -1,0 +1,95 @@
+package io.bcswitch.routing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.routing.SwitchRouterTest.DummyClient;
+import io.bcswitch.routing.SwitchRouterTest.FakeFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Clients prepared ahead of a switch: used by the switch they were built for, and by nothing else. */
+class ClusterClientPoolTest {
+    private static final long KEY = 4L << 32;
+    private static final long OTHER_KEY = 6L << 32;
+
+    private FakeFactory factory;
+    private ClusterClientPool pool;
+
+    @BeforeEach
+    void setUp() {
+        factory = new FakeFactory();
+        pool = new ClusterClientPool("test", factory);
+    }
+
+    @AfterEach
+    void tearDown() {
+        pool.close();
+    }
+
+    private DummyClient inUse(String cluster) throws Exception {
+        return (DummyClient) pool.get(cluster).get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aPreparedClientIsNotUsedBeforeTheSwitchAndIsTheOneTheSwitchUses() throws Exception {
+        DummyClient before = inUse("b");
+        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        assertNotSame(before, prepared);
+        assertSame(before, inUse("b"), "until the switch, creates keep going through the client in use");
+
+        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        assertSame(prepared, inUse("b"), "the switch uses the client prepared for its range");
+        assertEquals(2, factory.buildsOf("b"), "nothing built at the switch");
+        assertFalse(prepared.closed);
+        assertFalse(before.closed, "the replaced client stays open for the handles opened through it");
+    }
+
+    @Test
+    void aSwitchToAnotherRangeNeverUsesAClientPreparedForAnEarlierOne() throws Exception {
+        DummyClient stale = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.renew("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        assertNotSame(stale, inUse("b"), "a client prepared for another range would issue ids of that range");
+        assertTrue(stale.closed, "the unused prepared client is closed");
+    }
+
+    @Test
+    void preparingAnotherRangeClosesTheClientPreparedBefore() throws Exception {
+        DummyClient first = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        DummyClient second = (DummyClient) pool.prepare("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        assertTrue(first.closed);
+        assertSame(second, pool.prepare("b", OTHER_KEY).get(5, TimeUnit.SECONDS), "preparing twice builds once");
+        pool.renew("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        assertSame(second, inUse("b"));
+    }
+
+    @Test
+    void aPreparationThatFailedIsReplacedByAFreshClientAtTheSwitch() throws Exception {
+        factory.failNext.put("b", new AtomicInteger(1));
+        assertTrue(pool.prepare("b", KEY).handle((c, e) -> e != null).get(5, TimeUnit.SECONDS));
+        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        assertEquals("b", inUse("b").cluster);
+        assertEquals(2, factory.buildsOf("b"));
+    }
+
+    @Test
+    void anAnnouncementThatArrivesAfterItsSwitchWasAppliedBuildsNothing() throws Exception {
+        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        DummyClient used = inUse("b");
+        assertSame(used, pool.prepare("b", KEY).get(5, TimeUnit.SECONDS));
+        assertEquals(1, factory.buildsOf("b"));
+    }
+
+    @Test
+    void closingThePoolClosesAPreparedClient() throws Exception {
+        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.close();
+        assertTrue(prepared.closed);
+    }
+}

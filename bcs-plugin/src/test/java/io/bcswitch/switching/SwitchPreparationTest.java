@@ -1,0 +1,178 @@
+package io.bcswitch.switching;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.precheck.ClusterMetadataAccess;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BootstrapRecord;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.SwitchPreparation;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A switch is announced before it is committed, so brokers build their clients of the target outside the first
+ * busy moments after the commit: the commit waits for every live broker to be ready, but never longer than the
+ * configured bound, and a broker uses the clients prepared only for the switch they were prepared for.
+ */
+class SwitchPreparationTest {
+    private static final String WEST_URI = "zk+hierarchical://127.0.0.1:1/ledgers";
+    private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2/ledgers";
+    private static final long EAST_FIRST_ID = 2L << 32;
+
+    /** What the agent asked of its clients, in order. */
+    private static final class RecordingActivation implements ClientActivation {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        volatile CompletableFuture<Void> preparation = new CompletableFuture<>();
+
+        @Override
+        public CompletableFuture<Void> activate(String cluster) {
+            calls.add("activate " + cluster);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> activate(String cluster, long firstLedgerId) {
+            calls.add("activate " + cluster + " " + firstLedgerId);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> prepare(String cluster, long firstLedgerId) {
+            calls.add("prepare " + cluster + " " + firstLedgerId);
+            return preparation;
+        }
+    }
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private ClusterMetadataAccess access;
+    private BrokerSwitchAgent agent;
+    private final RecordingActivation activation = new RecordingActivation();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
+        put("/ledgers/LAYOUT", "2\norg.apache.bookkeeper.meta.HierarchicalLedgerManagerFactory:1");
+        put("/ledgers/available/b1:3181", "");
+        put("/ledgers/available/b2:3181", "");
+        registry.write(registry.paths().cluster("west"), new BookieClusterRecord(1, "west", WEST_URI,
+                ClusterStatus.ACTIVE, 1L), -1).join();
+        registry.write(registry.paths().cluster("east"), new BookieClusterRecord(1, "east", EAST_URI,
+                ClusterStatus.STANDBY, 2L), -1).join();
+        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "west", 1L), -1).join();
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap("west", 1L), -1).join();
+        registry.raiseWatermark("west", 0, 1000, 1, "broker start").join();
+        access = new ClusterMetadataAccess(store, 1500);
+
+        BrokerPresence presence = new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC());
+        agent = new BrokerSwitchAgent(registry, new SwitchConfig("/admin/bookie-clusters", "", 50, true, 10),
+                activation, o -> { }, presence, Clock.systemUTC());
+        agent.start(WEST_URI).get(10, TimeUnit.SECONDS);
+        presence.cutover(new BrokerCutoverRecord(1, "broker-1", 0, "west", 0, 0, 0, 1, 2));
+        await(() -> registry.listBrokerProgress().join().size() == 1, "the broker's record");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        agent.close();
+        access.close();
+        store.close();
+    }
+
+    private SwitchService service(long prepareTimeoutMillis) {
+        SwitchService s = new SwitchService(registry, access, 2, Clock.systemUTC(),
+                () -> CompletableFuture.completedFuture(List.of()), io.bcswitch.precheck.ClusterProbe.NONE,
+                prepareTimeoutMillis);
+        s.setImplicitBrokerUri(EAST_URI);
+        return s;
+    }
+
+    private void put(String path, String value) {
+        store.put(path, value.getBytes(StandardCharsets.UTF_8), Optional.empty()).join();
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("not within 20 s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private long preparedOnRecord() {
+        return registry.listBrokerProgress().join().get(0).preparedFirstLedgerId();
+    }
+
+    @Test
+    void theSwitchIsCommittedOnlyOnceEveryLiveBrokerHasItsClientsReady() throws Exception {
+        CompletableFuture<SwitchResult> switching = service(60_000).switchTo("east");
+
+        await(() -> activation.calls.contains("prepare east " + EAST_FIRST_ID), "the broker preparing east");
+        SwitchPreparation announced = registry.read(registry.paths().switchPrepare(), SwitchPreparation.class).join()
+                .value();
+        assertEquals(new SwitchPreparation(1, "east", 1, EAST_FIRST_ID, announced.ts()), announced);
+        Thread.sleep(300);
+        assertFalse(switching.isDone(), "the switch waits for the broker");
+        assertFalse(registry.readDirective().join().present(), "nothing is committed while a broker prepares");
+
+        activation.preparation.complete(null);
+        SwitchResult r = switching.get(20, TimeUnit.SECONDS);
+        assertEquals(EAST_FIRST_ID, r.directive().firstLedgerId());
+        assertEquals(EAST_FIRST_ID, preparedOnRecord(), "the broker said it was ready for exactly this range");
+        await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
+        assertEquals(List.of("activate west", "prepare east " + EAST_FIRST_ID, "activate east " + EAST_FIRST_ID),
+                activation.calls, "the switch is applied with the range it was prepared for");
+    }
+
+    @Test
+    void aBrokerThatNeverGetsReadyHoldsTheSwitchOnlyUntilTheBound() throws Exception {
+        // the preparation never completes (a hung client build): the switch still commits, and the broker applies it
+        SwitchResult r = service(400).switchTo("east").get(20, TimeUnit.SECONDS);
+        assertEquals("east", r.directive().target());
+        assertTrue(activation.calls.contains("prepare east " + EAST_FIRST_ID), activation.calls.toString());
+        await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active although its preparation never finished");
+        assertEquals(0, preparedOnRecord());
+    }
+
+    @Test
+    void withoutABoundNothingIsAnnounced() throws Exception {
+        service(0).switchTo("east").get(20, TimeUnit.SECONDS);
+        await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
+        assertFalse(registry.read(registry.paths().switchPrepare(), SwitchPreparation.class).join().present());
+        assertEquals(List.of("activate west", "activate east " + EAST_FIRST_ID), activation.calls);
+    }
+
+    @Test
+    void anAnnouncementOfASwitchAlreadyAppliedIsIgnored() throws Exception {
+        service(0).switchTo("east").get(20, TimeUnit.SECONDS);
+        await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
+        // a late or replayed announcement of epoch 1 (e.g. written by a switch that lost the compare-and-set)
+        registry.update(registry.paths().switchPrepare(), SwitchPreparation.class,
+                cur -> Optional.of(new SwitchPreparation(1, "west", 1, 9L << 32, 5L))).join();
+        Thread.sleep(300);
+        assertFalse(activation.calls.stream().anyMatch(c -> c.startsWith("prepare")), activation.calls.toString());
+    }
+}
