@@ -55,7 +55,7 @@ class SequenceExplorerTest {
             // topics whose data is on that cluster come and go, and every message must still arrive
             new Script(477L, List.of(SequenceExplorer.Action.SWITCH,
                     SequenceExplorer.Action.CLEANUP_DURING_SUBSCRIPTION_CHURN, SequenceExplorer.Action.SWITCH,
-                    SequenceExplorer.Action.CLEANUP_DURING_SUBSCRIPTION_CHURN),
+                    SequenceExplorer.Action.CLEANUP_DURING_SUBSCRIPTION_CHURN)),
             // found by design review, not by a run: switches are announced before they are committed and brokers
             // prepare their clients of the target; an announcement whose switch never came must not leave a broker
             // creating ledgers with a client of another range when the target is really switched to
