@@ -138,6 +138,9 @@ final class CutoverAtScale implements Scenario {
         settings.put("payloadBytes", PAYLOAD);
         settings.put("cutoverTopicsPerSecond", pace);
         settings.put("rounds", o.rounds());
+        if (!Sides.pluginConfig().isEmpty()) {
+            settings.put("pluginConfig", Sides.pluginConfig());
+        }
         settings.put("secondsWarmUpBeforeTail", List.of(warm, before, tail));
         settings.put("shape", "per side: ZooKeeper, brokers, 1 bookie per bookie cluster (plugin: 2 clusters)");
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, series);

@@ -65,11 +65,34 @@ final class Sides implements AutoCloseable {
     private Sides() {
     }
 
+    /**
+     * Plugin settings for the plugin side, to look into one of them
+     * ({@code JAVA_OPTS=-Dbench.plugin.config=switchPrepareTimeoutMillis=0,cutoverTopicsPerSecond=100}); empty by
+     * default: the benchmarks measure the defaults.
+     */
+    static final String PLUGIN_CONFIG_PROPERTY = "bench.plugin.config";
+
+    static Map<String, String> pluginConfig() {
+        Map<String, String> out = new LinkedHashMap<>();
+        String given = System.getProperty(PLUGIN_CONFIG_PROPERTY, "");
+        for (String kv : given.split(",")) {
+            if (!kv.isBlank()) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException(PLUGIN_CONFIG_PROPERTY + ": not key=value: " + kv);
+                }
+                out.put(io.bcswitch.config.SwitchConfig.PREFIX + kv.substring(0, eq).trim(),
+                        kv.substring(eq + 1).trim());
+            }
+        }
+        return out;
+    }
+
     /** Stock storage and the plugin's, one bookie per cluster. */
     static Sides stockAndPlugin(int brokers, int pluginClusters) throws Exception {
         Map<String, Spec> specs = new LinkedHashMap<>();
         specs.put(STOCK, new Spec(false, 1, 1, brokers, Map.of()));
-        specs.put(PLUGIN, new Spec(true, pluginClusters, 1, brokers, Map.of()));
+        specs.put(PLUGIN, new Spec(true, pluginClusters, 1, brokers, pluginConfig()));
         return start(specs);
     }
 

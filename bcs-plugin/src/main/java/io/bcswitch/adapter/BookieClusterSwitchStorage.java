@@ -155,10 +155,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
                 config.migration(), clock, auditor));
         service.onSwitchCommitted(orchestrator::switchAccepted);
-        agent.onDeprecated(cluster -> {
+        // closing a client blocks: not on the agent's thread, which applies directives
+        agent.onDeprecated(cluster -> probeCloser.execute(() -> {
             routingFactory.closeClients(cluster);
             migrationPool.closeClient(cluster);
-        });
+        }));
     }
 
     /** Publishes the handles this broker's routing clients hold open, by cluster (every few seconds). */

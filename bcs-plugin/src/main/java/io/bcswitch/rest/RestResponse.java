@@ -14,6 +14,24 @@ public record RestResponse(int status, Object body) {
         return new RestResponse(status, Map.of("error", message));
     }
 
+    /**
+     * The answer for a request whose handling did not produce one: not finished within {@code timeoutSeconds}
+     * (503: it may still be running, so the caller should look at the status before retrying), or failed with an
+     * error the API did not map (500, with that error: never reported as a timeout).
+     */
+    public static RestResponse unanswered(Throwable failure, long timeoutSeconds) {
+        Throwable t = failure;
+        while ((t instanceof java.util.concurrent.ExecutionException
+                || t instanceof java.util.concurrent.CompletionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof java.util.concurrent.TimeoutException) {
+            return error(503, "request did not complete within " + timeoutSeconds + "s; it may still be running: "
+                    + "check status before retrying");
+        }
+        return error(500, "request failed: " + (t.getMessage() != null ? t.getMessage() : t.toString()));
+    }
+
     public static RestResponse error(int status, String message, String detailName, Object detail) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", message);

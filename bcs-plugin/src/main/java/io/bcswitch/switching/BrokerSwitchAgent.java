@@ -377,7 +377,9 @@ public class BrokerSwitchAgent implements AutoCloseable {
                     if (!full && rec.epoch() == ownership.relocationEpoch()) {
                         return CompletableFuture.completedFuture(null);
                     }
-                    return readRelocations(full ? null : ownership).thenAccept(r -> {
+                    // what the listeners do may block (closing a retired cluster's clients): on the agent's
+                    // thread, never on the metadata store's
+                    return readRelocations(full ? null : ownership).thenAcceptAsync(r -> {
                         synchronized (this) {
                             if (full || r.epoch() >= ownership.relocationEpoch()) {
                                 ownership = ownership.withRelocations(r.homes(), r.epoch());
@@ -386,13 +388,13 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         log.info("relocation epoch={} applied: {} relocated ledger(s) ({} read)", r.epoch(),
                                 r.homes().size(), r.read());
                         relocationListener.accept(r.epoch());
-                    }).thenCompose(x -> registry.listClusters()).thenAccept(clusters -> {
+                    }, events).thenCompose(x -> registry.listClusters()).thenAcceptAsync(clusters -> {
                         for (BookieClusterRecord c : clusters) {
                             if (c.status() == ClusterStatus.DEPRECATED) {
                                 deprecatedListener.accept(c.name());
                             }
                         }
-                    });
+                    }, events);
                 }).exceptionally(e -> {
                     log.warn("Cannot read the relocation table; routing with the previous one: {}", e.toString());
                     return null;
@@ -402,7 +404,10 @@ public class BrokerSwitchAgent implements AutoCloseable {
     private volatile java.util.function.LongConsumer relocationListener = e -> { };
     private volatile java.util.function.Consumer<String> deprecatedListener = c -> { };
 
-    /** Told (on the agent thread) each DEPRECATED cluster when the registry changes: its clients can close. */
+    /**
+     * Told (on the agent thread) each DEPRECATED cluster when the registry changes: its clients can close. The
+     * listener must not block for long: the agent applies directives on the same thread.
+     */
     public void onDeprecated(java.util.function.Consumer<String> listener) {
         this.deprecatedListener = listener;
     }
@@ -410,10 +415,12 @@ public class BrokerSwitchAgent implements AutoCloseable {
     /** Told (on the agent thread) each relocation epoch this broker now routes with. */
     public void onRelocationsApplied(java.util.function.LongConsumer listener) {
         this.relocationListener = listener;
-        Ownership o = ownership;
-        if (o != null) {
-            listener.accept(o.relocationEpoch());
-        }
+        events.execute(() -> {
+            Ownership o = ownership;
+            if (o != null) {
+                listener.accept(o.relocationEpoch());
+            }
+        });
     }
 
     /** Idempotent completion of a switch's follow-up writes, in case the broker that switched died. */

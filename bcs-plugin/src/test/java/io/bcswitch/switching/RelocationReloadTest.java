@@ -72,6 +72,33 @@ class RelocationReloadTest {
         return agent.ownership().owner(id).orElseThrow();
     }
 
+    /**
+     * What the broker does when told (publish its records, close the clients of a retired cluster, which blocks)
+     * must never run on the metadata store's notification thread: blocking it stalls every registry read and
+     * write of the broker, the switch agent's included.
+     */
+    @Test
+    void listenersAreToldOnTheAgentsThreadNeverOnTheMetadataStores() throws Exception {
+        java.util.List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        agent.onRelocationsApplied(e -> threads.add("relocations epoch " + e + " on " + Thread.currentThread()
+                .getName()));
+        agent.onDeprecated(c -> threads.add("deprecated " + c + " on " + Thread.currentThread().getName()));
+        registry.write(registry.paths().cluster("a"), new io.bcswitch.registry.BookieClusterRecord(1, "a", "zk:a",
+                io.bcswitch.registry.ClusterStatus.DEPRECATED, 1L), -1).get();
+        relocate(10);
+        assertEquals(1, registry.bumpRelocationEpoch(0, List.of(10L)).get());
+        awaitEpoch(1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (threads.stream().noneMatch(t -> t.startsWith("deprecated a"))) {
+            assertTrue(System.nanoTime() < deadline, "told that a is deprecated: " + threads);
+            Thread.sleep(10);
+        }
+        assertTrue(threads.stream().anyMatch(t -> t.startsWith("relocations epoch 1")), threads.toString());
+        for (String t : threads) {
+            assertTrue(t.endsWith(" on bcs-switch-agent"), t);
+        }
+    }
+
     @Test
     void oneEpochBehindReadsOnlyWhatTheEpochListsElseEverything() throws Exception {
         relocate(10);

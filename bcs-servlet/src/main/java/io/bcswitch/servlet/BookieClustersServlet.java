@@ -84,7 +84,7 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
                 Thread.currentThread().interrupt();
                 out = RestResponse.error(503, "interrupted");
             } catch (ExecutionException | TimeoutException e) {
-                out = RestResponse.error(503, "request did not complete within " + REQUEST_TIMEOUT_SECONDS + "s");
+                out = RestResponse.unanswered(e, REQUEST_TIMEOUT_SECONDS);
             }
         }
         byte[] json = BookieClustersApi.toJson(out);

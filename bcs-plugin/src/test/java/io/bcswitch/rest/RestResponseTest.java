@@ -1,0 +1,44 @@
+package io.bcswitch.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+
+class RestResponseTest {
+
+    private static Throwable failureOf(CompletableFuture<?> f) {
+        try {
+            f.get(5, TimeUnit.SECONDS);
+            throw new AssertionError("expected a failure");
+        } catch (ExecutionException | TimeoutException e) {
+            return e;
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void aRequestThatFailedIsNeverReportedAsATimeout() {
+        RestResponse r = RestResponse.unanswered(failureOf(CompletableFuture.failedFuture(
+                new IllegalStateException("the broker record cannot be read"))), 60);
+        assertEquals(500, r.status());
+        assertEquals(Map.of("error", "request failed: the broker record cannot be read"), r.body());
+    }
+
+    @Test
+    void aRequestStillRunningSaysSoAndPointsAtStatus() {
+        RestResponse r = RestResponse.unanswered(new TimeoutException(), 60);
+        assertEquals(503, r.status());
+        assertEquals(Map.of("error", "request did not complete within 60s; it may still be running: check status "
+                + "before retrying"), r.body());
+        // a timeout the handling itself ran into is a timeout too
+        RestResponse inner = RestResponse.unanswered(failureOf(CompletableFuture.failedFuture(
+                new TimeoutException("metadata store"))), 60);
+        assertEquals(503, inner.status());
+    }
+}
