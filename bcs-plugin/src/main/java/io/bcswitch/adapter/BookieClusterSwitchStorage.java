@@ -113,7 +113,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
                 cutoverScheduler, presence::cutover, this::brokerId, clock);
         routingFactory.onDataLedgerCreated(
-                new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler));
+                new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler, cutover::running));
         agent = new BrokerSwitchAgent(registry, config, routingFactory.activation(probe::warm), cutover, presence,
                 clock);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -81,6 +81,12 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         return r == null ? Optional.empty() : Optional.of(r.record());
     }
 
+    /** Whether a cutover runs now: some open ledger of this broker still writes to another cluster. */
+    public boolean running() {
+        Run r = current;
+        return r != null && !r.finished && !r.cancelled;
+    }
+
     @Override
     public void close() {
         scheduler.execute(() -> {
@@ -103,7 +109,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         private int failed;
         private int sweeps;
         private long finishedAt;
-        private boolean finished;
+        private volatile boolean finished;
         private ScheduledFuture<?> rollTask;
         private long periodNanos;
         /** when the next roll is due ({@link System#nanoTime}) */

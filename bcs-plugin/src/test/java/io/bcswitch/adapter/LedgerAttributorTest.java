@@ -82,4 +82,47 @@ class LedgerAttributorTest {
         assertEquals(RegistryException.Kind.INVALID,
                 assertThrows(RegistryException.class, () -> ManagedLedgerTopicLedgers.parse("t", "n s", "x")).kind());
     }
+
+    @Test
+    void writesArePacedNotBunched() {
+        long p = LedgerAttributor.WRITE_PERIOD_NANOS;
+        assertEquals(1_000L, LedgerAttributor.writeSlot(1_000L, 500L), "free now: at once");
+        assertEquals(1_000L + p, LedgerAttributor.writeSlot(1_000L, 1_000L + p), "the next slot, not now");
+        // a thousand ledgers of a cutover, all due at the same moment, spread over thousand periods
+        long next = 0;
+        long last = 0;
+        for (int i = 0; i < 1000; i++) {
+            last = LedgerAttributor.writeSlot(0, next);
+            next = last + p;
+        }
+        assertEquals(999 * p, last);
+        assertEquals(20_000_000_000L, 1000 * p, "50 per second: 20 s for 1,000");
+    }
+
+    /** Nothing is even looked at while the broker's cutover runs; once it is over, the ledger is attributed. */
+    @Test
+    void nothingIsWrittenWhileTheCutoverRuns() throws Exception {
+        java.util.concurrent.ScheduledExecutorService scheduler =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.atomic.AtomicInteger looks = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean cutover = new java.util.concurrent.atomic.AtomicBoolean(true);
+        io.bcswitch.registry.RangeTable table = io.bcswitch.registry.RangeTable.bootstrap("a", 0);
+        try {
+            LedgerAttributor a = new LedgerAttributor(() -> {
+                looks.incrementAndGet();
+                return null; // no factory yet: the attempt is retried
+            }, () -> new io.bcswitch.routing.Ownership(table, "a", 0), scheduler, cutover::get);
+            a.dataLedgerCreated("t/ns/persistent/x", 7, "a");
+            Thread.sleep(LedgerAttributor.FIRST_DELAY_MS + 2 * LedgerAttributor.CUTOVER_WAIT_MS);
+            assertEquals(0, looks.get(), "no managed-ledger metadata is touched during the cutover");
+            cutover.set(false);
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (looks.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            org.junit.jupiter.api.Assertions.assertTrue(looks.get() > 0, "attempted once the cutover is over");
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
 }

@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.precheck.PrecheckReport;
 import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BootstrapRecord;
 import io.bcswitch.registry.ClusterStatus;
-import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
 import java.nio.charset.StandardCharsets;
@@ -39,15 +37,7 @@ class DeadSourcePrecheckTest {
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
         registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
-        put("/ledgers/LAYOUT", "2\norg.apache.bookkeeper.meta.HierarchicalLedgerManagerFactory:1");
-        put("/ledgers/available/b1:3181", "");
-        put("/ledgers/available/b2:3181", "");
-        registry.write(registry.paths().cluster("west"), new BookieClusterRecord(1, "west", DEAD_URI,
-                ClusterStatus.ACTIVE, 1L), -1).join();
-        registry.write(registry.paths().cluster("east"), new BookieClusterRecord(1, "east", EAST_URI,
-                ClusterStatus.STANDBY, 2L), -1).join();
-        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "west", 1L), -1).join();
-        registry.write(registry.paths().ranges(), RangeTable.bootstrap("west", 1L), -1).join();
+        WestAndEast.seed(store, registry, DEAD_URI, EAST_URI);
         access = new ClusterMetadataAccess(store, 1500);
         service = new SwitchService(registry, access, 2, Clock.systemUTC(),
                 () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
@@ -58,10 +48,6 @@ class DeadSourcePrecheckTest {
     void tearDown() throws Exception {
         access.close();
         store.close();
-    }
-
-    private void put(String path, String value) {
-        store.put(path, value.getBytes(StandardCharsets.UTF_8), Optional.empty()).join();
     }
 
     @Test

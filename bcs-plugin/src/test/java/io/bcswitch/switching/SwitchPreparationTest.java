@@ -7,15 +7,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.precheck.ClusterMetadataAccess;
-import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BootstrapRecord;
 import io.bcswitch.registry.BrokerCutoverRecord;
-import io.bcswitch.registry.ClusterStatus;
-import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.SwitchPreparation;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -73,15 +68,7 @@ class SwitchPreparationTest {
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
         registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
-        put("/ledgers/LAYOUT", "2\norg.apache.bookkeeper.meta.HierarchicalLedgerManagerFactory:1");
-        put("/ledgers/available/b1:3181", "");
-        put("/ledgers/available/b2:3181", "");
-        registry.write(registry.paths().cluster("west"), new BookieClusterRecord(1, "west", WEST_URI,
-                ClusterStatus.ACTIVE, 1L), -1).join();
-        registry.write(registry.paths().cluster("east"), new BookieClusterRecord(1, "east", EAST_URI,
-                ClusterStatus.STANDBY, 2L), -1).join();
-        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "west", 1L), -1).join();
-        registry.write(registry.paths().ranges(), RangeTable.bootstrap("west", 1L), -1).join();
+        WestAndEast.seed(store, registry, WEST_URI, EAST_URI);
         registry.raiseWatermark("west", 0, 1000, 1, "broker start").join();
         access = new ClusterMetadataAccess(store, 1500);
 
@@ -106,10 +93,6 @@ class SwitchPreparationTest {
                 prepareTimeoutMillis);
         s.setImplicitBrokerUri(EAST_URI);
         return s;
-    }
-
-    private void put(String path, String value) {
-        store.put(path, value.getBytes(StandardCharsets.UTF_8), Optional.empty()).join();
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
