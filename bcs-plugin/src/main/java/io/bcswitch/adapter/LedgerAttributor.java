@@ -49,9 +49,8 @@ import org.slf4j.LoggerFactory;
  *       managed ledger the factory already publishes (its initial metadata write is done) and that is
  *       open and not fenced, closed or terminated.</li>
  *   <li>Each write is one more managed-ledger metadata write after the one that listed the ledger. During a
- *       cutover every topic of the broker creates a ledger within seconds, and writing their properties at the
- *       same time tripled publish latency p99 during a 1,000-topic cutover in the benchmarks (docs/benchmarks.md).
- *       So nothing is written while this broker's cutover runs (the attempts wait, at most
+ *       cutover every topic of the broker creates a ledger within seconds, the moments publish latency is most
+ *       sensitive to metadata-store load, and the property is only informational. So nothing is written while this broker's cutover runs (the attempts wait, at most
  *       {@value #MAX_CUTOVER_WAIT_MS} ms: a cutover that waits for topics' normal rollover may last hours; their
  *       deadline starts again once they stop waiting), and writes are paced to at most {@value #WRITES_PER_SECOND} per second: the ledgers of
  *       a cutover get their property in the seconds after it.</li>
