@@ -80,12 +80,15 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         inventoryReads = new io.bcswitch.concurrent.InFlightLimit(config.inventoryReadConcurrency());
         MetadataLedgerInventory inventory = new MetadataLedgerInventory(metadataStore, this::factoryOrNull,
                 inventoryReads);
-        routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh);
+        // closes clients that are no longer needed (probe clients, unused prepared ones, a retired cluster's):
+        // BookKeeper.close blocks, so never on a callback thread
         probeCloser = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "bcs-probe-closer");
+            Thread t = new Thread(r, "bcs-client-closer");
             t.setDaemon(true);
             return t;
         });
+        routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh,
+                probeCloser);
         inventoryAnswers = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "bcs-inventory");
             t.setDaemon(true);

@@ -37,8 +37,13 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
     private final LedgerHandleTracker tracker = new LedgerHandleTracker();
     private volatile RoutingBookKeeper.CreateListener createListener;
 
+    private final java.util.concurrent.Executor closer;
+
+    /** @param closer where clients built and then not used are closed ({@code BookKeeper.close} blocks) */
     RoutingClientFactory(BookKeeperClientFactory brokerFactory, RegistryStore registry,
-                         Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh) {
+                         Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh,
+                         java.util.concurrent.Executor closer) {
+        this.closer = closer;
         this.brokerFactory = brokerFactory;
         this.registry = registry;
         this.ownership = ownership;
@@ -94,7 +99,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                     ServiceConfiguration c = BrokerConfigs.isBrokerImplicitCluster(conf, uri)
                             ? conf : BrokerConfigs.withMetadataServiceUri(conf, uri);
                     return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties, statsLogger);
-                }));
+                }), closer);
     }
 
     /**

@@ -31,7 +31,7 @@ public record ConfigKey(String name, String defaultValue, String doc) {
                     + "through each) so that the first ledgers after the commit do not pay for it; the switch waits "
                     + "at most this long for every live broker to say it is ready, then commits anyway (a broker not "
                     + "ready builds its clients when it applies the switch, as with 0). 0: no preparation "
-                    + "(0-60000).");
+                    + "(0-30000: the switch call must answer within the REST API's 60 s).");
 
     public static final ConfigKey RESYNC_INTERVAL_SECONDS = new ConfigKey("resyncIntervalSeconds", "30",
             "How often each broker re-reads the switch directive, the range table and the relocation epoch, and "

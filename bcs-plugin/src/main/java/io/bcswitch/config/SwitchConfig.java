@@ -83,7 +83,7 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS, 0, 8760));
         int resync = (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS, 1, 3600);
         int inventoryReads = (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY, 1, 10_000);
-        int prepare = (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS, 0, 60_000);
+        int prepare = (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS, 0, 30_000);
         return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration, resync,
                 inventoryReads, prepare);
     }

@@ -15,19 +15,23 @@ public record RestResponse(int status, Object body) {
     }
 
     /**
-     * The answer for a request whose handling did not produce one: not finished within {@code timeoutSeconds}
-     * (503: it may still be running, so the caller should look at the status before retrying), or failed with an
-     * error the API did not map (500, with that error: never reported as a timeout).
+     * The answer for a request the servlet stopped waiting for after {@code timeoutSeconds}: 503, and it may still
+     * be running, so the caller should look at the status before retrying.
      */
-    public static RestResponse unanswered(Throwable failure, long timeoutSeconds) {
+    public static RestResponse stillRunning(long timeoutSeconds) {
+        return error(503, "request did not complete within " + timeoutSeconds + "s; it may still be running: "
+                + "check status before retrying");
+    }
+
+    /**
+     * The answer for a request whose handling failed with an error the API did not map to an answer: 500 with that
+     * error (a timeout inside the handling too: it is over, not still running).
+     */
+    public static RestResponse failed(Throwable failure) {
         Throwable t = failure;
         while ((t instanceof java.util.concurrent.ExecutionException
                 || t instanceof java.util.concurrent.CompletionException) && t.getCause() != null) {
             t = t.getCause();
-        }
-        if (t instanceof java.util.concurrent.TimeoutException) {
-            return error(503, "request did not complete within " + timeoutSeconds + "s; it may still be running: "
-                    + "check status before retrying");
         }
         return error(500, "request failed: " + (t.getMessage() != null ? t.getMessage() : t.toString()));
     }

@@ -36,17 +36,31 @@ public final class ClusterClientPool implements AutoCloseable {
     private final ClientFactory factory;
     private final Map<String, CompletableFuture<BookKeeper>> clients = new ConcurrentHashMap<>();
     private final List<BookKeeper> retired = new ArrayList<>();
-    private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
-    private final Map<String, Long> inUseKey = new ConcurrentHashMap<>();
+    private final java.util.concurrent.Executor closer;
+    private final Object preparation = new Object();
+    /** The one client built ahead of a switch and not in use yet (guarded by {@link #preparation}). */
+    private Prepared prepared;
+    /** The client the latest {@link #renew(String, long)} puts (or put) in use (guarded by {@link #preparation}). */
+    private Prepared claimed;
 
-    /** A client built for {@code cluster}'s range starting at {@code key}, not in use yet. */
-    private record Prepared(long key, CompletableFuture<BookKeeper> client) {
+    /** A client built for {@code cluster}'s range starting at {@code key}. */
+    private record Prepared(String cluster, long key, CompletableFuture<BookKeeper> client) {
+        boolean isFor(String c, long k) {
+            return cluster.equals(c) && key == k;
+        }
     }
     private volatile boolean closed;
 
+    /** A pool that closes unused prepared clients on the caller's thread: for tests with clients that do not block. */
     public ClusterClientPool(String name, ClientFactory factory) {
+        this(name, factory, Runnable::run);
+    }
+
+    /** @param closer runs the close of a client that was prepared and not used ({@code BookKeeper.close} blocks) */
+    public ClusterClientPool(String name, ClientFactory factory, java.util.concurrent.Executor closer) {
         this.name = name;
         this.factory = factory;
+        this.closer = closer;
     }
 
     public CompletableFuture<BookKeeper> get(String cluster) {
@@ -64,71 +78,102 @@ public final class ClusterClientPool implements AutoCloseable {
 
     /**
      * Builds, without putting it in use, the client {@link #renew renew(cluster, key)} will put in use: for
-     * {@code cluster}'s range starting at {@code key}. Returns the one already prepared or in use for that key.
+     * {@code cluster}'s range starting at {@code key}. Returns the one already prepared or being put in use for that
+     * key. At most one prepared client is kept: preparing another closes the one before.
      */
     public CompletableFuture<BookKeeper> prepare(String cluster, long key) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("client pool " + name + " is closed"));
         }
-        Long using = inUseKey.get(cluster);
-        if (using != null && using == key) {
-            return get(cluster); // the switch was applied before its preparation reached this broker
-        }
-        Prepared[] replaced = new Prepared[1];
-        Prepared p = prepared.compute(cluster, (c, cur) -> {
-            if (cur != null && cur.key() == key && !cur.client().isCompletedExceptionally()) {
-                return cur;
+        CompletableFuture<BookKeeper> mine = new CompletableFuture<>();
+        Prepared replaced;
+        synchronized (preparation) {
+            if (claimed != null && claimed.isFor(cluster, key)) {
+                return claimed.client(); // the switch was applied before its preparation reached this broker
             }
-            replaced[0] = cur;
-            return new Prepared(key, build(c));
-        });
-        discard(cluster, replaced[0]);
-        if (closed) {
-            discard(cluster, prepared.remove(cluster));
+            if (prepared != null && prepared.isFor(cluster, key) && !prepared.client().isCompletedExceptionally()) {
+                return prepared.client();
+            }
+            replaced = prepared;
+            prepared = new Prepared(cluster, key, mine);
         }
-        return p.client();
+        discard(replaced);
+        pipe(build(cluster), mine);
+        if (closed) {
+            discard(takePrepared());
+        }
+        return mine;
     }
 
     /** Builds a fresh client for {@code cluster}; completes once it is the one {@link #get} returns. */
     public CompletableFuture<BookKeeper> renew(String cluster) {
+        synchronized (preparation) {
+            if (claimed != null && claimed.cluster().equals(cluster)) {
+                claimed = null;
+            }
+        }
         return install(cluster, build(cluster));
     }
 
     /**
      * Puts in use a client for {@code cluster}'s range starting at {@code key}: the one {@link #prepare} built for
-     * that key if there is one that did not fail, else a fresh one. Completes once it is the one {@link #get}
-     * returns.
+     * that key if there is one that did not fail, else a fresh one; a client prepared for anything else is closed.
+     * Completes once it is the one {@link #get} returns.
      */
     public CompletableFuture<BookKeeper> renew(String cluster, long key) {
-        Prepared p = prepared.remove(cluster);
+        CompletableFuture<BookKeeper> fresh = new CompletableFuture<>();
+        Prepared p;
+        boolean usePrepared;
+        synchronized (preparation) {
+            p = prepared;
+            prepared = null;
+            usePrepared = p != null && p.isFor(cluster, key) && !p.client().isCompletedExceptionally();
+            claimed = new Prepared(cluster, key, usePrepared ? p.client() : fresh);
+        }
         CompletableFuture<BookKeeper> client;
-        if (p != null && p.key() == key && !p.client().isCompletedExceptionally()) {
+        if (usePrepared) {
             log.info("[{}] bookie-cluster={} using the client prepared for the range starting at {}", name, cluster,
                     key);
             client = p.client().exceptionallyCompose(e -> build(cluster));
         } else {
-            discard(cluster, p);
-            client = build(cluster);
+            discard(p);
+            pipe(build(cluster), fresh);
+            client = fresh;
         }
-        return install(cluster, client).thenApply(c -> {
-            inUseKey.put(cluster, key);
-            return c;
+        return install(cluster, client);
+    }
+
+    private Prepared takePrepared() {
+        synchronized (preparation) {
+            Prepared p = prepared;
+            prepared = null;
+            return p;
+        }
+    }
+
+    private static void pipe(CompletableFuture<BookKeeper> from, CompletableFuture<BookKeeper> to) {
+        from.whenComplete((c, e) -> {
+            if (e != null) {
+                to.completeExceptionally(e);
+            } else {
+                to.complete(c);
+            }
         });
     }
 
-    private void discard(String cluster, Prepared p) {
+    /** Closes a prepared client that will not be used, once it exists, on the closer (never the caller's thread). */
+    private void discard(Prepared p) {
         if (p != null) {
-            p.client().thenAccept(c -> {
+            p.client().thenAcceptAsync(c -> {
                 log.info("[{}] bookie-cluster={} closing the client prepared for the range starting at {}: not used",
-                        name, cluster, p.key());
+                        name, p.cluster(), p.key());
                 closeQuietly(c);
-            });
+            }, closer);
         }
     }
 
     private CompletableFuture<BookKeeper> install(String cluster, CompletableFuture<BookKeeper> fresh) {
         return fresh.thenApply(client -> {
-            inUseKey.remove(cluster);
             CompletableFuture<BookKeeper> old = clients.put(cluster, CompletableFuture.completedFuture(client));
             if (old != null) {
                 // retire the replaced client once it exists (it may still be being built)
@@ -152,8 +197,17 @@ public final class ClusterClientPool implements AutoCloseable {
      * would build a new one. Completes when it is closed.
      */
     public CompletableFuture<Void> closeClient(String cluster) {
-        discard(cluster, prepared.remove(cluster));
-        inUseKey.remove(cluster);
+        Prepared unused = null;
+        synchronized (preparation) {
+            if (prepared != null && prepared.cluster().equals(cluster)) {
+                unused = prepared;
+                prepared = null;
+            }
+            if (claimed != null && claimed.cluster().equals(cluster)) {
+                claimed = null;
+            }
+        }
+        discard(unused);
         CompletableFuture<BookKeeper> f = clients.remove(cluster);
         if (f == null) {
             return CompletableFuture.completedFuture(null);
@@ -199,8 +253,10 @@ public final class ClusterClientPool implements AutoCloseable {
             }
         });
         clients.clear();
-        prepared.values().forEach(p -> p.client().thenAccept(ClusterClientPool::closeQuietly));
-        prepared.clear();
+        Prepared unused = takePrepared();
+        if (unused != null) {
+            unused.client().thenAccept(ClusterClientPool::closeQuietly);
+        }
         synchronized (retired) {
             closed = true;
             all.addAll(retired);

@@ -415,12 +415,16 @@ public class BrokerSwitchAgent implements AutoCloseable {
     /** Told (on the agent thread) each relocation epoch this broker now routes with. */
     public void onRelocationsApplied(java.util.function.LongConsumer listener) {
         this.relocationListener = listener;
-        events.execute(() -> {
-            Ownership o = ownership;
-            if (o != null) {
-                listener.accept(o.relocationEpoch());
-            }
-        });
+        try {
+            events.execute(() -> {
+                Ownership o = ownership;
+                if (o != null) {
+                    listener.accept(o.relocationEpoch());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the agent is closed: nothing to tell
+        }
     }
 
     /** Idempotent completion of a switch's follow-up writes, in case the broker that switched died. */

@@ -547,7 +547,8 @@ public class SwitchService {
                 })));
     }
 
-    private static final long PREPARE_POLL_MILLIS = 25;
+    private static final long PREPARE_FIRST_POLL_MILLIS = 25;
+    private static final long PREPARE_MAX_POLL_MILLIS = 200;
 
     /**
      * Announces the switch about to be committed (its target already has the new range) and waits, at most
@@ -563,12 +564,18 @@ public class SwitchService {
         long deadline = started + prepareTimeoutMillis * 1_000_000L;
         var announcement = new io.bcswitch.registry.SwitchPreparation(
                 io.bcswitch.registry.SwitchPreparation.FORMAT_VERSION, target, epoch, firstLedgerId, clock.millis());
+        // the bound holds whatever the metadata store does: a read that hangs ends the wait like a slow broker
         return registry.update(registry.paths().switchPrepare(), io.bcswitch.registry.SwitchPreparation.class,
                         cur -> Optional.of(announcement))
-                .thenCompose(w -> awaitPrepared(firstLedgerId, deadline))
+                .thenCompose(w -> awaitPrepared(firstLedgerId, deadline, PREPARE_FIRST_POLL_MILLIS))
+                .orTimeout(prepareTimeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
                 .handle((waiting, e) -> {
                     long ms = (System.nanoTime() - started) / 1_000_000L;
-                    if (e != null) {
+                    if (e != null && RegistryStore.unwrap(e) instanceof java.util.concurrent.TimeoutException) {
+                        log.warn("bookie-cluster={} epoch={}: not every broker said it prepared its clients within "
+                                + "{} ms; committing anyway (those that did not build them when they apply the "
+                                + "switch)", target, epoch, prepareTimeoutMillis);
+                    } else if (e != null) {
                         log.warn("bookie-cluster={} epoch={}: cannot announce the switch ({} ms), committing it "
                                 + "anyway: {}", target, epoch, ms, rootMessage(e));
                     } else if (waiting.isEmpty()) {
@@ -583,8 +590,12 @@ public class SwitchService {
                 });
     }
 
-    /** Live brokers not ready for the range starting at {@code firstLedgerId} at the deadline (empty: none). */
-    private CompletableFuture<List<String>> awaitPrepared(long firstLedgerId, long deadlineNanos) {
+    /**
+     * Live brokers not ready for the range starting at {@code firstLedgerId} at the deadline (empty: none). Polls
+     * the brokers' records, backing off from {@code pollMillis} to {@value #PREPARE_MAX_POLL_MILLIS} ms: each poll
+     * reads every broker's record.
+     */
+    private CompletableFuture<List<String>> awaitPrepared(long firstLedgerId, long deadlineNanos, long pollMillis) {
         return BrokerView.read(registry).thenCompose(view -> {
             List<String> waiting = new ArrayList<>();
             for (String b : view.live()) {
@@ -596,9 +607,9 @@ public class SwitchService {
             if (waiting.isEmpty() || System.nanoTime() >= deadlineNanos) {
                 return CompletableFuture.completedFuture(waiting);
             }
-            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(PREPARE_POLL_MILLIS,
+            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(pollMillis,
                     java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(x -> awaitPrepared(firstLedgerId,
-                    deadlineNanos));
+                    deadlineNanos, Math.min(PREPARE_MAX_POLL_MILLIS, pollMillis * 2)));
         });
     }
 

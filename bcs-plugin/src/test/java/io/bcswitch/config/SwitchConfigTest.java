@@ -75,8 +75,8 @@ class SwitchConfigTest {
         assertRejected("configPath", "/trailing/");
         assertRejected("configPath", "");
         assertRejected("configPath", "/");
-        assertRejected("switchPrepareTimeoutMillis", "-1", "between 0 and 60000");
-        assertRejected("switchPrepareTimeoutMillis", "60001", "between 0 and 60000");
+        assertRejected("switchPrepareTimeoutMillis", "-1", "between 0 and 30000");
+        assertRejected("switchPrepareTimeoutMillis", "30001", "between 0 and 30000");
         assertRejected("switchPrepareTimeoutMillis", "1.5", "not a whole number");
         assertRejected("currentClusterName", "has space", "has space");
         assertRejected("currentClusterName", "..");

@@ -24,21 +24,22 @@ class RestResponseTest {
 
     @Test
     void aRequestThatFailedIsNeverReportedAsATimeout() {
-        RestResponse r = RestResponse.unanswered(failureOf(CompletableFuture.failedFuture(
-                new IllegalStateException("the broker record cannot be read"))), 60);
+        RestResponse r = RestResponse.failed(failureOf(CompletableFuture.failedFuture(
+                new IllegalStateException("the broker record cannot be read"))));
         assertEquals(500, r.status());
         assertEquals(Map.of("error", "request failed: the broker record cannot be read"), r.body());
     }
 
     @Test
     void aRequestStillRunningSaysSoAndPointsAtStatus() {
-        RestResponse r = RestResponse.unanswered(new TimeoutException(), 60);
+        RestResponse r = RestResponse.stillRunning(60);
         assertEquals(503, r.status());
         assertEquals(Map.of("error", "request did not complete within 60s; it may still be running: check status "
                 + "before retrying"), r.body());
-        // a timeout the handling itself ran into is a timeout too
-        RestResponse inner = RestResponse.unanswered(failureOf(CompletableFuture.failedFuture(
-                new TimeoutException("metadata store"))), 60);
-        assertEquals(503, inner.status());
+        // a timeout the handling itself ran into (a probe's, say) ended the request: not "still running"
+        RestResponse inner = RestResponse.failed(failureOf(CompletableFuture.failedFuture(
+                new TimeoutException("no probe ledger within 10000 ms"))));
+        assertEquals(500, inner.status());
+        assertEquals(Map.of("error", "request failed: no probe ledger within 10000 ms"), inner.body());
     }
 }

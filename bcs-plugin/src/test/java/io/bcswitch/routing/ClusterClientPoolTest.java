@@ -92,4 +92,27 @@ class ClusterClientPoolTest {
         pool.close();
         assertTrue(prepared.closed);
     }
+
+    @Test
+    void onlyOnePreparedClientIsKeptWhateverItsCluster() throws Exception {
+        // an announcement of a switch to b that never came, then one to c
+        DummyClient forB = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        DummyClient forC = (DummyClient) pool.prepare("c", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        assertTrue(forB.closed, "the client prepared for b's abandoned switch is closed");
+        pool.renew("c", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        assertSame(forC, inUse("c"));
+    }
+
+    @Test
+    void anUnusedPreparedClientIsClosedOnTheCloserNeverOnTheCallersThread() throws Exception {
+        java.util.List<Runnable> closes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (ClusterClientPool p = new ClusterClientPool("closer", factory, closes::add)) {
+            DummyClient stale = (DummyClient) p.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+            p.renew("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+            assertFalse(stale.closed, "not closed by the thread that applies the switch");
+            assertEquals(1, closes.size());
+            closes.forEach(Runnable::run);
+            assertTrue(stale.closed);
+        }
+    }
 }

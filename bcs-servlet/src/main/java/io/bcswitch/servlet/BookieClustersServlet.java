@@ -83,8 +83,10 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 out = RestResponse.error(503, "interrupted");
-            } catch (ExecutionException | TimeoutException e) {
-                out = RestResponse.unanswered(e, REQUEST_TIMEOUT_SECONDS);
+            } catch (TimeoutException e) {
+                out = RestResponse.stillRunning(REQUEST_TIMEOUT_SECONDS);
+            } catch (ExecutionException e) {
+                out = RestResponse.failed(e);
             }
         }
         byte[] json = BookieClustersApi.toJson(out);
