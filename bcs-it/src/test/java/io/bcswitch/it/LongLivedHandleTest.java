@@ -133,7 +133,8 @@ class LongLivedHandleTest extends ClusterTestBase {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
             JsonNode d = rest.get("/drain/cluster-a").json();
             assertTrue(d.get("empty").asBoolean(), "drain report of A: " + d);
-            assertTrue(d.get("openHandles").isEmpty(), "no broker holds a handle on A any more: " + d);
+            assertTrue(d.get("openHandles").isEmpty(), "no broker holds a handle on A any more: " + d
+                    + "; the brokers' records (openLedgers names the ledgers): " + rest.status().get("brokers"));
         });
         Rest.Response close = rest.post("/close-client/cluster-a", "");
         log.info("HANDLE close-client cluster-a: {} {}", close.status(), close.raw());
