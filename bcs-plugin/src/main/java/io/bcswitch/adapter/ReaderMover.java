@@ -50,10 +50,25 @@ final class ReaderMover {
                         log.warn("ledger-name={} cannot unload to move its compacted view to {} (cleanup waits for "
                                 + "the handle on {}): {}", ml, home, t.cluster, e.toString());
                     } else {
-                        // the topic dropped its compacted context with the handle; nothing reads through it any more
-                        t.closed.set(true);
+                        // the topic dropped its compacted context with every handle it held on the previous home
+                        // (there may be several: only the first one found started the move); nothing reads through
+                        // them any more. Their close is not seen, so unless forgotten here they would count as open
+                        // until garbage-collected
+                        forgetHandlesOf(ml, o, views);
                     }
                 });
+            }
+        }
+    }
+
+    /**
+     * Forgets every handle tracked outside its ledger's home on a compacted view of {@code ml}, by the views as they
+     * were before the topic was unloaded (an unloaded topic no longer shows its compacted view).
+     */
+    private void forgetHandlesOf(String ml, Ownership o, java.util.Map<Long, List<String>> views) {
+        for (LedgerHandleTracker.Tracked t : tracker.openOutsideHome(o::owner, views::containsKey)) {
+            if (views.getOrDefault(t.ledgerId, List.of()).contains(ml)) {
+                t.closed.set(true);
             }
         }
     }
