@@ -59,6 +59,21 @@ public record BrokerView(Set<String> live, Map<String, BrokerCutoverRecord> reco
     }
 
     /**
+     * Live brokers whose record does not say they have their clients ready for the range starting at
+     * {@code firstLedgerId} (see {@link SwitchPreparation}).
+     */
+    public List<String> notPrepared(long firstLedgerId) {
+        List<String> out = new ArrayList<>();
+        for (String b : live) {
+            BrokerCutoverRecord r = records.get(b);
+            if (r == null || r.preparedFirstLedgerId() != firstLedgerId) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Live brokers a new switch would leave behind: those without the plugin's record (no plugin, or starting), and
      * those at another epoch than {@code epoch} for no known reason. A broker whose record shows an activation
      * error is not among them: it keeps retrying the newest directive, so a switch (or a rollback's switch back,

@@ -591,25 +591,25 @@ public class SwitchService {
     }
 
     /**
-     * Live brokers not ready for the range starting at {@code firstLedgerId} at the deadline (empty: none). Polls
-     * the brokers' records, backing off from {@code pollMillis} to {@value #PREPARE_MAX_POLL_MILLIS} ms: each poll
-     * reads every broker's record.
+     * Live brokers not ready for the range starting at {@code firstLedgerId} at the deadline (empty: none). Wakes when
+     * a broker record changes (the registry's change hint), or at the latest after {@code pollMillis}, backing off to
+     * {@value #PREPARE_MAX_POLL_MILLIS} ms, since a notification may be lost.
      */
     private CompletableFuture<List<String>> awaitPrepared(long firstLedgerId, long deadlineNanos, long pollMillis) {
+        // registered before the read: a record written after the read wakes the next one
+        CompletableFuture<Void> changed = registry.nextChangeAtOrBelow(registry.paths().brokers());
         return BrokerView.read(registry).thenCompose(view -> {
-            List<String> waiting = new ArrayList<>();
-            for (String b : view.live()) {
-                var r = view.records().get(b);
-                if (r == null || r.preparedFirstLedgerId() != firstLedgerId) {
-                    waiting.add(b);
-                }
-            }
+            List<String> waiting = view.notPrepared(firstLedgerId);
             if (waiting.isEmpty() || System.nanoTime() >= deadlineNanos) {
+                changed.cancel(false);
                 return CompletableFuture.completedFuture(waiting);
             }
-            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(pollMillis,
-                    java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(x -> awaitPrepared(firstLedgerId,
-                    deadlineNanos, Math.min(PREPARE_MAX_POLL_MILLIS, pollMillis * 2)));
+            CompletableFuture<Void> tick = CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(
+                    pollMillis, java.util.concurrent.TimeUnit.MILLISECONDS));
+            return CompletableFuture.anyOf(changed, tick).thenComposeAsync(x -> {
+                changed.cancel(false);
+                return awaitPrepared(firstLedgerId, deadlineNanos, Math.min(PREPARE_MAX_POLL_MILLIS, pollMillis * 2));
+            });
         });
     }
 
