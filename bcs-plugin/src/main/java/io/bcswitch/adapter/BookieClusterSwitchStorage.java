@@ -60,7 +60,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private BrokerPresence presence;
     private ReaderMover readerMover;
     private ManagedLedgerRoller roller;
-    private java.util.concurrent.ExecutorService probeCloser;
+    private java.util.concurrent.ExecutorService clientCloser;
     private java.util.concurrent.ExecutorService inventoryAnswers;
     private io.bcswitch.concurrent.InFlightLimit inventoryReads;
     /** The stored inventory plus each compacted topic's ledger in use (what unregister, cleanup, drain, BUILD see). */
@@ -82,13 +82,13 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 inventoryReads);
         // closes clients that are no longer needed (probe clients, unused prepared ones, a retired cluster's):
         // BookKeeper.close blocks, so never on a callback thread
-        probeCloser = Executors.newSingleThreadExecutor(r -> {
+        clientCloser = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "bcs-client-closer");
             t.setDaemon(true);
             return t;
         });
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership, this::refresh,
-                probeCloser);
+                clientCloser);
         inventoryAnswers = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "bcs-inventory");
             t.setDaemon(true);
@@ -97,7 +97,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         live = new LiveCompactionInventory(inventory, this::compactedLedgerOf, inventoryAnswers);
         BrokerClientProbe probe = new BrokerClientProbe(routingFactory::newProbeClient,
                 conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
-                conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, probeCloser);
+                conf.getManagedLedgerDefaultAckQuorum(), config.probeTimeoutSeconds() * 1000L, clientCloser);
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
                 live, probe, config.switchPrepareTimeoutMillis());
         presence = new BrokerPresence(registry, this::knownBrokerId, clock);
@@ -159,7 +159,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.migration(), clock, auditor));
         service.onSwitchCommitted(orchestrator::switchAccepted);
         // closing a client blocks: not on the agent's thread, which applies directives
-        agent.onDeprecated(cluster -> probeCloser.execute(() -> {
+        agent.onDeprecated(cluster -> clientCloser.execute(() -> {
             routingFactory.closeClients(cluster);
             migrationPool.closeClient(cluster);
         }));
@@ -318,8 +318,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         if (presence != null) {
             presence.close();
         }
-        if (probeCloser != null) {
-            probeCloser.shutdown();
+        if (clientCloser != null) {
+            clientCloser.shutdown();
         }
         if (inventoryAnswers != null) {
             inventoryAnswers.shutdownNow();
