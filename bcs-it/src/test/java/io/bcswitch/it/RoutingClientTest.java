@@ -1,5 +1,6 @@
 package io.bcswitch.it;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,7 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -33,6 +38,16 @@ class RoutingClientTest extends ClusterTestBase {
     static void start() throws Exception {
         cluster = twoBookieClusters()
                 .start();
+    }
+
+    /** The ledgers the (only) broker says it holds open on {@code clusterName}. */
+    private static List<Long> openOn(Rest rest, String clusterName) {
+        List<Long> ids = new ArrayList<>();
+        rest.status().get("brokers").forEach(b -> {
+            JsonNode l = b.path("openLedgers").path(clusterName);
+            l.forEach(id -> ids.add(id.asLong()));
+        });
+        return ids;
     }
 
     private static boolean on(String clusterName, long id) throws Exception {
@@ -68,9 +83,31 @@ class RoutingClientTest extends ClusterTestBase {
             assertTrue(on("cluster-a", id) && !on("cluster-b", id), "ledger " + id + " must be on A only");
         }
 
+        // written on A and never closed, as Pulsar leaves a cursor's previous ledger when it deletes it
+        LedgerHandle heldSync = bk.createLedger(2, 2, DigestType.CRC32C, PWD);
+        LedgerHandle heldCb = bk.createLedger(2, 2, DigestType.CRC32C, PWD);
+        WriteHandle heldBuilder = bk.newCreateLedgerOp().withEnsembleSize(2).withWriteQuorumSize(2)
+                .withAckQuorumSize(2).withPassword(PWD).execute().get();
+        List<Long> held = List.of(heldSync.getId(), heldCb.getId(), heldBuilder.getId());
+
         // switch to B
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
         rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
+        await("the broker publishes its handles left open on A").atMost(Duration.ofSeconds(30))
+                .until(() -> openOn(rest, "cluster-a").containsAll(held));
+
+        // a deleted ledger's handle is done with, whichever API deleted it, though its holder never closed it
+        bk.deleteLedger(heldSync.getId());
+        CompletableFuture<Integer> heldDeleted = new CompletableFuture<>();
+        bk.asyncDeleteLedger(heldCb.getId(), (rc, ctx) -> heldDeleted.complete(rc), null);
+        assertEquals(BKException.Code.OK, heldDeleted.get());
+        bk.newDeleteLedgerOp().withLedgerId(heldBuilder.getId()).execute().get();
+        await("handles of deleted ledgers no longer count as open on A").atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> {
+                    List<Long> open = openOn(rest, "cluster-a");
+                    assertTrue(held.stream().noneMatch(open::contains), "still listed open on A: " + open);
+                });
+        assertTrue(List.of(heldSync, heldCb, heldBuilder).size() == 3); // held until here
 
         // creates now on B, with ids above A's
         LedgerHandle syncB = bk.createLedger(2, 2, DigestType.CRC32C, PWD);

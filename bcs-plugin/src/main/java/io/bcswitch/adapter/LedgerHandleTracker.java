@@ -26,6 +26,10 @@ import org.apache.bookkeeper.client.LedgerHandle;
  * {@link RoutingBookKeeper}). Pulsar uses such handles for short reads (schema versions, cursor recovery) and
  * keeps only a compacted topic's for long; so one counts as open for {@link #SHORT_READ_NANOS} after it was
  * opened, and after that only while its ledger is some topic's compacted view ({@code longLived}).
+ *
+ * <p>A handle on a ledger deleted through the routing client is done with, whatever still references it: nothing
+ * can be read from or written to a deleted ledger. Pulsar deletes a cursor's previous ledger without closing its
+ * handle, which would otherwise count as open until the garbage collector happened to clear it.
  */
 final class LedgerHandleTracker {
 
@@ -87,6 +91,15 @@ final class LedgerHandleTracker {
         handles.add(t);
         onOpen.accept(cluster);
         return t;
+    }
+
+    /** The ledger {@code ledgerId} was deleted on {@code cluster}: no handle on it there is open any more. */
+    void deleted(String cluster, long ledgerId) {
+        for (Tracked t : handles) {
+            if (t.ledgerId == ledgerId && t.cluster.equals(cluster)) {
+                t.closed.set(true);
+            }
+        }
     }
 
     void createStarted(String cluster) {

@@ -100,7 +100,7 @@ final class RecordedOpBuilder implements InvocationHandler {
                     }
                 }).thenApply(result -> {
                     if (op.equals("delete")) {
-                        RoutingBookKeeper.deleteOriginal(router, ledgerId());
+                        RoutingBookKeeper.deleted(router, tracker, target.cluster(), ledgerId());
                     }
                     return track(target.cluster(), result);
                 });

@@ -331,7 +331,7 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             } else {
                 t.client().asyncDeleteLedger(lId, (rc, c) -> {
                     if (rc == BKException.Code.OK) {
-                        deleteOriginal(router, lId);
+                        deleted(router, tracker, t.cluster(), lId);
                     }
                     cb.deleteComplete(rc, c);
                 }, ctx);
@@ -341,18 +341,22 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
 
     @Override
     public void deleteLedger(long lId) throws InterruptedException, BKException {
-        sync(router.forLedger(lId)).client().deleteLedger(lId);
-        deleteOriginal(router, lId);
+        Target t = sync(router.forLedger(lId));
+        t.client().deleteLedger(lId);
+        deleted(router, tracker, t.cluster(), lId);
     }
 
     /**
-     * Pulsar deleted a ledger whose home is a migrated copy: the original on the cluster that issued the id
-     * is not needed either, so it is deleted too (best effort; cleanup removes what is left).
+     * Pulsar deleted a ledger on {@code cluster}: its handles there are done with, and if its home was a migrated
+     * copy, the original on the cluster that issued the id is not needed either, so it is deleted too (best effort;
+     * cleanup removes what is left).
      */
-    static void deleteOriginal(LedgerRouter router, long ledgerId) {
+    static void deleted(LedgerRouter router, LedgerHandleTracker tracker, String cluster, long ledgerId) {
+        tracker.deleted(cluster, ledgerId);
         router.originalOf(ledgerId).thenCompose(orig -> orig.isEmpty() ? CompletableFuture.completedFuture(null)
                 : orig.get().client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().whenComplete((v, e) -> {
                     if (e == null) {
+                        tracker.deleted(orig.get().cluster(), ledgerId);
                         log.info("bookie-cluster={} ledger={} original of a deleted migrated ledger deleted",
                                 orig.get().cluster(), ledgerId);
                     } else {

@@ -45,7 +45,8 @@ import java.util.function.LongFunction;
  *       holds it, closed where the reference says it is;</li>
  *   <li>no ledger id exists on two clusters unless the relocation table explains it (its home, the cluster that
  *       issued it, or a copy the migration made and marked), and every copy of a ledger has its home's content
- *       (closed, same last entry and length; with {@code deep}, the same CRC32C of every entry);</li>
+ *       (closed, same last entry and length; with {@code deep}, the same CRC32C of every entry); and no copy the
+ *       migration made is left where it is not home once its ledger is gone from everywhere else;</li>
  *   <li>the range table's first ids and epochs strictly increase, and the active cluster's id generator issues
  *       ids in its own range;</li>
  *   <li>every live broker runs the plugin, applied the current switch and routes with the current relocation
@@ -273,8 +274,32 @@ public final class InvariantAuditor {
         w.refs().forEach(r -> refBy.putIfAbsent(r.ledgerId(), r.referencedBy()));
         List<Map.Entry<Long, List<String>>> several = holders.entrySet().stream().filter(h -> h.getValue().size() > 1)
                 .toList();
+        // an id held by one cluster that neither issued it nor is its home: a copy of a ledger gone everywhere else
+        List<Map.Entry<Long, List<String>>> alone = holders.entrySet().stream().filter(h -> h.getValue().size() == 1
+                && !w.view().home(h.getKey()).map(h.getValue().get(0)::equals).orElse(false)
+                && !w.view().ranges().owner(h.getKey()).map(h.getValue().get(0)::equals).orElse(false)).toList();
         return Windows.map(several, PARALLEL_CHECKS, h -> checkCopiesOf(h.getKey(), h.getValue(), w, deep, refBy,
-                violations)).thenApply(x -> null);
+                violations)).thenCompose(x -> Windows.map(alone, PARALLEL_CHECKS, h -> checkLeftOver(h.getKey(),
+                h.getValue().get(0), w, refBy, violations))).thenApply(x -> null);
+    }
+
+    /**
+     * 2b: a copy the migration made, of a ledger no other cluster holds any more, where it is not home: Pulsar deleted
+     * the ledger while it was moved, and the copy is read by nothing and deleted by nothing (a referenced one is
+     * named missing at its home instead).
+     */
+    private CompletableFuture<Void> checkLeftOver(long id, String cluster, World w, Map<Long, String> refBy,
+                                                  List<Violation> violations) {
+        if (refBy.containsKey(id)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return copier.facts(id, cluster).exceptionally(e -> Optional.empty()).thenAccept(f -> {
+            if (f.map(x -> x.copyOf() != null).orElse(false)) {
+                violations.add(new Violation("ORPHAN_COPY", id, cluster, null, "a copy the migration made from "
+                        + f.get().copyOf() + " of a ledger no other cluster holds and nothing references; its home is "
+                        + w.view().home(id).orElse("(none)") + ", so nothing reads it and nothing deletes it"));
+            }
+        });
     }
 
     private CompletableFuture<Void> checkCopiesOf(long id, List<String> holderClusters, World w, boolean deep,

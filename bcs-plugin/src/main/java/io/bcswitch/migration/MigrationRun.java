@@ -354,7 +354,7 @@ final class MigrationRun {
         }
         Collections.sort(ids);
         return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? persist(tally, s -> s)
-                : verifyHomes(tally).thenCompose(x -> persist(tally, s -> {
+                : discardCopiesOfDeleted().thenCompose(x -> verifyHomes(tally)).thenCompose(x -> persist(tally, s -> {
                     if (s.phase() != Phase.PROMOTE) {
                         return s;
                     }
@@ -363,6 +363,73 @@ final class MigrationRun {
                 }))).thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
                         + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
                 s.failed(), s.skipped(), s.collisions(), s.notPromoted()));
+    }
+
+    /**
+     * Deletes the copies on the target of ledgers Pulsar deleted while they were being moved, so that none is left
+     * there unreferenced for good (the target is the active cluster, which cleanup never sweeps). Pulsar deletes a
+     * ledger where it is home; until its copy is promoted that is the original, wherever the delete happens: before
+     * the copy (an earlier, interrupted run may have made one already), between copy and promotion (it is then not
+     * promoted), or while a broker still routes by the previous relocation table.
+     *
+     * <p>A copy is deleted only when all of this holds: it carries the migration's mark, the target is neither its
+     * home nor the cluster that issued its id, and both its home and the cluster it was copied from answer that they
+     * have no such ledger (a cluster that does not answer may be what the copy is for). Nothing routes to such a copy.
+     */
+    private CompletableFuture<Void> discardCopiesOfDeleted() {
+        // every ledger on the target that it did not issue itself, and that is not home there, may be such a copy:
+        // the run's own lists would miss one an interrupted run made but had not recorded yet
+        return o.stillMine(epoch).thenCompose(mine -> !mine ? CompletableFuture.<Void>completedFuture(null)
+                : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
+                    List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
+                            && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();
+                    if (candidates.isEmpty()) {
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    return o.registry().readRelocations(candidates).thenApply(view::withFresh).thenCompose(fresh ->
+                            io.bcswitch.concurrent.Windows.map(candidates, Math.max(1, o.config().concurrency()),
+                                    id -> discardIfDeleted(id, fresh).exceptionally(e -> {
+                                        log.warn("switch epoch={} ledger={} bookie-cluster={}: could not tell whether "
+                                                + "its copy is left over from a deleted ledger; it stays: {}", epoch,
+                                                id, target, e.toString());
+                                        return false;
+                                    })).thenAccept(deleted -> {
+                                        long n = deleted.stream().filter(Boolean::booleanValue).count();
+                                        if (n > 0) {
+                                            log.info("switch epoch={} bookie-cluster={}: deleted {} copy/copies of "
+                                                    + "ledgers Pulsar deleted before they were moved", epoch, target,
+                                                    n);
+                                        }
+                                    }));
+                })).exceptionally(e -> {
+                    log.warn("switch epoch={} bookie-cluster={}: copies of ledgers deleted meanwhile not looked for "
+                            + "(they stay until the next run): {}", epoch, target, e.toString());
+                    return null;
+                }));
+    }
+
+    private CompletableFuture<Boolean> discardIfDeleted(long id, RegistryView view) {
+        Optional<String> home = view.home(id);
+        if (home.isEmpty() || home.get().equals(target)
+                || view.ranges().owner(id).map(target::equals).orElse(false)) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return o.copier().facts(id, target).thenCompose(copy -> {
+            String copyOf = copy.map(LedgerCopier.LedgerFacts::copyOf).orElse(null);
+            if (copyOf == null) {
+                return CompletableFuture.completedFuture(false); // no copy (or not ours): nothing to do
+            }
+            return o.copier().facts(id, home.get()).thenCombine(o.copier().facts(id, copyOf),
+                    (atHome, atSource) -> atHome.isEmpty() && atSource.isEmpty()).thenCompose(gone -> {
+                        if (!gone) {
+                            return CompletableFuture.completedFuture(false);
+                        }
+                        log.info("switch epoch={} ledger={} bookie-cluster={}: deleting its copy: Pulsar deleted "
+                                + "the ledger (no longer on {}) before the copy became its home", epoch, id, target,
+                                home.get().equals(copyOf) ? copyOf : home.get() + " nor on " + copyOf);
+                        return o.copier().delete(id, target).thenApply(v -> true);
+                    });
+        });
     }
 
     /**
@@ -469,7 +536,7 @@ final class MigrationRun {
                         } else if (deleted.get(id).join()) {
                             tally.gone.add(id);
                             log.info("switch epoch={} ledger={} was deleted on bookie-cluster={} after it was copied; "
-                                    + "its copy on {} is not promoted (it stays there unreferenced)", epoch, id,
+                                    + "its copy on {} is not promoted", epoch, id,
                                     tally.byId.get(id).from(), target);
                         } else {
                             Item item = tally.byId.get(id);

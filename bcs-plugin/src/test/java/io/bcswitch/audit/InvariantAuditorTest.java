@@ -265,6 +265,17 @@ class InvariantAuditorTest {
     }
 
     @Test
+    void aCopyLeftWhereItIsNotHomeAfterItsLedgerWasDeletedEverywhereElseIsNamed() throws Exception {
+        // Pulsar deleted schema ledger 9 on a (its home) after the migration had copied it to b
+        ledger("b", 9, true, 10, "a");
+        // not left over: an unreferenced ledger where it was issued, and a copy whose original is still there
+        ledger("a", 10, true, 10, null);
+        ledger("a", 11, true, 10, null);
+        ledger("b", 11, true, 10, "a");
+        assertEquals("ORPHAN_COPY:9@b", checks(verify()));
+    }
+
+    @Test
     void aCopyThatDiffersFromItsHomeIsNamed() throws Exception {
         ledger("a", 7, true, 60, null); // the original on a no longer matches its home on b
         assertEquals("COPY_DIFFERS:7@a", checks(verify()));

@@ -354,6 +354,40 @@ class MigrationSafetyTest {
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
         assertEquals(0, s.promoted(), String.valueOf(s));
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "a deleted ledger's copy never becomes its home");
+        assertFalse(clusters.has("b", SCHEMA_LEDGER), "nor is it left on b, where nothing would ever delete it");
+    }
+
+    @Test
+    void theCopyAnInterruptedRunMadeOfALedgerPulsarDeletedSinceIsDeletedAndNothingElseIs() throws Exception {
+        // the schema was copied to b by a run that stopped (its broker restarted) before recording or promoting it;
+        // Pulsar then deleted the schema where it is home, on a, and the next run no longer plans it
+        switchedToB();
+        FakeClusters.Ledger original = clusters.get("a", SCHEMA_LEDGER);
+        clusters.put("b", SCHEMA_LEDGER, new FakeClusters.Ledger(true, original.payload(),
+                clusters.copyMetadata(original.custom(), "a")));
+        clusters.delete(SCHEMA_LEDGER, "a");
+        // kept: a copy whose original is still on a, and a ledger under an id of a's range that is not a copy
+        long stillOnA = 6;
+        clusters.put("a", stillOnA, "other", "schema");
+        clusters.put("b", stillOnA, new FakeClusters.Ledger(true, "other",
+                clusters.copyMetadata(clusters.get("a", stillOnA).custom(), "a")));
+        long notACopy = 7;
+        clusters.put("b", notACopy, "foreign", "schema");
+        // kept: a copy whose original's cluster does not answer (the copy may be all that is left)
+        long unanswered = 8;
+        clusters.put("b", unanswered, new FakeClusters.Ledger(true, "x",
+                clusters.copyMetadata(original.custom(), "c")));
+        clusters.unreachable("c", true);
+        references = List.of();
+
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        assertFalse(clusters.has("b", SCHEMA_LEDGER), "the copy of the deleted ledger is deleted");
+        assertTrue(clusters.has("b", stillOnA), "a copy whose original exists is kept");
+        assertTrue(clusters.has("b", notACopy), "a ledger the migration did not make is kept");
+        assertTrue(clusters.has("b", unanswered), "a copy whose source does not answer is kept");
+        assertTrue(clusters.has("a", stillOnA));
     }
 
     @Test

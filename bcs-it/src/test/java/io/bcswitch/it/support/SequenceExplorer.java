@@ -62,7 +62,7 @@ public final class SequenceExplorer {
         SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
         UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
         ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
-        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1);
+        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1), SCHEMAS_DELETED_WHILE_MOVED(1);
 
         final int weight;
 
@@ -358,6 +358,30 @@ public final class SequenceExplorer {
                 return "announce a switch to " + t + " (epoch " + epoch + ", first id " + bogusFirstId + ") that is "
                         + "never committed, then switch to " + t + " -> " + answer(rest().switchTo(t));
             }
+            case SCHEMAS_DELETED_WHILE_MOVED -> {
+                // Pulsar deletes ledgers while the migration moves them (before, while and after it copies them),
+                // and a broker may restart in between: no copy may be left where nothing reads or deletes it
+                String t = anyOf(inactive());
+                if (t == null) {
+                    return "schemas deleted while moved: nothing to switch to";
+                }
+                List<String> doomed = workload.schemaTopicsToDelete(3);
+                String switched = "switch to " + t + " -> " + answer(rest().switchTo(t));
+                int restartBefore = random.nextInt(doomed.size() + 1);
+                List<String> then = new ArrayList<>();
+                for (int i = 0; i < doomed.size(); i++) {
+                    if (i == restartBefore) {
+                        int b = random.nextInt(cluster.brokerCount());
+                        cluster.broker(b).restart();
+                        then.add("restart broker " + b);
+                    }
+                    Thread.sleep(random.nextInt(800));
+                    String topic = doomed.get(i);
+                    then.add("delete the schema of " + topic.substring(topic.lastIndexOf('/') + 1) + " -> "
+                            + deleteSchema(topic));
+                }
+                return switched + ", then " + String.join(", ", then);
+            }
             case REGISTER_DUPLICATE -> {
                 // the same bookie cluster under another name and another spelling of its ZooKeeper address
                 String c = anyOf(registered());
@@ -467,6 +491,22 @@ public final class SequenceExplorer {
                         + bookiesDown + ")";
             }
             default -> throw new IllegalStateException(a.toString());
+        }
+    }
+
+    /** Deletes a topic's schema for good (its ledgers too), retrying while a broker restarts. */
+    private String deleteSchema(String topic) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (PulsarAdmin a = cluster.newAdmin()) {
+                a.schemas().deleteSchema(topic, true);
+                return "deleted";
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    return "not deleted: " + e.getMessage();
+                }
+                Thread.sleep(500);
+            }
         }
     }
 

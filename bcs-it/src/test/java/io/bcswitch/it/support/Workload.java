@@ -223,6 +223,24 @@ public final class Workload implements AutoCloseable {
         });
     }
 
+    /**
+     * Creates {@code n} new topics, each with a JSON schema registered by one message (so each has a schema ledger on
+     * the cluster active now), for a step that deletes their schemas. They take no part in the message accounting.
+     */
+    public List<String> schemaTopicsToDelete(int n) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String topic = "persistent://" + ns + "/doomed-" + doomed.incrementAndGet();
+            try (Producer<Value> p = client.newProducer(Schema.JSON(Value.class)).topic(topic).create()) {
+                p.send(new Value("doomed", 0, "registers the schema"));
+            }
+            out.add(topic);
+        }
+        return out;
+    }
+
+    private final AtomicLong doomed = new AtomicLong();
+
     private void loop(String topic, int rate, java.util.function.LongConsumer send) {
         long pauseMicros = 1_000_000L / rate;
         Thread t = new Thread(() -> {

@@ -1,0 +1,46 @@
+package io.bcswitch.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongPredicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What counts as an open handle must not depend on the garbage collector for what the routing client saw happen:
+ * every handle is held strongly here, as a broker's cursor or topic may still hold it.
+ */
+class LedgerHandleTrackerTest {
+    private static final LongPredicate NONE_LONG_LIVED = id -> false;
+
+    @Test
+    void aHandleOnADeletedLedgerIsNoLongerOpenThoughItsHolderNeverClosedIt() {
+        LedgerHandleTracker tracker = new LedgerHandleTracker();
+        Object cursorLedger = new Object(); // a cursor's previous ledger: deleted by Pulsar, never closed
+        Object other = new Object();
+        Object copy = new Object();
+        tracker.opened("cluster-a", 5, cursorLedger, true, false);
+        tracker.opened("cluster-a", 6, other, true, false);
+        tracker.opened("cluster-c", 5, copy, false, false); // the same id elsewhere (a migrated copy) is another ledger
+        assertEquals(Map.of("cluster-a", 2, "cluster-c", 1), tracker.snapshot("cluster-b", 10, NONE_LONG_LIVED).counts());
+
+        tracker.deleted("cluster-a", 5);
+
+        LedgerHandleTracker.Snapshot snap = tracker.snapshot("cluster-b", 10, NONE_LONG_LIVED);
+        assertEquals(Map.of("cluster-a", 1, "cluster-c", 1), snap.counts());
+        assertEquals(Map.of("cluster-a", List.of(6L), "cluster-c", List.of(5L)), snap.idsOutside());
+        // held until here, so that only the deletion can have let them go
+        assertEquals(3, List.of(cursorLedger, other, copy).size());
+    }
+
+    @Test
+    void aHandleOpenedAfterTheDeletionIsTrackedAsUsual() {
+        LedgerHandleTracker tracker = new LedgerHandleTracker();
+        tracker.deleted("cluster-a", 7);
+        Object h = new Object();
+        tracker.opened("cluster-a", 7, h, true, false);
+        assertEquals(Map.of("cluster-a", 1), tracker.snapshot("cluster-b", 10, NONE_LONG_LIVED).counts());
+        assertEquals(Object.class, h.getClass());
+    }
+}
