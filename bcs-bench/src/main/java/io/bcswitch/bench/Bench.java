@@ -50,9 +50,18 @@ public final class Bench {
             boolean smoke = false;
             int rounds = 3;
             Path out = Path.of("bench-results");
+            String serviceUrl = null;
+            String adminUrl = null;
+            String namespace = "public/default";
+            String target = null;
+            String token = System.getenv("BENCH_AUTH_TOKEN");
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--smoke" -> smoke = true;
+                    case "--service-url" -> serviceUrl = value(args, ++i, "--service-url");
+                    case "--admin-url" -> adminUrl = value(args, ++i, "--admin-url");
+                    case "--namespace" -> namespace = value(args, ++i, "--namespace");
+                    case "--target" -> target = value(args, ++i, "--target");
                     case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
                     case "--out" -> out = Path.of(value(args, ++i, "--out"));
                     case "-h", "--help" -> {
@@ -74,7 +83,23 @@ public final class Bench {
                 System.out.println("wrote " + Report.write(out, Path.of("docs"), new Bench().names()));
                 System.exit(0);
             }
-            for (ScenarioResult r : new Bench().run(which, new BenchOptions(smoke, smoke ? 1 : rounds, out))) {
+            BenchOptions options = new BenchOptions(smoke, smoke ? 1 : rounds, out);
+            if (serviceUrl != null || adminUrl != null) {
+                if (serviceUrl == null || adminUrl == null) {
+                    throw new IllegalArgumentException("a running cluster needs both --service-url and --admin-url");
+                }
+                if (!which.equals("cutover")) {
+                    throw new IllegalArgumentException("only the cutover scenario runs against a running cluster: the "
+                            + "others start clusters of their own, stock and plugin side by side");
+                }
+                ScenarioResult r = new RemoteCutover(new RemoteCutover.Target(serviceUrl, adminUrl, namespace, target,
+                        token)).run(options);
+                Results.write(r, out);
+                System.out.println(Results.table(r));
+                System.out.println("results in " + out.toAbsolutePath());
+                System.exit(0);
+            }
+            for (ScenarioResult r : new Bench().run(which, options)) {
                 System.out.println(Results.table(r));
             }
             System.out.println("results in " + out.toAbsolutePath());
@@ -102,6 +127,12 @@ public final class Bench {
                 + "scenarios: " + new Bench().names() + "\n"
                 + "  --smoke     tiny sizes (seconds per scenario; what CI runs: its figures mean nothing)\n"
                 + "  --rounds N  alternating rounds per side (default 3)\n"
-                + "  --out DIR   where <scenario>.json and <scenario>.txt go (default bench-results)";
+                + "  --out DIR   where <scenario>.json and <scenario>.txt go (default bench-results)\n"
+                + "against a running cluster with the plugin and two registered bookie clusters (cutover only):\n"
+                + "       run-bench.sh cutover --service-url pulsar://HOST:6650 --admin-url http://HOST:8080\n"
+                + "                    [--namespace TENANT/NS] [--target CLUSTER] [--rounds N]\n"
+                + "  switches back and forth once per round under a paced load on topics bcs-bench-cutover-t*\n"
+                + "  (created in --namespace, default public/default, and deleted at the end); a token for\n"
+                + "  authentication is read from the environment variable BENCH_AUTH_TOKEN";
     }
 }

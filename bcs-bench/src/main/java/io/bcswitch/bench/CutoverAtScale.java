@@ -26,8 +26,34 @@ final class CutoverAtScale implements Scenario {
     }
 
     /** What one round measured on one side. */
-    private record Round(double seconds, Histogram before, Histogram during, long errors,
-                         List<PacedLoad.Second> series) {
+    record Round(double seconds, Histogram before, Histogram during, long errors, List<PacedLoad.Second> series) {
+    }
+
+    /** What a round does to the topics while the load runs (a switch, or the stock rollover). */
+    interface Action {
+        void run() throws Exception;
+    }
+
+    /**
+     * One round: {@code topics} publishing at {@code rate} (warm-up, then the "before" phase), then {@code action},
+     * timed, then a tail; latencies before and during the action, and per second.
+     */
+    static Round measure(org.apache.pulsar.client.api.PulsarClient client, List<String> topics, int rate, int warm,
+                         int before, int tail, Action action) throws Exception {
+        try (PacedLoad load = new PacedLoad(client, topics, rate, PAYLOAD)) {
+            load.start();
+            Thread.sleep(TimeUnit.SECONDS.toMillis(warm));
+            load.mark("before");
+            Thread.sleep(TimeUnit.SECONDS.toMillis(before));
+            load.mark("during");
+            long t0 = System.nanoTime();
+            action.run();
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            load.mark("after");
+            Thread.sleep(TimeUnit.SECONDS.toMillis(tail));
+            load.stop();
+            return new Round(seconds, load.phase("before"), load.phase("during"), load.errors(), load.seconds());
+        }
     }
 
     @Override
@@ -77,29 +103,22 @@ final class CutoverAtScale implements Scenario {
                     for (int i = 0; i < shape.topics(); i++) {
                         topics.add("persistent://" + s.namespace() + "/" + PREFIX + i);
                     }
-                    try (PacedLoad load = new PacedLoad(s.client(), topics, rate, PAYLOAD)) {
-                        load.start();
-                        Thread.sleep(TimeUnit.SECONDS.toMillis(warm));
-                        load.mark("before");
-                        Thread.sleep(TimeUnit.SECONDS.toMillis(before));
-                        load.mark("during");
-                        long t0 = System.nanoTime();
+                    Round r = measure(s.client(), topics, rate, warm, before, tail, () -> {
                         if (side.equals(Sides.PLUGIN)) {
-                            switchAndAwaitCutover(s);
+                            try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
+                                switchAndAwaitCutover(admin, Sides.otherCluster(admin.status().activeCluster()));
+                            }
                         } else {
                             StockRollover.rollAll(s.cluster(), ml -> ml.contains("/" + PREFIX), pace)
                                     .get(5, TimeUnit.MINUTES);
                         }
-                        double seconds = (System.nanoTime() - t0) / 1e9;
-                        load.mark("after");
-                        Thread.sleep(TimeUnit.SECONDS.toMillis(tail));
-                        load.stop();
-                        if (side.equals(Sides.PLUGIN)) {
-                            awaitMigration(s); // its copying must not run into the next round, of either side
+                    });
+                    if (side.equals(Sides.PLUGIN)) {
+                        try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
+                            awaitMigration(admin); // its copying must not run into the next round, of either side
                         }
-                        return new Round(seconds, load.phase("before"), load.phase("during"), load.errors(),
-                                load.seconds());
                     }
+                    return r;
                 });
             }
             Map<String, Stat> time = new LinkedHashMap<>();
@@ -147,37 +166,31 @@ final class CutoverAtScale implements Scenario {
     }
 
     /** Waits until the migration after the latest switch has ended (outside any measurement). */
-    private static void awaitMigration(Sides.Side s) throws Exception {
-        try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-            while (System.nanoTime() < deadline) {
-                Status st = admin.status();
-                if (st.migration() != null && st.migration().switchEpoch() == st.epoch()
-                        && st.migration().phase().startsWith("DONE")) {
-                    return;
-                }
-                Thread.sleep(100);
+    static void awaitMigration(BookieClustersAdmin admin) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            Status st = admin.status();
+            if (st.migration() != null && st.migration().switchEpoch() == st.epoch()
+                    && st.migration().phase().startsWith("DONE")) {
+                return;
             }
-            throw new IllegalStateException("the migration after the switch did not end within 10 minutes");
+            Thread.sleep(100);
         }
+        throw new IllegalStateException("the migration after the switch did not end within 10 minutes");
     }
 
-    /** Switches to the cluster that is not active and waits until every broker finished its cutover. */
-    private static void switchAndAwaitCutover(Sides.Side s) throws Exception {
-        try (BookieClustersAdmin admin = Sides.admin(s.cluster())) {
-            Status st = admin.status();
-            String target = Sides.otherCluster(st.activeCluster());
-            SwitchOutcome out = admin.switchTo(target);
-            long epoch = out.directive().epoch();
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-            while (System.nanoTime() < deadline) {
-                Status now = admin.status();
-                if (now.epoch() >= epoch && now.cutoverComplete()) {
-                    return;
-                }
-                Thread.sleep(50);
+    /** Switches to {@code target} and waits until every broker finished its cutover. */
+    static void switchAndAwaitCutover(BookieClustersAdmin admin, String target) throws Exception {
+        SwitchOutcome out = admin.switchTo(target);
+        long epoch = out.directive().epoch();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            Status now = admin.status();
+            if (now.epoch() >= epoch && now.cutoverComplete()) {
+                return;
             }
-            throw new IllegalStateException("the cutover to " + target + " did not finish within 5 minutes");
+            Thread.sleep(50);
         }
+        throw new IllegalStateException("the cutover to " + target + " did not finish within 5 minutes");
     }
 }

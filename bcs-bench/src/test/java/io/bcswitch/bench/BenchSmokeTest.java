@@ -76,6 +76,38 @@ class BenchSmokeTest {
         }
     }
 
+    @Test
+    void theCutoverRunsAgainstARunningClusterByItsUrls() throws Exception {
+        Path out = Path.of("target", "bench-smoke-remote");
+        try (Sides sides = Sides.start(java.util.Map.of(Sides.PLUGIN, new Sides.Spec(true, 2, 1, 1,
+                java.util.Map.of())))) {
+            Sides.Side s = sides.all().get(Sides.PLUGIN);
+            var broker = s.cluster().broker(0);
+            RemoteCutover remote = new RemoteCutover(new RemoteCutover.Target(broker.brokerServiceUrl(),
+                    broker.webServiceUrl(), s.namespace(), null, null));
+            ScenarioResult r = remote.run(new BenchOptions(true, 2, out));
+            Results.write(r, out);
+            assertEquals(3, r.comparisons().size(), r.comparisons().toString());
+            for (Comparison c : r.comparisons()) {
+                assertEquals(2, c.ours().samples().size(), c.metric());
+            }
+            assertTrue(r.comparisons().get(0).ours().min() > 0, "each round timed a switch: " + r.comparisons());
+            try (var admin = Sides.admin(s.cluster())) {
+                io.bcswitch.client.Status st = admin.status();
+                // there and back: two switches, each one's migration finished, back on the first cluster
+                assertEquals(2, st.epoch());
+                assertEquals(Sides.clusterName(0), st.activeCluster());
+                assertTrue(st.migration().phase().startsWith("DONE"), st.migration().toString());
+            }
+            try (var pulsar = s.cluster().newAdmin()) {
+                assertEquals(List.of(), pulsar.topics().getList(s.namespace()).stream()
+                        .filter(t -> t.contains("bcs-bench-cutover-t")).toList(), "the bench's topics are deleted");
+            }
+            r.notes().stream().filter(n -> n.contains("send error")).forEach(n ->
+                    assertTrue(n.endsWith(": 0 send error(s)"), n));
+        }
+    }
+
     /**
      * Not a time: the broker's inventory never had more reads in flight than its setting, did reach it (so the
      * figure is the limit's doing, not a small load's), and the drain report counted every synthetic ledger.
