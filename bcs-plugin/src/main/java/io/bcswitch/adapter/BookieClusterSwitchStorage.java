@@ -16,6 +16,7 @@ import io.netty.channel.EventLoopGroup;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -56,7 +57,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private ScheduledExecutorService migrationScheduler;
     private java.util.concurrent.ExecutorService migrationIo;
     private io.bcswitch.routing.ClusterClientPool migrationPool;
-    private OpenTelemetryMigrationMetrics metrics;
+    private io.bcswitch.metrics.MigrationCounters metrics;
+    private OpenTelemetryMigrationMetrics otelMetrics;
+    private String pulsarCluster;
+    private final java.util.concurrent.atomic.AtomicBoolean metricsRegistered =
+            new java.util.concurrent.atomic.AtomicBoolean();
     private BrokerPresence presence;
     private ReaderMover readerMover;
     private ManagedLedgerRoller roller;
@@ -74,6 +79,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                            BookKeeperClientFactory bookkeeperProvider, EventLoopGroup eventLoopGroup,
                            OpenTelemetry openTelemetry) throws Exception {
         SwitchConfig config = SwitchConfig.from(conf.getProperties());
+        pulsarCluster = String.valueOf(conf.getClusterName());
         String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
         registry = new RegistryStore(metadataStore, config.paths());
         metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
@@ -142,10 +148,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         migrationPool = routingFactory.migrationPool();
         BookKeeperLedgerCopier copier = new BookKeeperLedgerCopier(migrationPool::get, migrationIo);
-        metrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
+        otelMetrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
             Ownership o = agent.ownership();
             return o == null ? null : o.activeCluster();
         });
+        metrics = new io.bcswitch.metrics.MigrationCounters(otelMetrics);
         orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, live, copier, config.migration(),
                 this::brokerId, migrationScheduler, clock, metrics, service::switchTo);
         var drain = new io.bcswitch.migration.DrainReports(registry, live, copier,
@@ -259,6 +266,44 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
      */
     public void bindBroker(PulsarService pulsarService) {
         this.pulsar = pulsarService;
+        if (metricsRegistered.compareAndSet(false, true)) {
+            pulsarService.addPrometheusRawMetricsProvider(new PrometheusMetrics(this::metricsText));
+        }
+    }
+
+    /** This broker's switch metrics now, for {@code /metrics} (reads only what it holds in memory). */
+    private String metricsText() {
+        io.bcswitch.metrics.PrometheusText t = new io.bcswitch.metrics.PrometheusText();
+        Map<String, String> common = Map.of("cluster", pulsarCluster);
+        Ownership o = agent == null ? null : agent.ownership();
+        if (o != null) {
+            t.gauge("pulsar_bookie_switch_epoch", "Epoch of the switch this broker applied; bookie_cluster names the "
+                    + "active bookie cluster", with(common, "bookie_cluster", o.activeCluster()), o.activeEpoch());
+            cutover.lastProgress().ifPresent(r -> {
+                String help = "Topics of this broker in its latest cutover, by state (total, moved, failed, pending)";
+                long pending = Math.max(0, r.topicsTotal() - r.topicsMoved() - r.topicsFailed());
+                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "total"), r.topicsTotal());
+                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "moved"), r.topicsMoved());
+                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "failed"), r.topicsFailed());
+                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "pending"), pending);
+            });
+            LedgerHandleTracker.Snapshot snap = routingFactory.tracker().snapshot(o.activeCluster(), 0,
+                    roller.compactedViews()::containsKey);
+            new java.util.TreeMap<>(snap.counts()).forEach((cluster, n) -> t.gauge(
+                    "pulsar_bookie_switch_open_ledger_handles", "Ledger handles this broker holds open on a bookie "
+                            + "cluster other than the active one (it cannot be retired while there are any)",
+                    with(common, "bookie_cluster", cluster), n));
+        }
+        if (metrics != null) {
+            metrics.write(t, common);
+        }
+        return t.toString();
+    }
+
+    private static Map<String, String> with(Map<String, String> common, String key, String value) {
+        Map<String, String> m = new java.util.TreeMap<>(common);
+        m.put(key, value);
+        return m;
     }
 
     /** The broker id, or null while the broker has none yet. */
@@ -342,8 +387,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         if (migrationPool != null) {
             migrationPool.close();
         }
-        if (metrics != null) {
-            metrics.close();
+        if (otelMetrics != null) {
+            otelMetrics.close();
         }
         try {
             super.close();
