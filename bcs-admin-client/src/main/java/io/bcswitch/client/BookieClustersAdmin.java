@@ -287,10 +287,16 @@ public final class BookieClustersAdmin implements AutoCloseable {
         }
     }
 
-    /** The API's {@code {"error": "..."}}, or for non-JSON answers (e.g. the broker's own 401) the status. */
+    /**
+     * The API's {@code {"reason": "..."}} (from earlier versions {@code {"error": "..."}}), or for non-JSON answers
+     * (e.g. the broker's own 401) the status.
+     */
     private static String reason(int status, byte[] body) {
         try {
             JsonNode n = MAPPER.readTree(body);
+            if (n != null && n.hasNonNull("reason")) {
+                return n.get("reason").asText();
+            }
             if (n != null && n.hasNonNull("error")) {
                 return n.get("error").asText();
             }

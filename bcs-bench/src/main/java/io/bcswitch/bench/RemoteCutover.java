@@ -61,7 +61,8 @@ final class RemoteCutover implements Scenario {
         List<Comparison> comparisons = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         Map<String, Object> series = new LinkedHashMap<>();
-        try (BookieClustersAdmin admin = restAdmin(); PulsarClient client = client(); PulsarAdmin pulsar = pulsarAdmin()) {
+        try (BookieClustersAdmin admin = restAdmin(); PulsarClient client = client();
+             PulsarAdmin pulsar = pulsarAdmin()) {
             Status start = admin.status();
             String back = start.activeCluster();
             String there = where.target() != null ? where.target() : onlyOther(admin.list(), back);

@@ -90,7 +90,8 @@ class MetricsEndpointTest extends ClusterTestBase {
         assertEquals(0.0, sample(after, "pulsar_bookie_switch_cutover_topics", Map.of("state", "pending"))
                 .orElseThrow());
         double promoted = sample(after, "pulsar_bookie_switch_migration_ledgers_total",
-                Map.of("bookie_cluster", "cluster-b", "outcome", "promoted")).orElseThrow(() -> new AssertionError(after));
+                Map.of("bookie_cluster", "cluster-b", "outcome", "promoted"))
+                .orElseThrow(() -> new AssertionError(after));
         assertEquals(migration.get("promoted").asDouble(), promoted, migration.toString());
         assertTrue(promoted > 0, migration.toString());
         assertEquals(migration.get("copied").asDouble(), sample(after, "pulsar_bookie_switch_migration_ledgers_total",

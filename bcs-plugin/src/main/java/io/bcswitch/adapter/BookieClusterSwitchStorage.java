@@ -4,6 +4,7 @@ import io.bcswitch.inventory.LedgerInventory;
 
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.cutover.CutoverRunner;
+import io.bcswitch.metrics.MetricNames;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.RegistryStore;
@@ -277,21 +278,21 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         Map<String, String> common = Map.of("cluster", pulsarCluster);
         Ownership o = agent == null ? null : agent.ownership();
         if (o != null) {
-            t.gauge("pulsar_bookie_switch_epoch", "Epoch of the switch this broker applied; bookie_cluster names the "
-                    + "active bookie cluster", with(common, "bookie_cluster", o.activeCluster()), o.activeEpoch());
+            t.gauge(MetricNames.EPOCH, "Epoch of the switch this broker applied; bookie_cluster names the active "
+                    + "bookie cluster", with(common, "bookie_cluster", o.activeCluster()), o.activeEpoch());
             cutover.lastProgress().ifPresent(r -> {
                 String help = "Topics of this broker in its latest cutover, by state (total, moved, failed, pending)";
                 long pending = Math.max(0, r.topicsTotal() - r.topicsMoved() - r.topicsFailed());
-                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "total"), r.topicsTotal());
-                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "moved"), r.topicsMoved());
-                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "failed"), r.topicsFailed());
-                t.gauge("pulsar_bookie_switch_cutover_topics", help, with(common, "state", "pending"), pending);
+                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "total"), r.topicsTotal());
+                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "moved"), r.topicsMoved());
+                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "failed"), r.topicsFailed());
+                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "pending"), pending);
             });
             LedgerHandleTracker.Snapshot snap = routingFactory.tracker().snapshot(o.activeCluster(), 0,
                     roller.compactedViews()::containsKey);
             new java.util.TreeMap<>(snap.counts()).forEach((cluster, n) -> t.gauge(
-                    "pulsar_bookie_switch_open_ledger_handles", "Ledger handles this broker holds open on a bookie "
-                            + "cluster other than the active one (it cannot be retired while there are any)",
+                    MetricNames.OPEN_LEDGER_HANDLES, "Ledger handles this broker holds open on a bookie cluster "
+                            + "other than the active one (it cannot be retired while there are any)",
                     with(common, "bookie_cluster", cluster), n));
         }
         if (metrics != null) {

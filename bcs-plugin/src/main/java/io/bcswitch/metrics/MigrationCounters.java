@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
  * passed on to {@code next} (the OpenTelemetry instruments, for those who enable them).
  */
 public final class MigrationCounters implements MigrationMetrics {
-    static final String LEDGERS = "pulsar_bookie_switch_migration_ledgers_total";
-    static final String BYTES = "pulsar_bookie_switch_migration_copied_bytes_total";
-    static final String ROLLBACKS = "pulsar_bookie_switch_rollbacks_total";
+    private static final String LEDGERS = MetricNames.MIGRATION_LEDGERS;
+    private static final String BYTES = MetricNames.MIGRATION_COPIED_BYTES;
+    private static final String ROLLBACKS = MetricNames.ROLLBACKS;
 
     private final MigrationMetrics next;
     /** bookie cluster -> outcome -> count */

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The REST API under {@code /admin/v2/bookie-clusters}, independent of any servlet container: the
  * servlet passes method, path (below the base path), content type and body, and writes back the
- * {@link RestResponse} as JSON. Errors are {@code {"error": "..."}} with 400 (bad input), 404 (no such
+ * {@link RestResponse} as JSON. Errors are {@code {"reason": "...", "error": "..."}} with 400 (bad input), 404 (no such
  * cluster or endpoint), 405, 409 (conflicts, failed precheck), 413, 415; a refused request changes
  * nothing.
  *

@@ -3,7 +3,11 @@ package io.bcswitch.rest;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** An HTTP answer: status and a JSON-serialisable body. */
+/**
+ * An HTTP answer: status and a JSON-serialisable body. An error's body is {@code {"reason": "...", "error": "..."}}
+ * (the same message twice): {@code reason} is what every Pulsar admin endpoint answers and what Pulsar's admin
+ * client and generic tooling parse; {@code error} is kept for clients written against earlier versions.
+ */
 public record RestResponse(int status, Object body) {
 
     public static RestResponse ok(Object body) {
@@ -11,7 +15,10 @@ public record RestResponse(int status, Object body) {
     }
 
     public static RestResponse error(int status, String message) {
-        return new RestResponse(status, Map.of("error", message));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("reason", message);
+        body.put("error", message);
+        return new RestResponse(status, body);
     }
 
     /**
@@ -38,6 +45,7 @@ public record RestResponse(int status, Object body) {
 
     public static RestResponse error(int status, String message, String detailName, Object detail) {
         Map<String, Object> body = new LinkedHashMap<>();
+        body.put("reason", message);
         body.put("error", message);
         body.put(detailName, detail);
         return new RestResponse(status, body);

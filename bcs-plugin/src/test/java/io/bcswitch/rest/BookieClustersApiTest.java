@@ -148,8 +148,9 @@ class BookieClustersApiTest {
 
     private static String error(RestResponse r) throws Exception {
         JsonNode n = Json.mapper().readTree(BookieClustersApi.toJson(r));
-        assertTrue(n.has("error"), "error body: " + n);
-        return n.get("error").asText();
+        assertTrue(n.has("reason"), "error body: " + n);
+        assertEquals(n.get("reason"), n.get("error"), "the earlier key says the same: " + n);
+        return n.get("reason").asText();
     }
 
     private record Req(String method, String path, String contentType, byte[] body, int status, String message) {

@@ -27,19 +27,24 @@ class RestResponseTest {
         RestResponse r = RestResponse.failed(failureOf(CompletableFuture.failedFuture(
                 new IllegalStateException("the broker record cannot be read"))));
         assertEquals(500, r.status());
-        assertEquals(Map.of("error", "request failed: the broker record cannot be read"), r.body());
+        assertEquals(errorBody("request failed: the broker record cannot be read"), r.body());
     }
 
     @Test
     void aRequestStillRunningSaysSoAndPointsAtStatus() {
         RestResponse r = RestResponse.stillRunning(60);
         assertEquals(503, r.status());
-        assertEquals(Map.of("error", "request did not complete within 60s; it may still be running: check status "
+        assertEquals(errorBody("request did not complete within 60s; it may still be running: check status "
                 + "before retrying"), r.body());
         // a timeout the handling itself ran into (a probe's, say) ended the request: not "still running"
         RestResponse inner = RestResponse.failed(failureOf(CompletableFuture.failedFuture(
                 new TimeoutException("no probe ledger within 10000 ms"))));
         assertEquals(500, inner.status());
-        assertEquals(Map.of("error", "request failed: no probe ledger within 10000 ms"), inner.body());
+        assertEquals(errorBody("request failed: no probe ledger within 10000 ms"), inner.body());
+    }
+
+    /** An error's body: the message as Pulsar's {@code reason} and as the earlier {@code error}. */
+    private static Map<String, Object> errorBody(String message) {
+        return Map.of("reason", message, "error", message);
     }
 }
