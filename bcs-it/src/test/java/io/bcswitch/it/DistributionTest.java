@@ -36,7 +36,8 @@ class DistributionTest {
             assertEquals(1, files.stream().filter(f -> f.startsWith(prefix)).count(), prefix + " in " + files);
         }
         for (String f : List.of("README.md", "INSTALL.md", "conf/broker.conf.snippet", "conf/client.conf.snippet",
-                "docs/operations.md", "docs/configuration.md", "docs/ledger-kinds.md")) {
+                "docs/operations.md", "docs/configuration.md", "docs/ledger-kinds.md", "prometheus/alerts.yaml",
+                "grafana/bookie-cluster-switch.json")) {
             assertTrue(files.contains(f), f + " in " + files);
         }
         // the NARs declare the names the snippets use
