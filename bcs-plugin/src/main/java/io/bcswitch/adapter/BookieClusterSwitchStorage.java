@@ -4,7 +4,6 @@ import io.bcswitch.inventory.LedgerInventory;
 
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.cutover.CutoverRunner;
-import io.bcswitch.metrics.MetricNames;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.RegistryStore;
@@ -17,7 +16,6 @@ import io.netty.channel.EventLoopGroup;
 import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.time.Clock;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -268,43 +266,12 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     public void bindBroker(PulsarService pulsarService) {
         this.pulsar = pulsarService;
         if (metricsRegistered.compareAndSet(false, true)) {
-            pulsarService.addPrometheusRawMetricsProvider(new PrometheusMetrics(this::metricsText));
+            io.bcswitch.metrics.BrokerMetrics m = new io.bcswitch.metrics.BrokerMetrics(pulsarCluster,
+                    () -> agent == null ? null : agent.ownership(), cutover::lastProgress,
+                    active -> routingFactory.tracker().snapshot(active, 0, roller.compactedViews()::containsKey)
+                            .counts(), metrics);
+            pulsarService.addPrometheusRawMetricsProvider(new PrometheusMetrics(m::text));
         }
-    }
-
-    /** This broker's switch metrics now, for {@code /metrics} (reads only what it holds in memory). */
-    private String metricsText() {
-        io.bcswitch.metrics.PrometheusText t = new io.bcswitch.metrics.PrometheusText();
-        Map<String, String> common = Map.of("cluster", pulsarCluster);
-        Ownership o = agent == null ? null : agent.ownership();
-        if (o != null) {
-            t.gauge(MetricNames.EPOCH, "Epoch of the switch this broker applied; bookie_cluster names the active "
-                    + "bookie cluster", with(common, "bookie_cluster", o.activeCluster()), o.activeEpoch());
-            cutover.lastProgress().ifPresent(r -> {
-                String help = "Topics of this broker in its latest cutover, by state (total, moved, failed, pending)";
-                long pending = Math.max(0, r.topicsTotal() - r.topicsMoved() - r.topicsFailed());
-                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "total"), r.topicsTotal());
-                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "moved"), r.topicsMoved());
-                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "failed"), r.topicsFailed());
-                t.gauge(MetricNames.CUTOVER_TOPICS, help, with(common, "state", "pending"), pending);
-            });
-            LedgerHandleTracker.Snapshot snap = routingFactory.tracker().snapshot(o.activeCluster(), 0,
-                    roller.compactedViews()::containsKey);
-            new java.util.TreeMap<>(snap.counts()).forEach((cluster, n) -> t.gauge(
-                    MetricNames.OPEN_LEDGER_HANDLES, "Ledger handles this broker holds open on a bookie cluster "
-                            + "other than the active one (it cannot be retired while there are any)",
-                    with(common, "bookie_cluster", cluster), n));
-        }
-        if (metrics != null) {
-            metrics.write(t, common);
-        }
-        return t.toString();
-    }
-
-    private static Map<String, String> with(Map<String, String> common, String key, String value) {
-        Map<String, String> m = new java.util.TreeMap<>(common);
-        m.put(key, value);
-        return m;
     }
 
     /** The broker id, or null while the broker has none yet. */
