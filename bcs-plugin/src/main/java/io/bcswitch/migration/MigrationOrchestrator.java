@@ -198,18 +198,21 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     /**
      * Queues one pass (at most one is queued at a time): finish an interrupted rollback, run or resume the latest
-     * switch's migration, then deletions that are due. Completes when that pass has run.
+     * switch's migration, then deletions that are due. Completes when that pass has run. A pass counts as queued
+     * from before it is handed to the driver until it starts, so that whatever asks for a pass after one started
+     * (an operator's retry, finished inside that pass's completion) always gets a pass of its own.
      */
     public CompletableFuture<Void> tick() {
         synchronized (driverLock) {
-            if (queuedPass != null && !queuedPass.isDone()) {
+            if (queuedPass != null) {
                 return queuedPass;
             }
-            CompletableFuture<Void>[] self = new CompletableFuture[1];
-            self[0] = enqueue(() -> {
+            CompletableFuture<Void> queued = new CompletableFuture<>();
+            queuedPass = queued;
+            enqueue(() -> {
                 synchronized (driverLock) {
-                    if (queuedPass == self[0]) {
-                        queuedPass = null; // a tick from now on queues the next pass
+                    if (queuedPass == queued) {
+                        queuedPass = null; // started: a tick from now on queues the next pass
                     }
                 }
                 return pass();
@@ -217,9 +220,18 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 if (e != null && !closed) {
                     log.warn("migration pass failed on broker {} (will retry): {}", me(), e.toString());
                 }
+                synchronized (driverLock) {
+                    if (queuedPass == queued) {
+                        queuedPass = null; // never started (the driver is closed)
+                    }
+                }
+                if (e != null) {
+                    queued.completeExceptionally(e);
+                } else {
+                    queued.complete(null);
+                }
             });
-            queuedPass = self[0];
-            return self[0];
+            return queued;
         }
     }
 

@@ -281,6 +281,47 @@ class MigrationOrchestratorTest {
         }
     }
 
+    /**
+     * The operator asks for the re-run while the pass that finished the migration is still releasing its lock: the
+     * request waits behind that pass and is then run by a pass of its own (it once found the finishing pass still
+     * marked as queued and ran none).
+     */
+    @Test
+    void aRetryAskedForWhileTheFinishingPassReleasesItsLockRunsAgain() throws Exception {
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<Void> releasing = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean(true);
+        String lock = registry.paths().orchestratorLock();
+        MetadataStoreExtended held = (MetadataStoreExtended) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {MetadataStoreExtended.class}, (proxy, m, args) -> {
+                    Object out;
+                    try {
+                        out = m.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (m.getName().equals("delete") && lock.equals(args[0]) && hold.getAndSet(false)) {
+                        releasing.complete(null);
+                        return ((CompletableFuture<?>) out).thenCompose(v -> release);
+                    }
+                    return out;
+                });
+        registry = new RegistryStore(held, new RegistryPaths("/bcs"));
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
+            o.switchAccepted(1);
+            releasing.get(30, TimeUnit.SECONDS);
+            assertEquals(Phase.DONE_WITH_FAILURES, o.readState(1).get().value().phase());
+            fixed.set(true);
+            CompletableFuture<MigrationState> again = o.retry(1);
+            Thread.sleep(100);
+            assertTrue(!again.isDone(), "the request waits for the running pass");
+            release.complete(null);
+            assertEquals(Phase.BUILD, again.get(10, TimeUnit.SECONDS).phase());
+            awaitPhase(o, Phase.DONE);
+            assertEquals(13, o.readState(1).get().value().promoted());
+        }
+    }
+
     @Test
     void aRolledBackMigrationDoesNotRunAgain() throws Exception {
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
