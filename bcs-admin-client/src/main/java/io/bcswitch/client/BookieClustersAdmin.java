@@ -135,6 +135,19 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return call("POST", "/migration/retry", Map.of(), new TypeReference<Migration>() { });
     }
 
+    /** The pacing settings the answering broker uses now, its broker.conf's, and what is stored. */
+    public CompletableFuture<Tuning> tuningAsync() {
+        return call("GET", "/tuning", null, new TypeReference<Tuning>() { });
+    }
+
+    /**
+     * Changes the pacing settings while the system runs: stored in the metadata store, applied by every broker
+     * within seconds (a migration or cutover under way included). Completes with the answering broker's view.
+     */
+    public CompletableFuture<Tuning> setTuningAsync(Tuning.Change change) {
+        return call("POST", "/tuning", change.fields, new TypeReference<Tuning>() { });
+    }
+
     public CompletableFuture<BookieCluster> closeClientAsync(String cluster) {
         return call("POST", "/close-client/" + segment(cluster), Map.of(), new TypeReference<BookieCluster>() { });
     }
@@ -207,6 +220,14 @@ public final class BookieClustersAdmin implements AutoCloseable {
 
     public Migration retryMigration() throws BookieClustersAdminException {
         return sync(retryMigrationAsync());
+    }
+
+    public Tuning tuning() throws BookieClustersAdminException {
+        return sync(tuningAsync());
+    }
+
+    public Tuning setTuning(Tuning.Change change) throws BookieClustersAdminException {
+        return sync(setTuningAsync(change));
     }
 
     public BookieCluster closeClient(String cluster) throws BookieClustersAdminException {

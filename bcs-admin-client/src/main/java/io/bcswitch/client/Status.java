@@ -25,7 +25,17 @@ import java.util.List;
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
                      List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
                      List<String> pendingBrokers, Migration migration, long relocationEpoch,
-                     List<String> relocationPendingBrokers, List<String> brokersWithoutRecord) {
+                     List<String> relocationPendingBrokers, List<String> brokersWithoutRecord,
+                     Tuning.Stored tuning) {
+
+    /** Without tuning (kept so that code written against earlier versions still compiles). */
+    public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
+                  List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
+                  List<String> pendingBrokers, Migration migration, long relocationEpoch,
+                  List<String> relocationPendingBrokers, List<String> brokersWithoutRecord) {
+        this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
+                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, null);
+    }
 
     /** Without brokersWithoutRecord (kept so that code written against earlier versions still compiles). */
     public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
@@ -33,6 +43,6 @@ public record Status(String activeCluster, long epoch, SwitchDirective directive
                   List<String> pendingBrokers, Migration migration, long relocationEpoch,
                   List<String> relocationPendingBrokers) {
         this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
-                relocationEpoch, relocationPendingBrokers, null);
+                relocationEpoch, relocationPendingBrokers, null, null);
     }
 }

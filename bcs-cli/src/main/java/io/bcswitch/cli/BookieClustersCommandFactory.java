@@ -180,6 +180,32 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                     o.print(m, "Migration of switch epoch " + m.switchEpoch() + " to '" + m.target() + "' runs again ("
                             + m.phase() + " on " + m.owner() + "); follow it with 'status'.\n");
                 }, out));
+        list.add(command("get-tuning", "Show the pacing settings: what the answering broker uses now, its "
+                        + "broker.conf's values, and what was changed at run time", List.of(), (p, a, o) -> {
+                    var t = a.tuning();
+                    o.print(t, Render.tuning(t));
+                }, out));
+        list.add(command("set-tuning", "Change the migration's copy rate and concurrency and the cutover's pace while "
+                        + "the system runs: stored in the metadata store, applied by every broker within seconds "
+                        + "(a migration or cutover under way included). broker.conf keeps the defaults",
+                List.of(ParameterDescriptor.builder().names(List.of("--migration-bytes-per-second"))
+                                .description("bytes per second the migration reads at most (0: unlimited)")
+                                .type(ParameterType.STRING).build(),
+                        ParameterDescriptor.builder().names(List.of("--migration-concurrency"))
+                                .description("ledgers the migration copies at the same time (1-1024)")
+                                .type(ParameterType.STRING).build(),
+                        ParameterDescriptor.builder().names(List.of("--cutover-topics-per-second"))
+                                .description("topics per second each broker rolls onto the new cluster (> 0)")
+                                .type(ParameterType.STRING).build(),
+                        ParameterDescriptor.builder().names(List.of("--reset"))
+                                .description("comma-separated settings to set back to broker.conf's values: "
+                                        + "migrationBytesPerSecond, migrationConcurrency, cutoverTopicsPerSecond")
+                                .type(ParameterType.STRING).build()),
+                (p, a, o) -> {
+                    var change = tuningChange(p);
+                    var t = a.setTuning(change);
+                    o.print(t, Render.tuning(t));
+                }, out));
         list.add(command("close-client", "Retire a drained cluster: marks it DEPRECATED and the brokers close their "
                         + "clients to it. Refused while it holds ledgers the brokers reference",
                 List.of(clusterParam()), (p, a, o) -> {
@@ -211,6 +237,57 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                     o.print(s, Render.status(s));
                 }, out));
         return list;
+    }
+
+    /** The change the options of set-tuning ask for; refused (nothing sent) when it asks for none. */
+    static io.bcswitch.client.Tuning.Change tuningChange(Map<String, Object> p) {
+        var change = new io.bcswitch.client.Tuning.Change();
+        boolean any = false;
+        Object bytes = p.get("--migration-bytes-per-second");
+        if (bytes != null) {
+            change.migrationBytesPerSecond(whole(bytes, "--migration-bytes-per-second"));
+            any = true;
+        }
+        Object concurrency = p.get("--migration-concurrency");
+        if (concurrency != null) {
+            long c = whole(concurrency, "--migration-concurrency");
+            if (c < 1 || c > 1024) {
+                throw new IllegalArgumentException("--migration-concurrency must be between 1 and 1024, not " + c);
+            }
+            change.migrationConcurrency((int) c);
+            any = true;
+        }
+        Object rate = p.get("--cutover-topics-per-second");
+        if (rate != null) {
+            try {
+                change.cutoverTopicsPerSecond(Double.parseDouble(rate.toString().trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--cutover-topics-per-second is not a number: '" + rate + "'");
+            }
+            any = true;
+        }
+        Object reset = p.get("--reset");
+        if (reset != null) {
+            for (String k : reset.toString().split(",")) {
+                if (!k.isBlank()) {
+                    change.reset(k.trim());
+                    any = true;
+                }
+            }
+        }
+        if (!any) {
+            throw new IllegalArgumentException("nothing to change: give --migration-bytes-per-second, "
+                    + "--migration-concurrency, --cutover-topics-per-second or --reset");
+        }
+        return change;
+    }
+
+    private static long whole(Object v, String option) {
+        try {
+            return Long.parseLong(v.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " is not a whole number: '" + v + "'");
+        }
     }
 
     private static ParameterDescriptor clusterParam() {

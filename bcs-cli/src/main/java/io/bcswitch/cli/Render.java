@@ -135,6 +135,22 @@ final class Render {
             }
         }
         sb.append('\n').append("Registered clusters:\n").append(indent(clusters(s.clusters())));
+        var t = s.tuning();
+        if (t != null && (t.migrationBytesPerSecond() != null || t.migrationConcurrency() != null
+                || t.cutoverTopicsPerSecond() != null)) {
+            List<String> changed = new java.util.ArrayList<>();
+            if (t.migrationBytesPerSecond() != null) {
+                changed.add("migrationBytesPerSecond=" + t.migrationBytesPerSecond());
+            }
+            if (t.migrationConcurrency() != null) {
+                changed.add("migrationConcurrency=" + t.migrationConcurrency());
+            }
+            if (t.cutoverTopicsPerSecond() != null) {
+                changed.add("cutoverTopicsPerSecond=" + number(t.cutoverTopicsPerSecond()));
+            }
+            sb.append('\n').append("Pacing changed at run time (over broker.conf): ").append(String.join(", ", changed))
+                    .append(" (get-tuning)\n");
+        }
         if (s.migration() != null) {
             sb.append('\n').append(migration(s.migration()));
         }
@@ -200,6 +216,28 @@ final class Render {
             sb.append(indent(t.toString()));
         }
         return sb.toString();
+    }
+
+    static String tuning(io.bcswitch.client.Tuning t) {
+        StringBuilder sb = new StringBuilder("Pacing (this broker now; broker.conf; changed at run time):\n");
+        var s = t.stored();
+        row(sb, "migrationBytesPerSecond", t.effective().migrationBytesPerSecond(),
+                t.brokerConf().migrationBytesPerSecond(), s == null ? null : s.migrationBytesPerSecond());
+        row(sb, "migrationConcurrency", t.effective().migrationConcurrency(), t.brokerConf().migrationConcurrency(),
+                s == null ? null : s.migrationConcurrency());
+        row(sb, "cutoverTopicsPerSecond", t.effective().cutoverTopicsPerSecond(),
+                t.brokerConf().cutoverTopicsPerSecond(), s == null ? null : s.cutoverTopicsPerSecond());
+        sb.append("Every broker applies a change within seconds.\n");
+        return sb.toString();
+    }
+
+    private static void row(StringBuilder sb, String key, Object now, Object conf, Object stored) {
+        sb.append(String.format("  %-24s %-14s broker.conf %-14s %s%n", key, number(now), number(conf),
+                stored == null ? "(not changed)" : "changed to " + number(stored)));
+    }
+
+    private static String number(Object n) {
+        return n instanceof Double d && d == Math.rint(d) ? Long.toString(d.longValue()) : String.valueOf(n);
     }
 
     static String drain(io.bcswitch.client.DrainReport d) {

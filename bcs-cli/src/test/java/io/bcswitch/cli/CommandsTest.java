@@ -148,4 +148,31 @@ class CommandsTest {
         assertEquals("switch although the active cluster's metadata cannot be read and nothing records which "
                 + "ledger ids it issued (the new range may overlap them)", flag.getDescription());
     }
+
+    @Test
+    void setTuningSendsOnlyWhatIsGivenAndNullForAReset() throws Exception {
+        body = "{\"effective\":{\"migrationBytesPerSecond\":5000000,\"migrationConcurrency\":8,"
+                + "\"cutoverTopicsPerSecond\":150.0},\"brokerConf\":{\"migrationBytesPerSecond\":1048576,"
+                + "\"migrationConcurrency\":4,\"cutoverTopicsPerSecond\":150.0},\"stored\":{\"formatVersion\":1,"
+                + "\"migrationBytesPerSecond\":5000000,\"migrationConcurrency\":8,\"updatedAt\":3}}";
+        run("set-tuning", Map.of("--migration-bytes-per-second", "5000000", "--migration-concurrency", "8",
+                "--reset", "cutoverTopicsPerSecond"));
+        assertEquals("POST /admin/v2/bookie-clusters/tuning {\"migrationBytesPerSecond\":5000000,"
+                + "\"migrationConcurrency\":8,\"cutoverTopicsPerSecond\":null}", requests.get(0));
+        assertTrue(printed().contains("  migrationConcurrency     8              broker.conf 4              changed to 8\n"),
+                printed());
+        run("get-tuning", Map.of());
+        assertEquals("GET /admin/v2/bookie-clusters/tuning ", requests.get(1));
+    }
+
+    @Test
+    void setTuningWithNothingOrABadNumberSendsNothing() {
+        for (Map<String, Object> bad : List.<Map<String, Object>>of(Map.of(),
+                Map.of("--migration-concurrency", "many"), Map.of("--migration-concurrency", "0"),
+                Map.of("--cutover-topics-per-second", "fast"))) {
+            PulsarAdminException e = assertThrows(PulsarAdminException.class, () -> run("set-tuning", bad));
+            assertTrue(e.getHttpError().startsWith("error: "), e.getHttpError());
+        }
+        assertTrue(requests.isEmpty(), "nothing sent: " + requests);
+    }
 }

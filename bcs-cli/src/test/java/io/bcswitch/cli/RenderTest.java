@@ -88,6 +88,25 @@ class RenderTest {
     }
 
     @Test
+    void tuningShowsWhatIsUsedWhatBrokerConfSaysAndWhatWasChanged() {
+        var t = new io.bcswitch.client.Tuning(new io.bcswitch.client.Tuning.Values(5_000_000, 4, 150),
+                new io.bcswitch.client.Tuning.Values(1_048_576, 4, 150),
+                new io.bcswitch.client.Tuning.Stored(5_000_000L, null, null, 7));
+        String out = Render.tuning(t);
+        assertTrue(out.contains("  migrationBytesPerSecond  5000000        broker.conf 1048576        changed to 5000000\n"),
+                out);
+        assertTrue(out.contains("  cutoverTopicsPerSecond   150            broker.conf 150            (not changed)\n"),
+                out);
+        Status s = new Status("cluster-b", 2, null, List.of(), List.of(), List.of(), true, List.of(), null, 0,
+                List.of(), List.of(), t.stored());
+        assertTrue(Render.status(s).contains("Pacing changed at run time (over broker.conf): "
+                + "migrationBytesPerSecond=5000000 (get-tuning)\n"), Render.status(s));
+        Status none = new Status("cluster-b", 2, null, List.of(), List.of(), List.of(), true, List.of(), null, 0,
+                List.of(), List.of(), new io.bcswitch.client.Tuning.Stored(null, null, null, 7));
+        assertFalse(Render.status(none).contains("Pacing"), "nothing changed: nothing said");
+    }
+
+    @Test
     void migrationShowsRollbackInProgressAndPendingDeletions() {
         var rolling = new io.bcswitch.client.Migration(2, "cluster-b", "ROLLING_BACK", "broker-1:8080", 0, 1000, 0, 10,
                 10, 0, 10, 0, 0, 0, 2048, List.of(), 10, "cluster-a", "precheck of 'cluster-a' failed", 0, 0);

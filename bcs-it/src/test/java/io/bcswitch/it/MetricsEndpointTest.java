@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The plugin's metrics are on the broker's own {@code /metrics} endpoint (what Prometheus and the Helm chart's
  * monitors scrape), with no OpenTelemetry exporter enabled, and say what status says: the active bookie cluster and
- * epoch, the cutover's topics, what the migration copied and promoted.
+ * epoch, the cutover's topics, what the migration copied and promoted, its phase and what is left, the rollback
+ * window, the relocation epoch lag, each bookie cluster's client operations, and the last drain report.
  */
 class MetricsEndpointTest extends ClusterTestBase {
 
@@ -98,6 +99,47 @@ class MetricsEndpointTest extends ClusterTestBase {
                 Map.of("bookie_cluster", "cluster-b", "outcome", "copied")).orElseThrow(), migration.toString());
         assertTrue(sample(after, "pulsar_bookie_switch_migration_copied_bytes_total",
                 Map.of("bookie_cluster", "cluster-b")).orElseThrow() > 0, after);
+        // the migration's stored state, the rollback window, the relocation table
+        assertEquals(1.0, sample(after, "pulsar_bookie_switch_migration_phase",
+                Map.of("bookie_cluster", "cluster-b", "phase", "DONE")).orElseThrow(() -> new AssertionError(after)));
+        assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_phase",
+                Map.of("bookie_cluster", "cluster-b", "phase", "BUILD")).orElseThrow());
+        assertEquals(migration.get("promoted").asDouble(), sample(after, "pulsar_bookie_switch_migration_ledgers",
+                Map.of("bookie_cluster", "cluster-b", "state", "promoted")).orElseThrow(), migration.toString());
+        assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_ledgers",
+                Map.of("bookie_cluster", "cluster-b", "state", "remaining")).orElseThrow());
+        double window = sample(after, "pulsar_bookie_switch_rollback_window_seconds",
+                Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after));
+        assertTrue(window > 23 * 3600 && window <= 24 * 3600, "the default window of 24 h has just begun: " + window);
+        assertEquals(0.0, sample(after, "pulsar_bookie_switch_relocation_epoch_lag", Map.of()).orElseThrow(
+                () -> new AssertionError(after)), "the broker routes with the table PROMOTE wrote");
+        // the BookKeeper client's operations, per bookie cluster: the topic wrote on a before the switch, on b after
+        try (Producer<String> p = client.newProducer(Schema.STRING).topic(topic).create()) {
+            p.send("after");
+        }
+        String withClients = scrape();
+        for (String c : List.of("cluster-a", "cluster-b")) {
+            assertTrue(sample(withClients, "pulsar_bookie_switch_client_op_seconds_count", Map.of("bookie_cluster", c,
+                    "pool", "default", "op", "ADD_ENTRY", "outcome", "success")).orElseThrow(
+                            () -> new AssertionError(c + ":\n" + withClients)) > 0, c);
+        }
+        assertTrue(sample(withClients, "pulsar_bookie_switch_client_op_seconds_count", Map.of("bookie_cluster",
+                "cluster-b", "pool", "migration", "op", "LEDGER_CREATE", "outcome", "success")).orElseThrow(
+                        () -> new AssertionError(withClients)) > 0, "the migration's copies were created on b");
+        // what the last drain report said, for the old cluster only
+        assertTrue(sample(withClients, "pulsar_bookie_switch_drain_bytes", Map.of()).isEmpty(), "no report yet");
+        JsonNode drain = rest.get("/drain/cluster-a").json();
+        String drained = scrape();
+        assertEquals(drain.get("bytes").asDouble(), sample(drained, "pulsar_bookie_switch_drain_bytes",
+                Map.of("bookie_cluster", "cluster-a")).orElseThrow(() -> new AssertionError(drained)), drain.toString());
+        assertTrue(drain.get("bytes").asLong() > 0, "the first ten messages are still on a: " + drain);
+        assertEquals(drain.get("ledgers").asDouble(), sample(drained, "pulsar_bookie_switch_drain_ledgers",
+                Map.of("bookie_cluster", "cluster-a")).orElseThrow());
+        assertTrue(sample(drained, "pulsar_bookie_switch_drain_report_timestamp_seconds",
+                Map.of("bookie_cluster", "cluster-a")).orElseThrow() * 1000 > System.currentTimeMillis() - 60_000);
+        // kept for whoever wants to see what the endpoint serves (docs, the samples)
+        java.nio.file.Files.writeString(java.nio.file.Path.of("target", "metrics-sample.txt"), String.join("\n",
+                drained.lines().filter(l -> l.contains("pulsar_bookie_switch_")).toList()) + "\n");
         // Pulsar's own metrics are still there beside ours
         assertTrue(after.lines().anyMatch(l -> l.startsWith("pulsar_") && !l.startsWith("pulsar_bookie_switch_")),
                 "Pulsar's metrics are served as before");

@@ -52,7 +52,8 @@ class PulsarAdminCliTest extends ClusterTestBase {
             Result help = cli.run("bookie-clusters", "--help");
             assertEquals(0, help.exit(), help.all());
             for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status",
-                    "drain-report", "cleanup-targets", "cleanup", "retry-migration", "rollback", "close-client")) {
+                    "drain-report", "cleanup-targets", "cleanup", "retry-migration", "rollback", "close-client",
+                    "get-tuning", "set-tuning")) {
                 assertTrue(help.stdout().contains("  " + c + " "), c + " in help: " + help.stdout());
             }
             Result switchHelp = cli.run("bookie-clusters", "switch", "--help");
@@ -86,6 +87,24 @@ class PulsarAdminCliTest extends ClusterTestBase {
             failsWith(app.run("bookie-clusters", "list"), "super-user");
             failsWith(anonymous.run("bookie-clusters", "list"), "401");
             assertEquals(before, snapshot(), "refused commands change nothing");
+
+            // pacing changed at run time, and back to broker.conf's
+            failsWith(cli.run("bookie-clusters", "set-tuning"), "nothing to change");
+            failsWith(cli.run("bookie-clusters", "set-tuning", "--cutover-topics-per-second", "0"), "> 0");
+            failsWith(cli.run("bookie-clusters", "set-tuning", "--reset", "promoteBatchSize"), "unknown field");
+            assertEquals(before, snapshot(), "refused tuning changes nothing");
+            Result tuned = cli.run("bookie-clusters", "set-tuning", "--migration-concurrency", "6",
+                    "--migration-bytes-per-second", "2000000");
+            assertEquals(0, tuned.exit(), tuned.all());
+            assertTrue(tuned.stdout().contains("changed to 6") && tuned.stdout().contains("changed to 2000000"),
+                    tuned.stdout());
+            Result reset = cli.run("bookie-clusters", "set-tuning", "--reset",
+                    "migrationConcurrency,migrationBytesPerSecond");
+            assertEquals(0, reset.exit(), reset.all());
+            Result tuning = cli.run("bookie-clusters", "get-tuning");
+            assertEquals(0, tuning.exit(), tuning.all());
+            assertTrue(tuning.stdout().lines().filter(l -> l.contains("(not changed)")).count() == 3, tuning.stdout());
+            before = snapshot();
 
             Result get = cli.run("bookie-clusters", "get", "cluster-b");
             assertEquals(0, get.exit(), get.all());

@@ -57,6 +57,10 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private java.util.concurrent.ExecutorService migrationIo;
     private io.bcswitch.routing.ClusterClientPool migrationPool;
     private io.bcswitch.metrics.MigrationCounters metrics;
+    private io.bcswitch.migration.DrainReports drain;
+    private io.bcswitch.tuning.LiveTuning tuning;
+    private io.bcswitch.tuning.TuningService tuningService;
+    private int rollbackWindowHours;
     private OpenTelemetryMigrationMetrics otelMetrics;
     private String pulsarCluster;
     private final java.util.concurrent.atomic.AtomicBoolean metricsRegistered =
@@ -106,19 +110,25 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         service = new SwitchService(registry, metadataAccess, conf.getManagedLedgerDefaultEnsembleSize(), clock,
                 live, probe, config.switchPrepareTimeoutMillis());
         presence = new BrokerPresence(registry, this::knownBrokerId, clock);
-        api = new BookieClustersApi(service);
-        api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
-                new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
         cutoverScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bcs-cutover");
             t.setDaemon(true);
             return t;
         });
+        // pacing an operator changed at run time applies from the start: before any cutover or migration runs
+        tuning = new io.bcswitch.tuning.LiveTuning(new io.bcswitch.tuning.LiveTuning.Values(
+                config.migration().bytesPerSecond(), config.migration().concurrency(), config.cutoverTopicsPerSecond()));
+        tuningService = new io.bcswitch.tuning.TuningService(registry, tuning, cutoverScheduler, clock,
+                config.resyncIntervalSeconds());
+        tuningService.start().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        api = new BookieClustersApi(service, tuningService);
+        api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
+                new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,
                 active -> routingFactory.tracker().createsOutside(active));
         readerMover = new ReaderMover(routingFactory.tracker(), roller);
         this.roller = roller;
-        cutover = new CutoverRunner(roller, config.cutoverEnabled(), config.cutoverTopicsPerSecond(),
+        cutover = new CutoverRunner(roller, config.cutoverEnabled(), tuning::cutoverTopicsPerSecond,
                 cutoverScheduler, presence::cutover, this::brokerId, clock);
         routingFactory.onDataLedgerCreated(
                 new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler, cutover::running));
@@ -153,13 +163,14 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         metrics = new io.bcswitch.metrics.MigrationCounters(otelMetrics);
         orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, live, copier, config.migration(),
-                this::brokerId, migrationScheduler, clock, metrics, service::switchTo);
-        var drain = new io.bcswitch.migration.DrainReports(registry, live, copier,
-                new NamespaceRetentionLookup(() -> pulsar));
+                tuning, this::brokerId, migrationScheduler, clock, metrics, service::switchTo);
+        drain = new io.bcswitch.migration.DrainReports(registry, live, copier,
+                new NamespaceRetentionLookup(() -> pulsar), clock);
+        rollbackWindowHours = config.migration().rollbackWindowHours();
         var cleanup = new io.bcswitch.migration.CleanupService(registry, live, copier, orchestrator, drain,
                 config.migration(), metrics, clock);
         var auditor = new io.bcswitch.audit.InvariantAuditor(registry, live, copier, service::facts, cleanup,
-                new io.bcswitch.migration.ByteRateLimiter(config.migration().bytesPerSecond(), migrationScheduler,
+                new io.bcswitch.migration.ByteRateLimiter(tuning::migrationBytesPerSecond, migrationScheduler,
                         System::nanoTime)::acquire, this::compactedLedgerOf, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
                 config.migration(), clock, auditor));
@@ -267,9 +278,11 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         this.pulsar = pulsarService;
         if (metricsRegistered.compareAndSet(false, true)) {
             io.bcswitch.metrics.BrokerMetrics m = new io.bcswitch.metrics.BrokerMetrics(pulsarCluster,
-                    () -> agent == null ? null : agent.ownership(), cutover::lastProgress,
-                    active -> routingFactory.tracker().snapshot(active, 0, roller.compactedViews()::containsKey)
-                            .counts(), metrics);
+                    new io.bcswitch.metrics.BrokerMetrics.Sources(() -> agent == null ? null : agent.ownership(),
+                            cutover::lastProgress, active -> routingFactory.tracker().snapshot(active, 0,
+                                    roller.compactedViews()::containsKey).counts(), agent::relocationEpochLag,
+                            orchestrator::lastSeen, drain::latest, metrics, routingFactory.clientStats(),
+                            rollbackWindowHours, clock));
             pulsarService.addPrometheusRawMetricsProvider(new PrometheusMetrics(m::text));
         }
     }
@@ -336,6 +349,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         }
         if (inventoryAnswers != null) {
             inventoryAnswers.shutdownNow();
+        }
+        if (tuningService != null) {
+            tuningService.close();
         }
         if (cutover != null) {
             cutover.close();

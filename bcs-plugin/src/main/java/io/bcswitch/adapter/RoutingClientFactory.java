@@ -35,6 +35,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
     private final Supplier<CompletableFuture<Ownership>> refresh;
     private final List<ClusterClientPool> pools = new CopyOnWriteArrayList<>();
     private final LedgerHandleTracker tracker = new LedgerHandleTracker();
+    private final io.bcswitch.metrics.ClientOpStats clientStats = new io.bcswitch.metrics.ClientOpStats();
     private volatile RoutingBookKeeper.CreateListener createListener;
 
     private final java.util.concurrent.Executor closer;
@@ -98,7 +99,8 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                     String uri = rec.get().metadataServiceUri();
                     ServiceConfiguration c = BrokerConfigs.isBrokerImplicitCluster(conf, uri)
                             ? conf : BrokerConfigs.withMetadataServiceUri(conf, uri);
-                    return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties, statsLogger);
+                    return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties,
+                            new ClusterStatsLogger(statsLogger, cluster, poolName, clientStats));
                 }), closer);
     }
 
@@ -117,6 +119,11 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         return newPool("migration", b.conf(), b.store(), b.eventLoopGroup(), Optional.empty(),
                 Map.of("ledgerMetadataVersion", 3, "storeSystemTimeAsLedgerCreationTime", true),
                 NullStatsLogger.INSTANCE);
+    }
+
+    /** The operations of every per-cluster client this factory built, counted per bookie cluster and pool. */
+    io.bcswitch.metrics.ClientOpStats clientStats() {
+        return clientStats;
     }
 
     /** Every handle the routing clients of this broker handed out and creations in flight, by cluster. */

@@ -45,7 +45,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
 
     private final TopicRoller roller;
     private final boolean enabled;
-    private final double topicsPerSecond;
+    private final java.util.function.DoubleSupplier topicsPerSecond;
     private final ScheduledExecutorService scheduler;
     private final Consumer<BrokerCutoverRecord> progress;
     private final java.util.function.Supplier<String> brokerId;
@@ -55,6 +55,13 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     public CutoverRunner(TopicRoller roller, boolean enabled, double topicsPerSecond,
                          ScheduledExecutorService scheduler, Consumer<BrokerCutoverRecord> progress,
                          java.util.function.Supplier<String> brokerId, Clock clock) {
+        this(roller, enabled, () -> topicsPerSecond, scheduler, progress, brokerId, clock);
+    }
+
+    /** @param topicsPerSecond the pace now: read before every roll, so a change applies to a cutover under way */
+    public CutoverRunner(TopicRoller roller, boolean enabled, java.util.function.DoubleSupplier topicsPerSecond,
+                         ScheduledExecutorService scheduler, Consumer<BrokerCutoverRecord> progress,
+                         java.util.function.Supplier<String> brokerId, Clock clock) {
         this.roller = roller;
         this.enabled = enabled;
         this.topicsPerSecond = topicsPerSecond;
@@ -62,6 +69,10 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         this.progress = progress;
         this.brokerId = brokerId;
         this.clock = clock;
+    }
+
+    private long period() {
+        return Math.max(1L, (long) (1_000_000_000L / topicsPerSecond.getAsDouble()));
     }
 
     @Override
@@ -137,7 +148,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             }
             publish();
             if (enabled) {
-                periodNanos = Math.max(1L, (long) (1_000_000_000L / topicsPerSecond));
+                periodNanos = period();
                 nextRollDue = System.nanoTime();
                 rollTask = scheduler.schedule(this::rollPaced, 0, TimeUnit.NANOSECONDS);
             }
@@ -192,6 +203,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         }
 
         private void reschedule(long started) {
+            periodNanos = period();
             nextRollDue += periodNanos;
             if (nextRollDue - started < periodNanos / 2) {
                 nextRollDue = started + periodNanos;

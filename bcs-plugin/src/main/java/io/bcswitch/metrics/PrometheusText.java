@@ -25,12 +25,30 @@ public final class PrometheusText {
         return sample(name, "counter", help, labels, value);
     }
 
+    /**
+     * A summary without quantiles: {@code name_count} and {@code name_sum} (in the base unit its name ends with) of
+     * the observations so far.
+     */
+    public PrometheusText summary(String name, String help, Map<String, String> labels, long count, double sum) {
+        declare(name, "summary", help);
+        line(name + "_count", labels, count);
+        return line(name + "_sum", labels, sum);
+    }
+
     private PrometheusText sample(String name, String type, String help, Map<String, String> labels, double value) {
+        declare(name, type, help);
+        return line(name, labels, value);
+    }
+
+    private void declare(String name, String type, String help) {
         if (declared.add(name)) {
             out.append("# HELP ").append(name).append(' ').append(help.replace("\\", "\\\\").replace("\n", "\\n"))
                     .append('\n');
             out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
         }
+    }
+
+    private PrometheusText line(String name, Map<String, String> labels, double value) {
         out.append(name);
         if (!labels.isEmpty()) {
             out.append('{');

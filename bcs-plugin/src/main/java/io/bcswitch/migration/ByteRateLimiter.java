@@ -15,12 +15,17 @@ import java.util.function.LongSupplier;
 public final class ByteRateLimiter {
     static final long BURST_MILLIS = 100;
     private static final long BURST_NANOS = TimeUnit.MILLISECONDS.toNanos(BURST_MILLIS);
-    private final long bytesPerSecond;
+    private final LongSupplier bytesPerSecond;
     private final ScheduledExecutorService scheduler;
     private final LongSupplier nanoTime;
     private long nextFreeNanos;
 
     public ByteRateLimiter(long bytesPerSecond, ScheduledExecutorService scheduler, LongSupplier nanoTime) {
+        this(() -> bytesPerSecond, scheduler, nanoTime);
+    }
+
+    /** @param bytesPerSecond the bound now: read at every acquisition, so a change applies at once */
+    public ByteRateLimiter(LongSupplier bytesPerSecond, ScheduledExecutorService scheduler, LongSupplier nanoTime) {
         this.bytesPerSecond = bytesPerSecond;
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
@@ -29,13 +34,14 @@ public final class ByteRateLimiter {
 
     /** Delay (nanoseconds) the caller must wait before using {@code bytes}; reserves them. */
     synchronized long reserve(long bytes) {
-        if (bytesPerSecond <= 0 || bytes <= 0) {
+        long rate = bytesPerSecond.getAsLong();
+        if (rate <= 0 || bytes <= 0) {
             return 0;
         }
         long now = nanoTime.getAsLong();
         // unused capacity is kept for at most the allowed burst
         long start = Math.max(nextFreeNanos, now - BURST_NANOS);
-        nextFreeNanos = start + (long) (bytes * 1e9 / bytesPerSecond);
+        nextFreeNanos = start + (long) (bytes * 1e9 / rate);
         return Math.max(0, nextFreeNanos - now);
     }
 

@@ -28,13 +28,30 @@ public final class DrainReports {
     private final LedgerInventory inventory;
     private final LedgerCopier copier;
     private final RetentionLookup retention;
+    private final java.time.Clock clock;
+    private final Map<String, Latest> latest = new ConcurrentHashMap<>();
+
+    /** The last report this broker made of a cluster, and when (epoch millis). */
+    public record Latest(DrainReport report, long at) {
+    }
 
     public DrainReports(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                         RetentionLookup retention) {
+        this(registry, inventory, copier, retention, java.time.Clock.systemUTC());
+    }
+
+    public DrainReports(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
+                        RetentionLookup retention, java.time.Clock clock) {
         this.registry = registry;
         this.inventory = inventory;
         this.copier = copier;
         this.retention = retention;
+        this.clock = clock;
+    }
+
+    /** The last report this broker made of each cluster (for metrics: a scrape never builds one). */
+    public Map<String, Latest> latest() {
+        return Map.copyOf(latest);
     }
 
     private record Row(LedgerReference ref, Optional<LedgerCopier.LedgerFacts> facts, RetentionLookup.Retention retention) {
@@ -73,11 +90,16 @@ public final class DrainReports {
                             : retentions.computeIfAbsent(r.referencedBy(), ml -> retention.retention(ml)
                                     .exceptionally(e -> new RetentionLookup.Retention(-1, "unknown: " + e)));
                     return facts.thenCombine(ret, (f, t) -> new Row(r, f, t));
-                }).thenApply(rows -> build(cluster, rec.get().status().name(), cluster.equals(view.activeCluster()),
-                        rows, handles));
+                }).thenApply(rows -> remember(build(cluster, rec.get().status().name(),
+                        cluster.equals(view.activeCluster()), rows, handles)));
                 });
             });
         });
+    }
+
+    private DrainReport remember(DrainReport r) {
+        latest.put(r.cluster(), new Latest(r, clock.millis()));
+        return r;
     }
 
     private static boolean closedData(LedgerReference r) {

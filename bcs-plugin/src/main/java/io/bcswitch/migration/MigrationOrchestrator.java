@@ -68,6 +68,14 @@ public final class MigrationOrchestrator implements AutoCloseable {
     public record RollbackOutcome(MigrationState state, SwitchResult switched) {
     }
 
+    /**
+     * The latest switch and its migration's state as this broker last read or wrote them (null: not started), for
+     * metrics, which never read the metadata store on a scrape. Every broker's pass refreshes it every period; the
+     * broker running the migration also with each state write.
+     */
+    public record Seen(SwitchDirective directive, MigrationState state) {
+    }
+
     /** Switches the brokers back for a rollback; completes with the new switch. */
     @FunctionalInterface
     public interface SwitchBack {
@@ -85,16 +93,19 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private final ByteRateLimiter limiter;
     private final long applyWaitNanos;
     private final SwitchBack switchBack;
+    private final io.bcswitch.tuning.LiveTuning tuning;
     private final Set<Long> acceptedHere = ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicLong lockAcquisitions = new java.util.concurrent.atomic.AtomicLong();
     /** Tells this process's acquisitions from those of an earlier run of the same broker. */
     private final String lockNonce = Long.toHexString(new java.util.Random().nextLong());
+    private volatile Seen seen;
     private final Object driverLock = new Object();
     private CompletableFuture<Void> driverTail = CompletableFuture.completedFuture(null);
     private CompletableFuture<Void> queuedPass;
     private volatile ScheduledFuture<?> ticker;
     private volatile boolean closed;
 
+    /** With broker.conf's copy rate and concurrency, never changed at run time. */
     public MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                                  SwitchConfig.Migration config, Supplier<String> brokerId,
                                  ScheduledExecutorService scheduler, Clock clock, MigrationMetrics metrics,
@@ -102,9 +113,31 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this(registry, inventory, copier, config, brokerId, scheduler, clock, metrics, switchBack, APPLY_WAIT_MILLIS);
     }
 
+    /**
+     * @param tuning the copy rate and concurrency now (an operator may change them while a migration runs; both are
+     *               read again as the copying goes on)
+     */
+    public MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
+                                 SwitchConfig.Migration config, io.bcswitch.tuning.LiveTuning tuning,
+                                 Supplier<String> brokerId, ScheduledExecutorService scheduler, Clock clock,
+                                 MigrationMetrics metrics, SwitchBack switchBack) {
+        this(registry, inventory, copier, config, tuning, brokerId, scheduler, clock, metrics, switchBack,
+                APPLY_WAIT_MILLIS);
+    }
+
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, Supplier<String> brokerId, ScheduledExecutorService scheduler,
                           Clock clock, MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
+        this(registry, inventory, copier, config, new io.bcswitch.tuning.LiveTuning(
+                new io.bcswitch.tuning.LiveTuning.Values(config.bytesPerSecond(), config.concurrency(), 1)), brokerId,
+                scheduler, clock, metrics, switchBack, applyWaitMillis);
+    }
+
+    MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
+                          SwitchConfig.Migration config, io.bcswitch.tuning.LiveTuning tuning,
+                          Supplier<String> brokerId, ScheduledExecutorService scheduler, Clock clock,
+                          MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
+        this.tuning = tuning;
         this.registry = registry;
         this.inventory = inventory;
         this.copier = copier;
@@ -114,7 +147,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this.clock = clock;
         this.metrics = metrics;
         this.switchBack = switchBack;
-        this.limiter = new ByteRateLimiter(config.bytesPerSecond(), scheduler, System::nanoTime);
+        this.limiter = new ByteRateLimiter(tuning::migrationBytesPerSecond, scheduler, System::nanoTime);
         this.applyWaitNanos = TimeUnit.MILLISECONDS.toNanos(applyWaitMillis);
     }
 
@@ -138,6 +171,11 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     MigrationMetrics metrics() {
         return metrics;
+    }
+
+    /** Ledgers copied at the same time, now. */
+    int concurrency() {
+        return tuning.migrationConcurrency();
     }
 
     ByteRateLimiter limiter() {
@@ -243,6 +281,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
             }
             SwitchDirective d = directive.value();
             return readState(d.epoch()).thenCompose(state -> {
+                seen = new Seen(d, state.present() ? state.value() : null);
                 boolean work = !state.present() || !state.value().phase().terminal();
                 if (work && state.present() && state.value().phase() == Phase.ROLLING_BACK) {
                     return resumeRollbacks();
@@ -396,6 +435,20 @@ public final class MigrationOrchestrator implements AutoCloseable {
         return registry.read(statePath(epoch), MigrationState.class);
     }
 
+    /** What this broker last saw of the latest switch and its migration; empty before its first pass. */
+    public Optional<Seen> lastSeen() {
+        return Optional.ofNullable(seen);
+    }
+
+    /** {@code s} was just written or read by this broker's run: what it last saw, if it is of the same switch. */
+    private MigrationState saw(MigrationState s) {
+        Seen now = seen;
+        if (s != null && now != null && now.directive().epoch() == s.switchEpoch()) {
+            seen = new Seen(now.directive(), s);
+        }
+        return s;
+    }
+
     /** Latest switch's migration state, if any. */
     public CompletableFuture<Optional<MigrationState>> latest() {
         return registry.readDirective().thenCompose(d -> d.present()
@@ -426,7 +479,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 return Optional.empty();
             }
             return Optional.of(change.apply(cur.get()));
-        });
+        }).thenApply(this::saw);
     }
 
     /** Whether this broker still runs the migration whose stored state is {@code s}. */
@@ -464,7 +517,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                                                          UnaryOperator<MigrationState> and) {
         return registry.update(statePath(epoch), MigrationState.class, cur -> cur
                 .filter(s -> from.contains(s.phase()))
-                .map(s -> and.apply(s.moveTo(to, clock.millis()))));
+                .map(s -> and.apply(s.moveTo(to, clock.millis())))).thenApply(this::saw);
     }
 
     private CompletableFuture<List<MigrationState>> states() {

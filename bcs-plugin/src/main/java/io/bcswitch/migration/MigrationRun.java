@@ -208,14 +208,10 @@ final class MigrationRun {
     }
 
     private CompletableFuture<Void> copyAll(List<Item> items, Tally tally, int pass) {
-        AtomicInteger next = new AtomicInteger();
         List<Item> stillOpen = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Void>> workers = new ArrayList<>();
-        int n = Math.min(o.config().concurrency(), Math.max(1, items.size()));
-        for (int w = 0; w < n; w++) {
-            workers.add(worker(items, next, tally, stillOpen));
-        }
-        return CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+        // the concurrency is read again after every ledger: an operator's change applies to the copying under way
+        return io.bcswitch.concurrent.ElasticWorkers.run(items, o::concurrency, item -> copyOne(item, tally,
+                stillOpen)).thenCompose(v -> {
             if (stillOpen.isEmpty() || pass >= OPEN_RETRY_PASSES || o.closed() || stopped) {
                 tally.skipped.addAll(stillOpen);
                 return CompletableFuture.completedFuture(null);
@@ -226,24 +222,21 @@ final class MigrationRun {
         });
     }
 
-    private CompletableFuture<Void> worker(List<Item> items, AtomicInteger next, Tally tally, List<Item> stillOpen) {
-        int i = next.getAndIncrement();
-        if (i >= items.size() || o.closed() || stopped) {
-            return CompletableFuture.completedFuture(null);
+    /** Copies one ledger; completes with whether the run goes on. */
+    private CompletableFuture<Boolean> copyOne(Item item, Tally tally, List<Item> stillOpen) {
+        if (o.closed() || stopped) {
+            return CompletableFuture.completedFuture(false);
         }
-        Item item = items.get(i);
         tally.byId.put(item.ledgerId(), item);
-        return copy(item)
-                .thenCompose(out -> {
-                    record(item, out, tally, stillOpen);
-                    long now = o.now();
-                    if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
-                        tally.lastPersist = now;
-                        return persist(tally, s -> s).thenApply(o::goOn);
-                    }
-                    return CompletableFuture.completedFuture(true);
-                })
-                .thenCompose(go -> go ? worker(items, next, tally, stillOpen) : CompletableFuture.completedFuture(null));
+        return copy(item).thenCompose(out -> {
+            record(item, out, tally, stillOpen);
+            long now = o.now();
+            if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
+                tally.lastPersist = now;
+                return persist(tally, s -> s).thenApply(o::goOn);
+            }
+            return CompletableFuture.completedFuture(true);
+        });
     }
 
     /**
@@ -387,7 +380,7 @@ final class MigrationRun {
                         return CompletableFuture.<Void>completedFuture(null);
                     }
                     return o.registry().readRelocations(candidates).thenApply(view::withFresh).thenCompose(fresh ->
-                            io.bcswitch.concurrent.Windows.map(candidates, Math.max(1, o.config().concurrency()),
+                            io.bcswitch.concurrent.Windows.map(candidates, Math.max(1, o.concurrency()),
                                     id -> discardIfDeleted(id, fresh).exceptionally(e -> {
                                         log.warn("switch epoch={} ledger={} bookie-cluster={}: could not tell whether "
                                                 + "its copy is left over from a deleted ledger; it stays: {}", epoch,

@@ -39,6 +39,11 @@ public record RegistryPaths(String root) {
         return root + "/switch-prepare";
     }
 
+    /** Pacing settings changed at run time (see {@link TuningOverrides}). */
+    public String tuning() {
+        return root + "/tuning";
+    }
+
     public String brokers() {
         return root + "/brokers";
     }

@@ -453,6 +453,24 @@ public class RegistryStore {
         });
     }
 
+    /**
+     * Calls {@code listener} (on the metadata store's notification thread: it must hand off anything slow) on each
+     * change notification of exactly {@code path}. Notifications may be lost across a reconnect: re-read on
+     * {@link #onSessionChange} too.
+     */
+    public void onChange(String path, Runnable listener) {
+        store.registerListener(n -> {
+            if (n.getPath().equals(path)) {
+                listener.run();
+            }
+        });
+    }
+
+    /** The pacing settings changed at run time; {@link TuningOverrides#NONE} when none were. */
+    public CompletableFuture<Versioned<TuningOverrides>> readTuning() {
+        return read(paths.tuning(), TuningOverrides.class);
+    }
+
     /** A caller waiting for the next change at or below a path. */
     private record ChangeWaiter(String path, CompletableFuture<Void> changed) {
         boolean matches(String changedPath) {

@@ -46,11 +46,18 @@ public class BookieClustersApi {
     public static final int MAX_BODY_BYTES = 1024 * 1024;
 
     private final SwitchService service;
+    private final io.bcswitch.tuning.TuningService tuning;
     private volatile TopicLedgerReports topics;
     private volatile io.bcswitch.migration.MigrationService migration;
 
     public BookieClustersApi(SwitchService service) {
+        this(service, null);
+    }
+
+    /** @param tuning changes the pacing settings at run time; null: {@code /tuning} answers 503 */
+    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning) {
         this.service = service;
+        this.tuning = tuning;
     }
 
     /** Enables the migration endpoints (rollback, drain, cleanup, close-client); without it they answer 503. */
@@ -120,6 +127,9 @@ public class BookieClustersApi {
         if (first.equals("topics")) {
             return allow(method, "GET").orElse(() -> topic(seg));
         }
+        if (seg.size() == 1 && first.equals("tuning")) {
+            return tuningRoute(method, contentType, body);
+        }
         if (MIGRATION_ENDPOINTS.contains(first)) {
             return migrationRoute(method, first, seg, query, contentType, body);
         }
@@ -154,6 +164,59 @@ public class BookieClustersApi {
                     + " (allowed: GET, POST, DELETE)"));
         }
         return done(RestResponse.error(404, "no such endpoint: /" + p));
+    }
+
+    /**
+     * {@code GET /tuning}: this broker's pacing now, its broker.conf's, and what is stored. {@code POST /tuning}:
+     * each field given is set (a number) or goes back to broker.conf's value ({@code null}); the others stay.
+     */
+    private CompletableFuture<RestResponse> tuningRoute(String method, String contentType, byte[] body) {
+        io.bcswitch.tuning.TuningService t = tuning;
+        if (t == null) {
+            return done(RestResponse.error(503, "run-time tuning is not available on this broker"));
+        }
+        if (method.equals("GET")) {
+            return t.get().thenApply(RestResponse::ok);
+        }
+        return allow(method, "POST").orElse(() -> {
+            JsonNode json = jsonBody(contentType, body, new java.util.TreeSet<>(io.bcswitch.tuning.TuningService.KEYS));
+            Set<String> reset = new java.util.TreeSet<>();
+            json.fieldNames().forEachRemaining(f -> {
+                if (json.get(f).isNull()) {
+                    reset.add(f);
+                }
+            });
+            Long bytes = wholeOrNull(json, io.bcswitch.tuning.TuningService.MIGRATION_BYTES_PER_SECOND);
+            Long concurrency = wholeOrNull(json, io.bcswitch.tuning.TuningService.MIGRATION_CONCURRENCY);
+            if (concurrency != null && (concurrency < Integer.MIN_VALUE || concurrency > Integer.MAX_VALUE)) {
+                throw new ApiError(400, "field 'migrationConcurrency' must be between 1 and 1024");
+            }
+            Double rate = numberOrNull(json, io.bcswitch.tuning.TuningService.CUTOVER_TOPICS_PER_SECOND);
+            return t.set(new io.bcswitch.tuning.TuningService.Change(bytes, concurrency == null ? null
+                    : concurrency.intValue(), rate, reset)).thenApply(RestResponse::ok);
+        });
+    }
+
+    private static Long wholeOrNull(JsonNode json, String field) {
+        JsonNode v = json.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            throw new ApiError(400, "field '" + field + "' must be a whole number (or null for broker.conf's value)");
+        }
+        return v.asLong();
+    }
+
+    private static Double numberOrNull(JsonNode json, String field) {
+        JsonNode v = json.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isNumber()) {
+            throw new ApiError(400, "field '" + field + "' must be a number (or null for broker.conf's value)");
+        }
+        return v.asDouble();
     }
 
     private static final Set<String> MIGRATION_ENDPOINTS = Set.of("rollback", "migration", "drain", "cleanup-targets",

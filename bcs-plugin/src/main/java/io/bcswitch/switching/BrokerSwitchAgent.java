@@ -345,6 +345,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
      */
     private CompletableFuture<Relocations> readRelocations(Ownership current) {
         return registry.readRelocationEpochRecord().thenCompose(rec -> {
+            relocationEpochSeen.accumulateAndGet(rec.epoch(), Math::max);
             if (current != null && rec.changed() != null && rec.epoch() == current.relocationEpoch() + 1) {
                 return registry.readRelocations(rec.changed()).thenApply(changes -> {
                     Map<Long, String> homes = new HashMap<>(current.relocations());
@@ -374,6 +375,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
         applyTail = applyTail.exceptionally(e -> null).thenCompose(v -> closed || ownership == null
                 ? CompletableFuture.completedFuture(null)
                 : registry.readRelocationEpochRecord().thenCompose(rec -> {
+                    relocationEpochSeen.accumulateAndGet(rec.epoch(), Math::max);
                     if (!full && rec.epoch() == ownership.relocationEpoch()) {
                         return CompletableFuture.completedFuture(null);
                     }
@@ -399,6 +401,18 @@ public class BrokerSwitchAgent implements AutoCloseable {
                     log.warn("Cannot read the relocation table; routing with the previous one: {}", e.toString());
                     return null;
                 }));
+    }
+
+    /** The newest relocation epoch this broker has read from the table's epoch record. */
+    private final java.util.concurrent.atomic.AtomicLong relocationEpochSeen = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * How many relocation epochs this broker routes behind the newest one it has read (0 when it is up to date, or
+     * before it routes at all): a broker that stays behind keeps reading ledgers where they were.
+     */
+    public long relocationEpochLag() {
+        Ownership o = ownership;
+        return o == null ? 0 : Math.max(0, relocationEpochSeen.get() - o.relocationEpoch());
     }
 
     private volatile java.util.function.LongConsumer relocationListener = e -> { };

@@ -620,10 +620,12 @@ public class SwitchService {
         var clusters = registry.listClusters();
         var brokers = BrokerView.read(registry);
         var relocationEpoch = registry.readRelocationEpoch();
+        var tuning = registry.readTuning();
         var migration = directive.thenCompose(d -> d.present()
                 ? registry.read(registry.paths().orchestrator(d.value().epoch()), io.bcswitch.registry.MigrationState.class)
                 : CompletableFuture.completedFuture(Versioned.<io.bcswitch.registry.MigrationState>absent()));
-        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch, migration)
+        return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch, migration,
+                        tuning)
                 .thenApply(v -> {
             Versioned<SwitchDirective> d = directive.join();
             long epoch = d.present() ? d.value().epoch() : 0L;
@@ -640,7 +642,7 @@ public class SwitchService {
                     table == null ? List.of() : table.ranges(), clusters.join(),
                     List.copyOf(new TreeMap<>(bv.records()).values()), bv.cutoverComplete(epoch), pending,
                     migration.join().value(), relocationEpoch.join(), bv.relocationPending(relocationEpoch.join()),
-                    withoutPlugin);
+                    withoutPlugin, tuning.join().value());
         });
     }
 

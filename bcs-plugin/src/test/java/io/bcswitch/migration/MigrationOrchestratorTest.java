@@ -164,6 +164,41 @@ class MigrationOrchestratorTest {
     }
 
     @Test
+    void aConcurrencyChangedWhileCopyingAppliesToTheCopyingUnderWay() throws Exception {
+        io.bcswitch.tuning.LiveTuning tuning = new io.bcswitch.tuning.LiveTuning(
+                new io.bcswitch.tuning.LiveTuning.Values(0, 1, 150));
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        AtomicInteger started = new AtomicInteger();
+        LedgerCopier slow = new FakeClusters.Delegating(copier) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                if (started.incrementAndGet() == 3) {
+                    // the operator raises it while the third ledger is being copied
+                    tuning.apply(new io.bcswitch.registry.TuningOverrides(1, null, 3, null, 0));
+                }
+                CompletableFuture<Outcome> out = new CompletableFuture<>();
+                scheduler.schedule(() -> {
+                    inFlight.decrementAndGet();
+                    super.copy(id, from, to, pace).thenAccept(out::complete);
+                }, 40, TimeUnit.MILLISECONDS);
+                return out;
+            }
+        };
+        try (MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(
+                refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning, () -> "broker-1", scheduler,
+                Clock.systemUTC(), MigrationMetrics.NONE, MigrationSafetyTest.switchBackByHand(registry),
+                MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+        }
+        assertEquals(3, maxInFlight.get(), "one at a time, then three once the operator asked for three");
+        assertEquals(11, copies.size(), "every closed, non-colliding ledger copied once");
+    }
+
+    @Test
     void eachPromoteBatchWaitsUntilEveryLiveBrokerAppliedThePreviousOne() throws Exception {
         applied("broker-2", 0);
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {

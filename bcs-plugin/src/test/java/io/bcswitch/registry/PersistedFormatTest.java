@@ -183,6 +183,17 @@ class PersistedFormatTest {
     }
 
     @Test
+    void tuningOverridesV1WithSomeKeysLeftToBrokerConf() {
+        TuningOverrides t = read("{\"formatVersion\":1,\"migrationBytesPerSecond\":5000000,"
+                + "\"migrationConcurrency\":null,\"cutoverTopicsPerSecond\":12.5,\"updatedAt\":9,\"later\":1}",
+                TuningOverrides.class);
+        assertEquals(new TuningOverrides(1, 5_000_000L, null, 12.5, 9), t);
+        assertEquals(new TuningOverrides(1, null, null, null, 0), read("{\"formatVersion\":1}", TuningOverrides.class));
+        assertEquals(Set.of("formatVersion", "migrationBytesPerSecond", "migrationConcurrency",
+                "cutoverTopicsPerSecond", "updatedAt"), fieldNames(t));
+    }
+
+    @Test
     void relocationEpochV1WithAndWithoutTheChangedIds() {
         // as written before epochs listed their changes, and as a broker's applied record: re-read everything
         RelocationEpoch old = read("{\"formatVersion\":1,\"epoch\":7,\"ts\":1700000400000}", RelocationEpoch.class);
