@@ -111,6 +111,8 @@ class MetricsEndpointTest extends ClusterTestBase {
         double window = sample(after, "pulsar_bookie_switch_rollback_window_seconds",
                 Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after));
         assertTrue(window > 23 * 3600 && window <= 24 * 3600, "the default window of 24 h has just begun: " + window);
+        assertEquals(0.0, sample(after, "pulsar_bookie_switch_brokers_without_plugin", Map.of()).orElseThrow(
+                () -> new AssertionError(after)), "the one broker runs the plugin");
         assertEquals(0.0, sample(after, "pulsar_bookie_switch_relocation_epoch_lag", Map.of()).orElseThrow(
                 () -> new AssertionError(after)), "the broker routes with the table PROMOTE wrote");
         // the BookKeeper client's operations, per bookie cluster: the topic wrote on a before the switch, on b after

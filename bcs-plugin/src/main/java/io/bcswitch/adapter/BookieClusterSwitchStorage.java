@@ -60,6 +60,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private io.bcswitch.migration.DrainReports drain;
     private io.bcswitch.tuning.LiveTuning tuning;
     private io.bcswitch.tuning.TuningService tuningService;
+    private io.bcswitch.metrics.BrokerCensus census;
+    /** How often the brokers without the plugin are counted (for metrics and the log). */
+    private static final long CENSUS_SECONDS = 5;
     private int rollbackWindowHours;
     private OpenTelemetryMigrationMetrics otelMetrics;
     private String pulsarCluster;
@@ -121,6 +124,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         tuningService = new io.bcswitch.tuning.TuningService(registry, tuning, cutoverScheduler, clock,
                 config.resyncIntervalSeconds());
         tuningService.start().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        census = new io.bcswitch.metrics.BrokerCensus(registry, cutoverScheduler, CENSUS_SECONDS);
         api = new BookieClustersApi(service, tuningService);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
@@ -282,7 +286,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                             cutover::lastProgress, active -> routingFactory.tracker().snapshot(active, 0,
                                     roller.compactedViews()::containsKey).counts(), agent::relocationEpochLag,
                             orchestrator::lastSeen, drain::latest, metrics, routingFactory.clientStats(),
-                            rollbackWindowHours, clock));
+                            rollbackWindowHours, clock, census::withoutPlugin));
+            census.start();
             pulsarService.addPrometheusRawMetricsProvider(new PrometheusMetrics(m::text));
         }
     }
@@ -352,6 +357,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         }
         if (tuningService != null) {
             tuningService.close();
+        }
+        if (census != null) {
+            census.close();
         }
         if (cutover != null) {
             cutover.close();

@@ -31,12 +31,14 @@ public final class BrokerMetrics {
      * @param counters            what the migrations run by this broker did
      * @param clientOps           the per-cluster BookKeeper clients' operations
      * @param rollbackWindowHours how long a switch may be rolled back (cleanup refuses before)
+     * @param brokersWithoutPlugin live brokers of the Pulsar cluster that run without the plugin
      */
     public record Sources(Supplier<Ownership> ownership, Supplier<Optional<BrokerCutoverRecord>> cutover,
                           Function<String, Map<String, Integer>> openHandlesOutside, LongSupplier relocationEpochLag,
                           Supplier<Optional<MigrationOrchestrator.Seen>> migration,
                           Supplier<Map<String, DrainReports.Latest>> drain, MigrationCounters counters,
-                          ClientOpStats clientOps, int rollbackWindowHours, Clock clock) {
+                          ClientOpStats clientOps, int rollbackWindowHours, Clock clock,
+                          java.util.function.IntSupplier brokersWithoutPlugin) {
     }
 
     private final Map<String, String> common;
@@ -56,6 +58,9 @@ public final class BrokerMetrics {
             routing(t, o);
         }
         in.migration().get().ifPresent(seen -> migration(t, seen));
+        t.gauge(MetricNames.BROKERS_WITHOUT_PLUGIN, "Live brokers of the Pulsar cluster that run without the plugin "
+                + "(or are starting): after a switch such a broker drops a topic's last ledger it cannot find on its "
+                + "own bookie cluster", common, in.brokersWithoutPlugin().getAsInt());
         drain(t);
         if (in.counters() != null) {
             in.counters().write(t, common);

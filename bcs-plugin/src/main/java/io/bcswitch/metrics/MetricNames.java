@@ -5,6 +5,7 @@ import java.util.List;
 /** The plugin's metrics on {@code /metrics}: described in docs/operations.md, used by docs/monitoring. */
 public final class MetricNames {
     public static final String EPOCH = "pulsar_bookie_switch_epoch";
+    public static final String BROKERS_WITHOUT_PLUGIN = "pulsar_bookie_switch_brokers_without_plugin";
     public static final String RELOCATION_EPOCH_LAG = "pulsar_bookie_switch_relocation_epoch_lag";
     public static final String CUTOVER_TOPICS = "pulsar_bookie_switch_cutover_topics";
     public static final String OPEN_LEDGER_HANDLES = "pulsar_bookie_switch_open_ledger_handles";
@@ -21,7 +22,7 @@ public final class MetricNames {
     public static final String CLIENT_OP_SECONDS = "pulsar_bookie_switch_client_op_seconds";
 
     /** Every name above (a summary by its family name). */
-    public static final List<String> ALL = List.of(EPOCH, RELOCATION_EPOCH_LAG, CUTOVER_TOPICS, OPEN_LEDGER_HANDLES,
+    public static final List<String> ALL = List.of(EPOCH, BROKERS_WITHOUT_PLUGIN, RELOCATION_EPOCH_LAG, CUTOVER_TOPICS, OPEN_LEDGER_HANDLES,
             MIGRATION_PHASE, MIGRATION_LEDGERS_NOW, ROLLBACK_WINDOW_SECONDS, DRAIN_BYTES, DRAIN_LEDGERS,
             DRAIN_REPORT_TIMESTAMP, MIGRATION_LEDGERS, MIGRATION_COPIED_BYTES, ROLLBACKS, CLIENT_OP_SECONDS);
 

@@ -43,6 +43,14 @@ public record BrokerView(Set<String> live, Map<String, BrokerCutoverRecord> reco
         });
     }
 
+    /**
+     * Live brokers (Pulsar's broker registry) with no record of the plugin: they run without it, or are starting and
+     * have not written it yet.
+     */
+    public List<String> withoutRecord() {
+        return live.stream().filter(b -> !records.containsKey(b)).toList();
+    }
+
     /** Live brokers that run without the plugin, or whose plugin has not confirmed switch {@code epoch}. */
     public List<String> notFollowing(long epoch) {
         List<String> out = new ArrayList<>();

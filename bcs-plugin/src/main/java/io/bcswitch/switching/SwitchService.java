@@ -637,7 +637,7 @@ public class SwitchService {
             }
             BrokerView bv = brokers.join();
             List<String> pending = bv.cutoverPending(epoch);
-            List<String> withoutPlugin = bv.live().stream().filter(b -> !bv.records().containsKey(b)).toList();
+            List<String> withoutPlugin = bv.withoutRecord();
             return new StatusReport(active, epoch, d.value(), bootstrap.join().orElse(null),
                     table == null ? List.of() : table.ranges(), clusters.join(),
                     List.copyOf(new TreeMap<>(bv.records()).values()), bv.cutoverComplete(epoch), pending,

@@ -32,7 +32,8 @@ class BrokerMetricsTest {
     private String scrape() {
         Ownership o = new Ownership(RangeTable.bootstrap("a", 0), "b", 1);
         return new BrokerMetrics("p", new BrokerMetrics.Sources(() -> o, Optional::empty, active -> Map.of(),
-                () -> 2, () -> Optional.ofNullable(seen.get()), drain::get, null, ops, 24, clock)).text();
+                () -> 2, () -> Optional.ofNullable(seen.get()), drain::get, null, ops, 24, clock,
+                () -> 1)).text();
     }
 
     private static void has(String text, String line) {
@@ -51,6 +52,7 @@ class BrokerMetricsTest {
         has(text, "pulsar_bookie_switch_migration_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"planned\"} 10");
         has(text, "pulsar_bookie_switch_rollback_window_seconds{bookie_cluster=\"b\",cluster=\"p\"} 82800");
         has(text, "pulsar_bookie_switch_relocation_epoch_lag{cluster=\"p\"} 2");
+        has(text, "pulsar_bookie_switch_brokers_without_plugin{cluster=\"p\"} 1");
 
         seen.set(new MigrationOrchestrator.Seen(directive, build.edit().originalsDeleted(3).build()));
         has(scrape(), "pulsar_bookie_switch_rollback_window_seconds{bookie_cluster=\"b\",cluster=\"p\"} 0");

@@ -406,6 +406,13 @@ public final class SequenceExplorer {
                 try {
                     // until Pulsar lists it as live, the broker is simply not there: wait for that
                     awaitLiveInPulsar(b);
+                    // the brokers with the plugin make it seen (a broker without the plugin loses the last ledger
+                    // of a topic it loads after a switch; the plugin cannot stop it, only show it)
+                    String seen = awaitBrokersWithoutPlugin(cluster.broker(1 - i));
+                    if (seen != null) {
+                        problems.add("broker " + i + " runs without the plugin, but broker " + (1 - i)
+                                + "'s /metrics does not show it: " + seen);
+                    }
                     if (t != null) {
                         Rest.Response r = new Rest(cluster.broker(1 - i).webServiceUrl()).switchTo(t);
                         if (r.status() != 409) {
@@ -512,6 +519,28 @@ public final class SequenceExplorer {
                 Thread.sleep(500);
             }
         }
+    }
+
+    /** Null once {@code b}'s /metrics counts a live broker without the plugin (at most 20 s), else what it said. */
+    private static String awaitBrokersWithoutPlugin(TestBroker b) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .followRedirects(java.net.http.HttpClient.Redirect.NORMAL).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        String last = "no sample";
+        while (System.nanoTime() < deadline) {
+            String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(b.webServiceUrl()
+                    + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            for (String line : body.split("\n")) {
+                if (line.startsWith("pulsar_bookie_switch_brokers_without_plugin")) {
+                    last = line;
+                    if (Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) >= 1) {
+                        return null;
+                    }
+                }
+            }
+            Thread.sleep(500);
+        }
+        return last;
     }
 
     private void awaitLiveInPulsar(TestBroker b) throws Exception {
