@@ -52,7 +52,11 @@ public final class BookieClustersAdmin implements AutoCloseable {
     private BookieClustersAdmin(Builder b) {
         String url = b.serviceUrl.endsWith("/") ? b.serviceUrl.substring(0, b.serviceUrl.length() - 1) : b.serviceUrl;
         this.base = URI.create(url + BASE_PATH);
-        this.http = HttpClient.newBuilder().connectTimeout(b.connectTimeout).build();
+        HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(b.connectTimeout);
+        if (b.tls.configured()) {
+            http.sslContext(b.tls.context());
+        }
+        this.http = http.build();
         this.requestTimeout = b.requestTimeout;
         this.headers = b.headers;
     }
@@ -356,6 +360,7 @@ public final class BookieClustersAdmin implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration requestTimeout = Duration.ofSeconds(90);
         private Supplier<Map<String, String>> headers = Map::of;
+        private final Tls tls = new Tls();
 
         /** The broker's web service URL, e.g. {@code http://broker-1:8080}. */
         public Builder serviceUrl(String url) {
@@ -371,6 +376,53 @@ public final class BookieClustersAdmin implements AutoCloseable {
         /** Headers added to every request, computed per request (e.g. refreshed credentials). */
         public Builder headers(Supplier<Map<String, String>> headers) {
             this.headers = () -> new LinkedHashMap<>(headers.get());
+            return this;
+        }
+
+        /**
+         * Certificate authorities to trust, from a PEM file (Pulsar's {@code tlsTrustCertsFilePath}); without this or
+         * {@link #tlsTrustStore}, the JDK's.
+         */
+        public Builder tlsTrustCertsFilePath(String pemPath) {
+            tls.trustCertsFilePath = pemPath;
+            return this;
+        }
+
+        /** Certificate authorities to trust, from a key store ({@code tlsTrustStoreType/Path/Password}). */
+        public Builder tlsTrustStore(String type, String path, String password) {
+            tls.trustStoreType = type;
+            tls.trustStorePath = path;
+            tls.trustStorePassword = password;
+            return this;
+        }
+
+        /**
+         * Mutual TLS with a certificate and its PKCS#8 private key from PEM files ({@code tlsCertificateFilePath},
+         * {@code tlsKeyFilePath}); the broker authenticates the client by it ({@code AuthenticationTls}).
+         */
+        public Builder tlsClientCertificate(String certificatePemPath, String privateKeyPemPath) {
+            tls.certificateFilePath = certificatePemPath;
+            tls.keyFilePath = privateKeyPemPath;
+            return this;
+        }
+
+        /** Mutual TLS with the key and certificate of a key store ({@code tlsKeyStoreType/Path/Password}). */
+        public Builder tlsKeyStore(String type, String path, String password) {
+            tls.keyStoreType = type;
+            tls.keyStorePath = path;
+            tls.keyStorePassword = password;
+            return this;
+        }
+
+        /** Whether the broker's host name must match its certificate (default true). */
+        public Builder tlsHostnameVerification(boolean verify) {
+            tls.hostnameVerification = verify;
+            return this;
+        }
+
+        /** Trusts any certificate ({@code tlsAllowInsecureConnection}): for tests only. */
+        public Builder tlsAllowInsecureConnection(boolean allow) {
+            tls.allowInsecureConnection = allow;
             return this;
         }
 
