@@ -67,6 +67,9 @@ final class Tls {
         if (keyStorePath != null) {
             password = chars(keyStorePassword);
             ks = load(keyStoreType, keyStorePath, password);
+            if (password == null) {
+                password = new char[0];
+            }
         } else if (certificateFilePath != null || keyFilePath != null) {
             if (certificateFilePath == null || keyFilePath == null) {
                 throw new IllegalArgumentException("mutual TLS needs both a certificate file and a key file");
@@ -108,13 +111,14 @@ final class Tls {
         return out.toArray(TrustManager[]::new);
     }
 
+    /** No password given: null, so that a store is read without checking its integrity (as keytool does). */
     private static char[] chars(String s) {
-        return s == null ? new char[0] : s.toCharArray();
+        return s == null ? null : s.toCharArray();
     }
 
     private static KeyStore load(String type, String path, char[] password) throws GeneralSecurityException,
             IOException {
-        KeyStore ks = KeyStore.getInstance(type);
+        KeyStore ks = KeyStore.getInstance(type == null || type.isBlank() ? "PKCS12" : type);
         try (InputStream in = Files.newInputStream(Path.of(path))) {
             ks.load(in, password);
         }

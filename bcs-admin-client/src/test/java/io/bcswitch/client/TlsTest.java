@@ -156,6 +156,9 @@ class TlsTest {
                 .tlsHostnameVerification(false).build()) {
             assertEquals(List.of(), a.list(), "the chain is still checked, only the name is not");
         }
+        try (var a = BookieClustersAdmin.builder().serviceUrl(url).tlsHostnameVerification(false).build()) {
+            assertThrows(BookieClustersAdminException.class, a::list, "a CA the client does not trust: refused");
+        }
     }
 
     @Test

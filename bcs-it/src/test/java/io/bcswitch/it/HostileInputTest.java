@@ -217,7 +217,7 @@ class HostileInputTest extends ClusterTestBase {
                             "{\"migrationBytesPerSecond\":-1}")),
                     new Case("tuning cutover rate as text", 400, "must be a number", () -> rest.post("/tuning",
                             "{\"cutoverTopicsPerSecond\":\"fast\"}")),
-                    new Case("tuning cutover rate 0", 400, "> 0", () -> rest.post("/tuning",
+                    new Case("tuning cutover rate 0", 400, ">= 0.1", () -> rest.post("/tuning",
                             "{\"cutoverTopicsPerSecond\":0}")),
                     new Case("tuning with an unknown field", 400, "unknown field", () -> rest.post("/tuning",
                             "{\"migrationConcurrency\":2,\"promoteBatchSize\":5}")),

@@ -104,9 +104,9 @@ class MetricsEndpointTest extends ClusterTestBase {
                 Map.of("bookie_cluster", "cluster-b", "phase", "DONE")).orElseThrow(() -> new AssertionError(after)));
         assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_phase",
                 Map.of("bookie_cluster", "cluster-b", "phase", "BUILD")).orElseThrow());
-        assertEquals(migration.get("promoted").asDouble(), sample(after, "pulsar_bookie_switch_migration_ledgers",
+        assertEquals(migration.get("promoted").asDouble(), sample(after, "pulsar_bookie_switch_migration_plan_ledgers",
                 Map.of("bookie_cluster", "cluster-b", "state", "promoted")).orElseThrow(), migration.toString());
-        assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_ledgers",
+        assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_plan_ledgers",
                 Map.of("bookie_cluster", "cluster-b", "state", "remaining")).orElseThrow());
         double window = sample(after, "pulsar_bookie_switch_rollback_window_seconds",
                 Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after));

@@ -90,7 +90,7 @@ class PulsarAdminCliTest extends ClusterTestBase {
 
             // pacing changed at run time, and back to broker.conf's
             failsWith(cli.run("bookie-clusters", "set-tuning"), "nothing to change");
-            failsWith(cli.run("bookie-clusters", "set-tuning", "--cutover-topics-per-second", "0"), "> 0");
+            failsWith(cli.run("bookie-clusters", "set-tuning", "--cutover-topics-per-second", "0"), ">= 0.1");
             failsWith(cli.run("bookie-clusters", "set-tuning", "--reset", "promoteBatchSize"), "unknown field");
             assertEquals(before, snapshot(), "refused tuning changes nothing");
             Result tuned = cli.run("bookie-clusters", "set-tuning", "--migration-concurrency", "6",

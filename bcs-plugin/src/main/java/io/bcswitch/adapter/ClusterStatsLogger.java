@@ -82,34 +82,34 @@ final class ClusterStatsLogger implements StatsLogger {
     /** Counts each event for the cluster, then hands it to the broker's logger. */
     private final class Counting implements OpStatsLogger {
         private final OpStatsLogger d;
-        private final String op;
+        private final ClientOpStats.Op op;
 
         Counting(OpStatsLogger d, String op) {
             this.d = d;
-            this.op = op;
+            this.op = sink.op(cluster, pool, op);
         }
 
         @Override
         public void registerFailedEvent(long latency, TimeUnit unit) {
-            sink.record(cluster, pool, op, false, unit.toNanos(latency));
+            op.record(false, unit.toNanos(latency));
             d.registerFailedEvent(latency, unit);
         }
 
         @Override
         public void registerSuccessfulEvent(long latency, TimeUnit unit) {
-            sink.record(cluster, pool, op, true, unit.toNanos(latency));
+            op.record(true, unit.toNanos(latency));
             d.registerSuccessfulEvent(latency, unit);
         }
 
         @Override
         public void registerSuccessfulValue(long value) {
-            sink.record(cluster, pool, op, true, 0);
+            op.record(true, 0);
             d.registerSuccessfulValue(value);
         }
 
         @Override
         public void registerFailedValue(long value) {
-            sink.record(cluster, pool, op, false, 0);
+            op.record(false, 0);
             d.registerFailedValue(value);
         }
 

@@ -1,6 +1,5 @@
 package io.bcswitch.metrics;
 
-import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.RegistryStore;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,8 +44,10 @@ public final class BrokerCensus implements AutoCloseable {
     }
 
     private void count() {
-        BrokerView.read(registry).thenCombine(registry.readDirective(), (view, directive) -> {
-            List<String> now = view.withoutRecord();
+        // two listings, names only: every broker counts every few seconds, so nothing per broker is read
+        registry.pulsarLiveBrokers().thenCombine(registry.listBrokerIds(), (live, withRecord) ->
+                live.stream().filter(b -> !withRecord.contains(b)).toList())
+                .thenCombine(registry.readDirective(), (now, directive) -> {
             List<String> before = withoutPlugin;
             withoutPlugin = now;
             // a broker that is starting has no record for a moment: said once it still has none a count later

@@ -35,9 +35,30 @@ public final class ClientOpStats {
 
     /** One finished operation; {@code nanos} is its latency (0 for an operation that measures a value). */
     public void record(String cluster, String pool, String op, boolean success, long nanos) {
-        Totals t = totals.computeIfAbsent(new Key(cluster, pool, op, success), k -> new Totals());
-        t.count.increment();
-        t.nanos.add(Math.max(0, nanos));
+        op(cluster, pool, op).record(success, nanos);
+    }
+
+    /** The totals of one operation of one cluster's client, resolved once (the client records on every entry). */
+    public Op op(String cluster, String pool, String op) {
+        return new Op(totals.computeIfAbsent(new Key(cluster, pool, op, true), k -> new Totals()),
+                totals.computeIfAbsent(new Key(cluster, pool, op, false), k -> new Totals()));
+    }
+
+    /** Where one operation's outcomes are counted. */
+    public static final class Op {
+        private final Totals success;
+        private final Totals failure;
+
+        private Op(Totals success, Totals failure) {
+            this.success = success;
+            this.failure = failure;
+        }
+
+        public void record(boolean succeeded, long nanos) {
+            Totals t = succeeded ? success : failure;
+            t.count.increment();
+            t.nanos.add(Math.max(0, nanos));
+        }
     }
 
     /** Writes the totals, each labelled with {@code common} plus bookie cluster, pool, operation and outcome. */

@@ -10,7 +10,7 @@ public final class MetricNames {
     public static final String CUTOVER_TOPICS = "pulsar_bookie_switch_cutover_topics";
     public static final String OPEN_LEDGER_HANDLES = "pulsar_bookie_switch_open_ledger_handles";
     public static final String MIGRATION_PHASE = "pulsar_bookie_switch_migration_phase";
-    public static final String MIGRATION_LEDGERS_NOW = "pulsar_bookie_switch_migration_ledgers";
+    public static final String MIGRATION_LEDGERS_NOW = "pulsar_bookie_switch_migration_plan_ledgers";
     public static final String ROLLBACK_WINDOW_SECONDS = "pulsar_bookie_switch_rollback_window_seconds";
     public static final String DRAIN_BYTES = "pulsar_bookie_switch_drain_bytes";
     public static final String DRAIN_LEDGERS = "pulsar_bookie_switch_drain_ledgers";

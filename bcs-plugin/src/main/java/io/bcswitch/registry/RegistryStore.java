@@ -144,6 +144,11 @@ public class RegistryStore {
         return read(paths.bootstrap(), BootstrapRecord.class).thenApply(v -> Optional.ofNullable(v.value()));
     }
 
+    /** The ids of the brokers that have a record (names only: nothing else is read). */
+    public CompletableFuture<java.util.Set<String>> listBrokerIds() {
+        return store.getChildren(paths.brokers()).thenApply(java.util.TreeSet::new);
+    }
+
     public CompletableFuture<List<BrokerCutoverRecord>> listBrokerProgress() {
         return store.getChildren(paths.brokers()).thenCompose(ids -> {
             List<CompletableFuture<Versioned<BrokerCutoverRecord>>> reads = new ArrayList<>();

@@ -47,9 +47,38 @@ public final class LiveTuning {
         return effective.cutoverTopicsPerSecond();
     }
 
-    /** Applies {@code s} (null: none stored); returns what changed, as "key old -> new" texts (empty: nothing). */
+    /** Slowest cutover pace that can be set at run time: a roll is never more than 10 s away from a change. */
+    public static final double MIN_CUTOVER_TOPICS_PER_SECOND = 0.1;
+
+    /** Why {@code value} cannot be {@code key}'s value, or null when it can (the bounds of broker.conf's keys). */
+    public static String problem(String key, Number value) {
+        if (value == null) {
+            return null;
+        }
+        return switch (key) {
+            case "migrationBytesPerSecond" -> value.longValue() < 0 || value.longValue() > Long.MAX_VALUE / 2
+                    ? key + " must be between 0 (unlimited) and " + Long.MAX_VALUE / 2 + ", not " + value : null;
+            case "migrationConcurrency" -> value.longValue() < 1 || value.longValue() > 1024
+                    ? key + " must be between 1 and 1024, not " + value : null;
+            case "cutoverTopicsPerSecond" -> !(value.doubleValue() >= MIN_CUTOVER_TOPICS_PER_SECOND)
+                    || value.doubleValue() > 100_000
+                    ? key + " must be >= " + MIN_CUTOVER_TOPICS_PER_SECOND + " and <= 100000, not " + value : null;
+            default -> "unknown setting '" + key + "'";
+        };
+    }
+
+    /**
+     * Applies {@code s} (null: none stored); returns what changed, as "key old -> new" texts (empty: nothing). A
+     * stored value out of range (written by hand, or by a later version) is not applied: broker.conf's is used, and
+     * the returned texts say so.
+     */
     public synchronized List<String> apply(TuningOverrides s) {
-        TuningOverrides now = s == null ? TuningOverrides.NONE : s;
+        TuningOverrides given = s == null ? TuningOverrides.NONE : s;
+        List<String> refused = new ArrayList<>();
+        TuningOverrides now = new TuningOverrides(given.formatVersion(),
+                valid("migrationBytesPerSecond", given.migrationBytesPerSecond(), refused),
+                valid("migrationConcurrency", given.migrationConcurrency(), refused),
+                valid("cutoverTopicsPerSecond", given.cutoverTopicsPerSecond(), refused), given.updatedAt());
         Values before = effective;
         Values after = new Values(
                 now.migrationBytesPerSecond() != null ? now.migrationBytesPerSecond()
@@ -59,7 +88,7 @@ public final class LiveTuning {
                         : brokerConf.cutoverTopicsPerSecond());
         stored = now;
         effective = after;
-        List<String> changes = new ArrayList<>();
+        List<String> changes = new ArrayList<>(refused);
         if (before.migrationBytesPerSecond() != after.migrationBytesPerSecond()) {
             changes.add("migrationBytesPerSecond " + before.migrationBytesPerSecond() + " -> "
                     + after.migrationBytesPerSecond());
@@ -73,5 +102,14 @@ public final class LiveTuning {
                     + after.cutoverTopicsPerSecond());
         }
         return changes;
+    }
+
+    private static <T extends Number> T valid(String key, T value, List<String> refused) {
+        String problem = problem(key, value);
+        if (problem != null) {
+            refused.add("stored " + problem + ": broker.conf's value is used");
+            return null;
+        }
+        return value;
     }
 }

@@ -68,10 +68,11 @@ public final class TuningService implements AutoCloseable {
     /** Applies what is stored now and follows its changes from then on. */
     public CompletableFuture<Void> start() {
         String path = registry.paths().tuning();
-        registry.onChange(path, () -> scheduler.execute(this::reloadQuietly));
+        // the store's listeners cannot be removed: once closed they do nothing
+        registry.onChange(path, this::reloadSoon);
         registry.onSessionChange(c -> {
             if (c == RegistryStore.SessionChange.RECONNECTED || c == RegistryStore.SessionChange.SESSION_REESTABLISHED) {
-                scheduler.execute(this::reloadQuietly);
+                reloadSoon();
             }
         });
         resync = scheduler.scheduleWithFixedDelay(this::reloadQuietly, resyncSeconds, resyncSeconds,
@@ -82,6 +83,18 @@ public final class TuningService implements AutoCloseable {
                     registry.paths().tuning(), live.effective(), RegistryStore.unwrap(e).toString());
             return null;
         });
+    }
+
+    /** Re-reads on this service's thread, never on the metadata store's. */
+    private void reloadSoon() {
+        if (closed) {
+            return;
+        }
+        try {
+            scheduler.execute(this::reloadQuietly);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // shutting down
+        }
     }
 
     private void reloadQuietly() {
@@ -157,18 +170,15 @@ public final class TuningService implements AutoCloseable {
                 || c.reset().contains(CUTOVER_TOPICS_PER_SECOND) && c.cutoverTopicsPerSecond() != null) {
             throw RegistryException.invalid("a setting is either set or reset, not both");
         }
-        if (c.migrationBytesPerSecond() != null && (c.migrationBytesPerSecond() < 0
-                || c.migrationBytesPerSecond() > Long.MAX_VALUE / 2)) {
-            throw RegistryException.invalid(MIGRATION_BYTES_PER_SECOND + " must be between 0 (unlimited) and "
-                    + Long.MAX_VALUE / 2 + ", not " + c.migrationBytesPerSecond());
-        }
-        if (c.migrationConcurrency() != null && (c.migrationConcurrency() < 1 || c.migrationConcurrency() > 1024)) {
-            throw RegistryException.invalid(MIGRATION_CONCURRENCY + " must be between 1 and 1024, not "
-                    + c.migrationConcurrency());
-        }
-        Double r = c.cutoverTopicsPerSecond();
-        if (r != null && (!(r > 0) || r > 100_000 || r.isNaN())) {
-            throw RegistryException.invalid(CUTOVER_TOPICS_PER_SECOND + " must be > 0 and <= 100000, not " + r);
+        for (String problem : new String[] {
+                LiveTuning.problem(MIGRATION_BYTES_PER_SECOND, c.migrationBytesPerSecond()),
+                LiveTuning.problem(MIGRATION_CONCURRENCY, c.migrationConcurrency()),
+                c.cutoverTopicsPerSecond() != null && c.cutoverTopicsPerSecond().isNaN()
+                        ? CUTOVER_TOPICS_PER_SECOND + " must be a number, not NaN"
+                        : LiveTuning.problem(CUTOVER_TOPICS_PER_SECOND, c.cutoverTopicsPerSecond())}) {
+            if (problem != null) {
+                throw RegistryException.invalid(problem);
+            }
         }
     }
 

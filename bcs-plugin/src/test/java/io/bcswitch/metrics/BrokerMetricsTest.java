@@ -48,8 +48,8 @@ class BrokerMetricsTest {
         String text = scrape();
         has(text, "pulsar_bookie_switch_migration_phase{bookie_cluster=\"b\",cluster=\"p\",phase=\"BUILD\"} 1");
         has(text, "pulsar_bookie_switch_migration_phase{bookie_cluster=\"b\",cluster=\"p\",phase=\"DONE\"} 0");
-        has(text, "pulsar_bookie_switch_migration_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"remaining\"} 5");
-        has(text, "pulsar_bookie_switch_migration_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"planned\"} 10");
+        has(text, "pulsar_bookie_switch_migration_plan_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"remaining\"} 5");
+        has(text, "pulsar_bookie_switch_migration_plan_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"planned\"} 10");
         has(text, "pulsar_bookie_switch_rollback_window_seconds{bookie_cluster=\"b\",cluster=\"p\"} 82800");
         has(text, "pulsar_bookie_switch_relocation_epoch_lag{cluster=\"p\"} 2");
         has(text, "pulsar_bookie_switch_brokers_without_plugin{cluster=\"p\"} 1");
@@ -59,7 +59,7 @@ class BrokerMetricsTest {
         seen.set(new MigrationOrchestrator.Seen(directive, build.moveTo(Phase.PROMOTE, SWITCHED_AT)
                 .moveTo(Phase.DONE_WITH_FAILURES, SWITCHED_AT)));
         String done = scrape();
-        has(done, "pulsar_bookie_switch_migration_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"remaining\"} 0");
+        has(done, "pulsar_bookie_switch_migration_plan_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"remaining\"} 0");
         has(done, "pulsar_bookie_switch_rollback_window_seconds{bookie_cluster=\"b\",cluster=\"p\"} 82800");
         seen.set(new MigrationOrchestrator.Seen(directive, null)); // not started: PENDING, whole window
         has(scrape(), "pulsar_bookie_switch_migration_phase{bookie_cluster=\"b\",cluster=\"p\",phase=\"PENDING\"} 1");

@@ -26,4 +26,29 @@ class ByteRateLimiterTest {
         ByteRateLimiter l = new ByteRateLimiter(0, null, () -> 0L);
         assertEquals(0, l.reserve(Long.MAX_VALUE / 4));
     }
+
+    @Test
+    void aRateChangedWhileCopiesWaitAppliesToTheWaitsAlreadyScheduled() throws Exception {
+        java.util.concurrent.ScheduledExecutorService scheduler =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            AtomicLong rate = new AtomicLong(100); // an operator's mistake: 100 bytes per second
+            ByteRateLimiter l = new ByteRateLimiter(rate::get, scheduler, System::nanoTime);
+            l.acquire(10).get(5, TimeUnit.SECONDS);
+            var slow = l.acquire(100_000); // about 1,000 s at that rate
+            var after = l.acquire(100);
+            Thread.sleep(300);
+            assertEquals(false, slow.isDone());
+            rate.set(0); // unlimited
+            slow.get(5, TimeUnit.SECONDS);
+            after.get(5, TimeUnit.SECONDS);
+
+            rate.set(1_000_000);
+            var waits = l.acquire(5_000_000); // 5 s at 1 MB/s
+            rate.set(100_000_000); // 100 MB/s: the 5 s left shrink to 50 ms
+            waits.get(3, TimeUnit.SECONDS);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
 }

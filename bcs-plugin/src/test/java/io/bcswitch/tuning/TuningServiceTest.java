@@ -112,6 +112,17 @@ class TuningServiceTest {
         }
     }
 
+    @Test
+    void aStoredValueOutOfRangeIsNotAppliedAndTheOthersAre() throws Exception {
+        // written by hand, or by a later version with other bounds
+        store.put(registry.paths().tuning(), ("{\"formatVersion\":1,\"migrationConcurrency\":8,"
+                + "\"cutoverTopicsPerSecond\":0.0,\"migrationBytesPerSecond\":-5}").getBytes(), Optional.of(-1L)).get();
+        LiveTuning one = new LiveTuning(CONF);
+        try (TuningService s = broker(one)) {
+            assertEquals(new LiveTuning.Values(1_048_576, 8, 150), one.effective());
+        }
+    }
+
     private static void awaitEffective(LiveTuning t, LiveTuning.Values want) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!t.effective().equals(want) && System.nanoTime() < deadline) {
