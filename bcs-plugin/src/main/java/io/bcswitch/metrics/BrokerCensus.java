@@ -46,24 +46,22 @@ public final class BrokerCensus implements AutoCloseable {
     private void count() {
         // two listings, names only: every broker counts every few seconds, so nothing per broker is read
         registry.pulsarLiveBrokers().thenCombine(registry.listBrokerIds(), (live, withRecord) ->
-                live.stream().filter(b -> !withRecord.contains(b)).toList())
-                .thenCombine(registry.readDirective(), (now, directive) -> {
+                live.stream().filter(b -> !withRecord.contains(b)).toList()).thenAccept(now -> {
             List<String> before = withoutPlugin;
             withoutPlugin = now;
             // a broker that is starting has no record for a moment: said once it still has none a count later
             List<String> staying = now.stream().filter(before::contains).toList();
             if (!staying.isEmpty() && !staying.equals(warned)) {
-                log.warn("live broker(s) {} run without the bookie cluster switch plugin{}", staying,
-                        directive.present() ? ": after switch epoch=" + directive.value().epoch() + " to "
-                                + "bookie-cluster=" + directive.value().target() + " such a broker reads every ledger "
-                                + "on its broker.conf's cluster and drops a topic's last ledger it cannot find there "
-                                + "(what was written to it is lost to the topic); give it the plugin, or stop it"
-                                : "; a switch is refused while there are any");
+                registry.readDirective().thenAccept(directive -> log.warn("live broker(s) {} run without the bookie "
+                        + "cluster switch plugin{}", staying, directive.present() ? ": after switch epoch="
+                        + directive.value().epoch() + " to bookie-cluster=" + directive.value().target() + " such a "
+                        + "broker reads every ledger on its broker.conf's cluster and drops a topic's last ledger it "
+                        + "cannot find there (what was written to it is lost to the topic); give it the plugin, or "
+                        + "stop it" : "; a switch is refused while there are any"));
             } else if (now.isEmpty() && !warned.isEmpty()) {
                 log.info("every live broker runs the bookie cluster switch plugin again (was not: {})", warned);
             }
             warned = staying;
-            return null;
         }).exceptionally(e -> {
             log.debug("cannot count the brokers without the plugin now: {}", e.toString());
             return null;

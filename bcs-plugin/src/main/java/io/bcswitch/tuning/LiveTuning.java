@@ -47,6 +47,10 @@ public final class LiveTuning {
         return effective.cutoverTopicsPerSecond();
     }
 
+    public static final String MIGRATION_BYTES_PER_SECOND = "migrationBytesPerSecond";
+    public static final String MIGRATION_CONCURRENCY = "migrationConcurrency";
+    public static final String CUTOVER_TOPICS_PER_SECOND = "cutoverTopicsPerSecond";
+
     /** Slowest cutover pace that can be set at run time: a roll is never more than 10 s away from a change. */
     public static final double MIN_CUTOVER_TOPICS_PER_SECOND = 0.1;
 
@@ -56,11 +60,11 @@ public final class LiveTuning {
             return null;
         }
         return switch (key) {
-            case "migrationBytesPerSecond" -> value.longValue() < 0 || value.longValue() > Long.MAX_VALUE / 2
+            case MIGRATION_BYTES_PER_SECOND -> value.longValue() < 0 || value.longValue() > Long.MAX_VALUE / 2
                     ? key + " must be between 0 (unlimited) and " + Long.MAX_VALUE / 2 + ", not " + value : null;
-            case "migrationConcurrency" -> value.longValue() < 1 || value.longValue() > 1024
+            case MIGRATION_CONCURRENCY -> value.longValue() < 1 || value.longValue() > 1024
                     ? key + " must be between 1 and 1024, not " + value : null;
-            case "cutoverTopicsPerSecond" -> !(value.doubleValue() >= MIN_CUTOVER_TOPICS_PER_SECOND)
+            case CUTOVER_TOPICS_PER_SECOND -> !(value.doubleValue() >= MIN_CUTOVER_TOPICS_PER_SECOND)
                     || value.doubleValue() > 100_000
                     ? key + " must be >= " + MIN_CUTOVER_TOPICS_PER_SECOND + " and <= 100000, not " + value : null;
             default -> "unknown setting '" + key + "'";
@@ -76,9 +80,9 @@ public final class LiveTuning {
         TuningOverrides given = s == null ? TuningOverrides.NONE : s;
         List<String> refused = new ArrayList<>();
         TuningOverrides now = new TuningOverrides(given.formatVersion(),
-                valid("migrationBytesPerSecond", given.migrationBytesPerSecond(), refused),
-                valid("migrationConcurrency", given.migrationConcurrency(), refused),
-                valid("cutoverTopicsPerSecond", given.cutoverTopicsPerSecond(), refused), given.updatedAt());
+                valid(MIGRATION_BYTES_PER_SECOND, given.migrationBytesPerSecond(), refused),
+                valid(MIGRATION_CONCURRENCY, given.migrationConcurrency(), refused),
+                valid(CUTOVER_TOPICS_PER_SECOND, given.cutoverTopicsPerSecond(), refused), given.updatedAt());
         Values before = effective;
         Values after = new Values(
                 now.migrationBytesPerSecond() != null ? now.migrationBytesPerSecond()
@@ -90,15 +94,15 @@ public final class LiveTuning {
         effective = after;
         List<String> changes = new ArrayList<>(refused);
         if (before.migrationBytesPerSecond() != after.migrationBytesPerSecond()) {
-            changes.add("migrationBytesPerSecond " + before.migrationBytesPerSecond() + " -> "
+            changes.add(MIGRATION_BYTES_PER_SECOND + " " + before.migrationBytesPerSecond() + " -> "
                     + after.migrationBytesPerSecond());
         }
         if (before.migrationConcurrency() != after.migrationConcurrency()) {
-            changes.add("migrationConcurrency " + before.migrationConcurrency() + " -> "
+            changes.add(MIGRATION_CONCURRENCY + " " + before.migrationConcurrency() + " -> "
                     + after.migrationConcurrency());
         }
         if (before.cutoverTopicsPerSecond() != after.cutoverTopicsPerSecond()) {
-            changes.add("cutoverTopicsPerSecond " + before.cutoverTopicsPerSecond() + " -> "
+            changes.add(CUTOVER_TOPICS_PER_SECOND + " " + before.cutoverTopicsPerSecond() + " -> "
                     + after.cutoverTopicsPerSecond());
         }
         return changes;

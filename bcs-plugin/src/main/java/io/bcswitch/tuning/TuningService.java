@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
 public final class TuningService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TuningService.class);
 
-    public static final String MIGRATION_BYTES_PER_SECOND = "migrationBytesPerSecond";
-    public static final String MIGRATION_CONCURRENCY = "migrationConcurrency";
-    public static final String CUTOVER_TOPICS_PER_SECOND = "cutoverTopicsPerSecond";
+    public static final String MIGRATION_BYTES_PER_SECOND = LiveTuning.MIGRATION_BYTES_PER_SECOND;
+    public static final String MIGRATION_CONCURRENCY = LiveTuning.MIGRATION_CONCURRENCY;
+    public static final String CUTOVER_TOPICS_PER_SECOND = LiveTuning.CUTOVER_TOPICS_PER_SECOND;
     public static final Set<String> KEYS = Set.of(MIGRATION_BYTES_PER_SECOND, MIGRATION_CONCURRENCY,
             CUTOVER_TOPICS_PER_SECOND);
 
@@ -144,10 +144,14 @@ public final class TuningService implements AutoCloseable {
                     pick(change.cutoverTopicsPerSecond(), change.reset(), CUTOVER_TOPICS_PER_SECOND,
                             c.cutoverTopicsPerSecond()),
                     clock.millis()));
-        }).thenCompose(stored -> {
+        }).thenApply(stored -> {
             log.info("pacing settings changed by request: {}", stored);
-            return reload();
-        }).thenCompose(v -> get());
+            List<String> changed = live.apply(stored);
+            if (!changed.isEmpty()) {
+                log.info("pacing settings applied: {}", String.join(", ", changed));
+            }
+            return new View(live.effective(), live.brokerConf(), stored);
+        });
     }
 
     private static <T> T pick(T set, Set<String> reset, String key, T current) {

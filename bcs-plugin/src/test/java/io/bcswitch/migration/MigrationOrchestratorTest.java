@@ -138,15 +138,19 @@ class MigrationOrchestratorTest {
         registry.writeEphemeral(registry.paths().relocationApplied(broker), new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, epoch, 0)).get();
     }
 
-    @Test
-    void copiesAtMostMigrationConcurrencyLedgersAtOnce() throws Exception {
+    /**
+     * The test's copier, each copy taking 40 ms; records the most copies at once, and tells {@code onStart} how many
+     * have started (the one starting included).
+     */
+    private LedgerCopier slowCopier(AtomicInteger maxInFlight, java.util.function.IntConsumer onStart) {
         AtomicInteger inFlight = new AtomicInteger();
-        AtomicInteger maxInFlight = new AtomicInteger();
-        LedgerCopier slow = new FakeClusters.Delegating(copier) {
+        AtomicInteger started = new AtomicInteger();
+        return new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                    LongFunction<CompletableFuture<Void>> pace) {
                 maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                onStart.accept(started.incrementAndGet());
                 CompletableFuture<Outcome> out = new CompletableFuture<>();
                 scheduler.schedule(() -> {
                     inFlight.decrementAndGet();
@@ -155,6 +159,12 @@ class MigrationOrchestratorTest {
                 return out;
             }
         };
+    }
+
+    @Test
+    void copiesAtMostMigrationConcurrencyLedgersAtOnce() throws Exception {
+        AtomicInteger maxInFlight = new AtomicInteger();
+        LedgerCopier slow = slowCopier(maxInFlight, n -> { });
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 3, 1_000)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
@@ -167,26 +177,13 @@ class MigrationOrchestratorTest {
     void aConcurrencyChangedWhileCopyingAppliesToTheCopyingUnderWay() throws Exception {
         io.bcswitch.tuning.LiveTuning tuning = new io.bcswitch.tuning.LiveTuning(
                 new io.bcswitch.tuning.LiveTuning.Values(0, 1, 150));
-        AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger maxInFlight = new AtomicInteger();
-        AtomicInteger started = new AtomicInteger();
-        LedgerCopier slow = new FakeClusters.Delegating(copier) {
-            @Override
-            public CompletableFuture<Outcome> copy(long id, String from, String to,
-                                                   LongFunction<CompletableFuture<Void>> pace) {
-                maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                if (started.incrementAndGet() == 3) {
-                    // the operator raises it while the third ledger is being copied
-                    tuning.apply(new io.bcswitch.registry.TuningOverrides(1, null, 3, null, 0));
-                }
-                CompletableFuture<Outcome> out = new CompletableFuture<>();
-                scheduler.schedule(() -> {
-                    inFlight.decrementAndGet();
-                    super.copy(id, from, to, pace).thenAccept(out::complete);
-                }, 40, TimeUnit.MILLISECONDS);
-                return out;
+        LedgerCopier slow = slowCopier(maxInFlight, started -> {
+            if (started == 3) {
+                // the operator raises it while the third ledger is being copied
+                tuning.apply(new io.bcswitch.registry.TuningOverrides(1, null, 3, null, 0));
             }
-        };
+        });
         try (MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(
                 refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning, () -> "broker-1", scheduler,
                 Clock.systemUTC(), MigrationMetrics.NONE, MigrationSafetyTest.switchBackByHand(registry),
