@@ -48,17 +48,29 @@ public final class BookieClustersAdmin implements AutoCloseable {
     private final HttpClient http;
     private final Duration requestTimeout;
     private final Supplier<Map<String, String>> headers;
+    private final PulsarAuthentication pulsarAuth;
 
     private BookieClustersAdmin(Builder b) {
         String url = b.serviceUrl.endsWith("/") ? b.serviceUrl.substring(0, b.serviceUrl.length() - 1) : b.serviceUrl;
         this.base = URI.create(url + BASE_PATH);
+        this.pulsarAuth = b.pulsarAuth;
+        Supplier<Map<String, String>> given = b.headers;
+        if (pulsarAuth != null) {
+            String host = base.getHost();
+            pulsarAuth.applyTls(b.tls, host);
+            given = () -> {
+                Map<String, String> all = pulsarAuth.headers(host);
+                all.putAll(b.headers.get());
+                return all;
+            };
+        }
         HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(b.connectTimeout);
         if (b.tls.configured()) {
             http.sslContext(b.tls.context());
         }
         this.http = http.build();
         this.requestTimeout = b.requestTimeout;
-        this.headers = b.headers;
+        this.headers = given;
     }
 
     public static Builder builder() {
@@ -258,6 +270,9 @@ public final class BookieClustersAdmin implements AutoCloseable {
     @Override
     public void close() {
         // the JDK HTTP client has no close before Java 21; its threads are daemons and idle out
+        if (pulsarAuth != null) {
+            pulsarAuth.close();
+        }
     }
 
     // ---- plumbing ----
@@ -361,6 +376,7 @@ public final class BookieClustersAdmin implements AutoCloseable {
         private Duration requestTimeout = Duration.ofSeconds(90);
         private Supplier<Map<String, String>> headers = Map::of;
         private final Tls tls = new Tls();
+        private PulsarAuthentication pulsarAuth;
 
         /** The broker's web service URL, e.g. {@code http://broker-1:8080}. */
         public Builder serviceUrl(String url) {
@@ -371,6 +387,27 @@ public final class BookieClustersAdmin implements AutoCloseable {
         /** Sends {@code Authorization: Bearer <token>} (Pulsar token authentication). */
         public Builder authToken(String token) {
             return headers(() -> Map.of("Authorization", "Bearer " + token));
+        }
+
+        /**
+         * Authenticates with a Pulsar client authentication plugin, as {@code PulsarAdmin.builder().authentication}
+         * does: its HTTP headers on every request, and its client certificate (e.g. {@code AuthenticationTls}) for
+         * mutual TLS. The caller started it and closes it. Needs the Pulsar client on the class path.
+         */
+        public Builder authentication(org.apache.pulsar.client.api.Authentication authentication) {
+            this.pulsarAuth = PulsarAuthentication.of(authentication);
+            return this;
+        }
+
+        /**
+         * Authenticates with a Pulsar client authentication plugin named by class and parameters (the
+         * {@code authPlugin}/{@code authParams} of client.conf, e.g.
+         * {@code org.apache.pulsar.client.impl.auth.AuthenticationToken} and {@code token:<jwt>}); the client starts
+         * it and closes it on {@link BookieClustersAdmin#close()}. Needs the Pulsar client on the class path.
+         */
+        public Builder authentication(String authPluginClassName, String authParams) {
+            this.pulsarAuth = PulsarAuthentication.load(authPluginClassName, authParams);
+            return this;
         }
 
         /** Headers added to every request, computed per request (e.g. refreshed credentials). */

@@ -11,7 +11,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.pulsar.client.api.Authentication;
+import org.apache.pulsar.client.api.AuthenticationDataProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -210,6 +213,63 @@ class BookieClustersAdminTest {
     }
 
     @Test
+    void aPulsarAuthenticationPluginSignsEveryRequest() throws Exception {
+        String url = "http://127.0.0.1:" + server.getAddress().getPort();
+        body = "[]";
+        try (var a = BookieClustersAdmin.builder().serviceUrl(url)
+                .authentication("org.apache.pulsar.client.impl.auth.AuthenticationToken", "token:p1ugin").build()) {
+            a.list();
+            a.list();
+        }
+        assertTrue(requests.get(0).startsWith("GET /admin/v2/bookie-clusters/ Bearer p1ugin "), requests.get(0));
+        assertTrue(requests.get(1).startsWith("GET /admin/v2/bookie-clusters/ Bearer p1ugin "), requests.get(1));
+        // a plugin the caller built and started is asked for the broker's host, per request
+        List<String> hosts = new CopyOnWriteArrayList<>();
+        Authentication custom = new Authentication() {
+            @Override
+            public String getAuthMethodName() {
+                return "custom";
+            }
+
+            @Override
+            public AuthenticationDataProvider getAuthData(String host) {
+                hosts.add(host);
+                return new AuthenticationDataProvider() {
+                    @Override
+                    public boolean hasDataForHttp() {
+                        return true;
+                    }
+
+                    @Override
+                    public Set<Map.Entry<String, String>> getHttpHeaders() {
+                        return Set.of(Map.entry("Authorization", "Custom " + hosts.size()));
+                    }
+                };
+            }
+
+            @Override
+            public void configure(Map<String, String> params) {
+            }
+
+            @Override
+            public void start() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (var a = BookieClustersAdmin.builder().serviceUrl(url).authentication(custom).build()) {
+            a.list();
+        }
+        assertTrue(requests.get(2).startsWith("GET /admin/v2/bookie-clusters/ Custom "), requests.get(2));
+        assertTrue(!hosts.isEmpty() && hosts.stream().allMatch("127.0.0.1"::equals), hosts.toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BookieClustersAdmin.builder()
+                .serviceUrl(url).authentication("com.example.NoSuchPlugin", "x"));
+        assertTrue(e.getMessage().contains("com.example.NoSuchPlugin"), e.getMessage());
+    }
+
+    @Test
     void unreachableBrokerIsStatusZero() {
         BookieClustersAdmin dead = BookieClustersAdmin.builder().serviceUrl("http://127.0.0.1:1").build();
         BookieClustersAdminException e = assertThrows(BookieClustersAdminException.class, dead::status);
@@ -217,6 +277,5 @@ class BookieClustersAdminTest {
         assertTrue(e.getMessage().startsWith("cannot reach http://127.0.0.1:1/admin/v2/bookie-clusters"),
                 e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> BookieClustersAdmin.builder().build());
-        assertEquals(Map.of(), Map.of());
     }
 }

@@ -7,15 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import io.bcswitch.testkit.TestCertificates;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -30,55 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
  * mutual TLS with the client's key store or PEM files.
  */
 class TlsTest {
-    private static final String PASS = "changeit";
+    private static final String PASS = TestCertificates.PASSWORD;
     @TempDir
     static Path dir;
     private HttpsServer server;
 
-    private static void keytool(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + out);
-    }
-
-    /** A key pair in {@code name}.p12 whose certificate the CA signed (with {@code san}), chain included. */
-    private static void signed(String name, String san) throws Exception {
-        keytool("-genkeypair", "-alias", name, "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=" + name,
-                "-validity", "2", "-keystore", name + ".p12", "-storetype", "PKCS12", "-storepass", PASS);
-        keytool("-certreq", "-alias", name, "-keystore", name + ".p12", "-storepass", PASS, "-file", name + ".csr");
-        List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-storepass",
-                PASS, "-infile", name + ".csr", "-outfile", name + ".crt", "-rfc", "-validity", "2"));
-        if (san != null) {
-            gencert.addAll(List.of("-ext", "SAN=" + san));
-        }
-        keytool(gencert.toArray(String[]::new));
-        keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", name + ".p12",
-                "-storepass", PASS);
-        keytool("-importcert", "-alias", name, "-file", name + ".crt", "-keystore", name + ".p12", "-storepass", PASS);
-    }
-
     @BeforeAll
     static void certificates() throws Exception {
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=test-ca",
-                "-ext", "bc:c", "-validity", "2", "-keystore", "ca.p12", "-storetype", "PKCS12", "-storepass", PASS);
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", "ca.p12", "-storepass", PASS, "-file", "ca.pem");
-        signed("server", "ip:127.0.0.1,dns:localhost");
-        signed("elsewhere", "dns:broker.elsewhere.example");
-        signed("client", null);
-        keytool("-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12",
-                "-storetype", "PKCS12", "-storepass", PASS);
-        // the client's key as PEM files too (PKCS#8), as Pulsar's tlsCertificateFilePath / tlsKeyFilePath take them
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(dir.resolve("client.p12"))) {
-            ks.load(in, PASS.toCharArray());
-        }
-        java.security.Key key = ks.getKey("client", PASS.toCharArray());
-        Files.writeString(dir.resolve("client.key.pem"), "-----BEGIN PRIVATE KEY-----\n"
-                + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(key.getEncoded())
-                + "\n-----END PRIVATE KEY-----\n");
+        TestCertificates.create(dir).signed("elsewhere", "dns:broker.elsewhere.example").signed("client", null);
     }
 
     private String start(String keyStore, boolean needClientAuth) throws Exception {
@@ -174,6 +132,12 @@ class TlsTest {
         }
         try (var a = BookieClustersAdmin.builder().serviceUrl(url).tlsTrustCertsFilePath(path("ca.pem")).build()) {
             assertThrows(BookieClustersAdminException.class, a::list, "no client certificate");
+        }
+        // Pulsar's TLS authentication plugin, as pulsar-admin would be given it (authPlugin, authParams)
+        try (var a = BookieClustersAdmin.builder().serviceUrl(url).tlsTrustCertsFilePath(path("ca.pem"))
+                .authentication("org.apache.pulsar.client.impl.auth.AuthenticationTls", "tlsCertFile:"
+                        + path("client.crt") + ",tlsKeyFile:" + path("client.key.pem")).build()) {
+            assertEquals(List.of(), a.list());
         }
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> BookieClustersAdmin.builder()
                 .serviceUrl(url).tlsClientCertificate(path("client.crt"), path("ca.pem")).build());

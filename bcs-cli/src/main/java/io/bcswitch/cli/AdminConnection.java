@@ -1,20 +1,22 @@
 package io.bcswitch.cli;
 
 import io.bcswitch.client.BookieClustersAdmin;
-import java.lang.reflect.Method;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.pulsar.admin.cli.extensions.CommandExecutionContext;
 import org.apache.pulsar.client.admin.PulsarAdmin;
-import org.apache.pulsar.client.api.Authentication;
-import org.apache.pulsar.client.api.AuthenticationDataProvider;
-import org.apache.pulsar.client.api.AuthenticationFactory;
+import org.apache.pulsar.client.admin.internal.PulsarAdminImpl;
+import org.apache.pulsar.client.impl.auth.AuthenticationDisabled;
+import org.apache.pulsar.client.impl.conf.ClientConfigurationData;
+import org.apache.pulsar.client.impl.conf.ConfigurationDataUtils;
 
 /**
- * Builds the REST client from what pulsar-admin was started with: the admin URL ({@code --admin-url}
- * or {@code webServiceUrl}) and the same credentials pulsar-admin uses for its own calls
- * ({@code --auth-plugin}/{@code --auth-params} or {@code authPlugin}/{@code authParams}).
+ * Builds the REST client from what pulsar-admin resolved for its own calls: client.conf with the command-line
+ * overrides applied ({@code --admin-url}, {@code --auth-plugin}/{@code --auth-params}, {@code --tls-*}). That is the
+ * admin URL, the authentication plugin (pulsar-admin's own, already started: its headers, and its client certificate
+ * for mutual TLS), the trusted certificate authorities (PEM file or trust store), the client's certificate and key
+ * (PEM files or key store), host name verification (pulsar-admin's default: off) and insecure trust.
  */
 final class AdminConnection {
     private AdminConnection() {
@@ -22,54 +24,56 @@ final class AdminConnection {
 
     static BookieClustersAdmin open(CommandExecutionContext context) {
         PulsarAdmin admin = context.getPulsarAdmin();
-        Authentication auth = authentication(admin, context.getConfiguration());
-        return BookieClustersAdmin.builder()
-                .serviceUrl(admin.getServiceUrl())
-                .headers(() -> headers(auth))
+        BookieClustersAdmin.Builder b = BookieClustersAdmin.builder().serviceUrl(admin.getServiceUrl());
+        // pulsar-admin's PulsarAdmin is always this implementation; anything else (an embedding tool) gets
+        // client.conf as written
+        ClientConfigurationData conf = admin instanceof PulsarAdminImpl impl ? impl.getClientConfigData()
+                : fromFile(context.getConfiguration());
+        if (conf.getAuthentication() != null && !(conf.getAuthentication() instanceof AuthenticationDisabled)) {
+            b.authentication(conf.getAuthentication());
+        } else if (!blank(conf.getAuthPluginClassName())) {
+            b.authentication(conf.getAuthPluginClassName(), conf.getAuthParams());
+        }
+        if (conf.isUseKeyStoreTls()) {
+            if (!blank(conf.getTlsTrustStorePath())) {
+                b.tlsTrustStore(conf.getTlsTrustStoreType(), conf.getTlsTrustStorePath(),
+                        conf.getTlsTrustStorePassword());
+            }
+            if (!blank(conf.getTlsKeyStorePath())) {
+                b.tlsKeyStore(conf.getTlsKeyStoreType(), conf.getTlsKeyStorePath(), conf.getTlsKeyStorePassword());
+            }
+        } else {
+            if (!blank(conf.getTlsTrustCertsFilePath())) {
+                b.tlsTrustCertsFilePath(conf.getTlsTrustCertsFilePath());
+            }
+            if (!blank(conf.getTlsCertificateFilePath()) && !blank(conf.getTlsKeyFilePath())) {
+                b.tlsClientCertificate(conf.getTlsCertificateFilePath(), conf.getTlsKeyFilePath());
+            }
+        }
+        return b.tlsHostnameVerification(conf.isTlsHostnameVerificationEnable())
+                .tlsAllowInsecureConnection(conf.isTlsAllowInsecureConnection())
                 .build();
     }
 
-    /**
-     * pulsar-admin's own authentication object (so command-line overrides apply); PulsarAdmin's public
-     * interface does not expose it, its implementation does. Falls back to the configuration file.
-     */
-    private static Authentication authentication(PulsarAdmin admin, Properties conf) {
-        try {
-            Method m = admin.getClass().getMethod("getAuth");
-            Object auth = m.invoke(admin);
-            if (auth instanceof Authentication a) {
-                return a;
-            }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // fall through to the configuration file
+    /** client.conf read the way pulsar-admin reads it (same keys, same defaults). */
+    private static ClientConfigurationData fromFile(Properties file) {
+        Map<String, Object> values = new HashMap<>();
+        file.stringPropertyNames().forEach(k -> values.put(k, file.getProperty(k)));
+        // keys of client.conf that are not client settings (webServiceUrl, cliExtensionsDirectory, ...) are ignored
+        values.keySet().retainAll(java.util.Set.of("authPluginClassName", "authParams", "useKeyStoreTls",
+                "tlsTrustStoreType", "tlsTrustStorePath", "tlsTrustStorePassword", "tlsKeyStoreType", "tlsKeyStorePath",
+                "tlsKeyStorePassword", "tlsTrustCertsFilePath", "tlsCertificateFilePath", "tlsKeyFilePath",
+                "tlsHostnameVerificationEnable", "tlsAllowInsecureConnection"));
+        if (!blank(file.getProperty("authPlugin"))) {
+            values.put("authPluginClassName", file.getProperty("authPlugin"));
         }
-        String plugin = conf.getProperty("authPlugin", "");
-        if (plugin.isBlank()) {
-            return null;
+        if (file.getProperty("tlsEnableHostnameVerification") != null) {
+            values.put("tlsHostnameVerificationEnable", file.getProperty("tlsEnableHostnameVerification"));
         }
-        try {
-            return AuthenticationFactory.create(plugin, conf.getProperty("authParams", ""));
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot load authPlugin " + plugin + ": " + e.getMessage(), e);
-        }
+        return ConfigurationDataUtils.loadData(values, new ClientConfigurationData(), ClientConfigurationData.class);
     }
 
-    private static Map<String, String> headers(Authentication auth) {
-        Map<String, String> out = new LinkedHashMap<>();
-        if (auth == null) {
-            return out;
-        }
-        try {
-            AuthenticationDataProvider data = auth.getAuthData();
-            if (data != null && data.hasDataForHttp() && data.getHttpHeaders() != null) {
-                for (Map.Entry<String, String> h : data.getHttpHeaders()) {
-                    out.put(h.getKey(), h.getValue());
-                }
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot get credentials from " + auth.getClass().getName() + ": "
-                    + e.getMessage(), e);
-        }
-        return out;
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
     }
 }

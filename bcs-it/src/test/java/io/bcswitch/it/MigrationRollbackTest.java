@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.Metrics;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Registry;
 import io.bcswitch.it.support.Rest;
@@ -89,6 +90,10 @@ class MigrationRollbackTest extends ClusterTestBase {
         assertEquals(2, directive.get("epoch").asLong());
         long firstIdOfA2 = directive.get("firstLedgerId").asLong();
         assertEquals(copies.size(), rb.json().get("copiesToDelete").asInt());
+        // counted on the broker's /metrics, against the cluster switched away from
+        await("the rollback on /metrics").atMost(Duration.ofSeconds(10)).until(() -> Metrics.sample(
+                Metrics.scrape(cluster.broker(0)), "pulsar_bookie_switch_rollbacks_total",
+                Map.of("bookie_cluster", "cluster-b")).orElse(0) == 1);
         rest.awaitCutoverComplete();
         send(producer, sent, "a2", 20);
         producer.close();

@@ -48,7 +48,7 @@ class PulsarAdminCliTest extends ClusterTestBase {
         String uriC = cluster.bookieCluster("cluster-c").metadataServiceUri();
         try (PulsarAdminCli cli = new PulsarAdminCli(web, "token:" + TOKENS.admin);
              PulsarAdminCli app = new PulsarAdminCli(web, "token:" + TOKENS.app);
-             PulsarAdminCli anonymous = new PulsarAdminCli(web, null)) {
+             PulsarAdminCli anonymous = new PulsarAdminCli(web, (String) null)) {
             Result help = cli.run("bookie-clusters", "--help");
             assertEquals(0, help.exit(), help.all());
             for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status",

@@ -67,6 +67,10 @@ class RestApiTest extends ClusterTestBase {
         assertEquals(1, list.json().size());
         assertEquals("cluster-a", list.json().get(0).get("name").asText());
         assertEquals("ACTIVE", list.json().get(0).get("status").asText());
+        // the base path without its trailing slash answers the same list, not a redirect
+        Rest.Response bare = rest.get("");
+        assertEquals(200, bare.status(), bare.raw());
+        assertEquals(list.json(), bare.json());
         Rest.Response a = rest.get("/cluster-a");
         assertEquals(200, a.status());
         assertEquals(cluster.bookieCluster("cluster-a").metadataServiceUri(), a.json().get("metadataServiceUri").asText());

@@ -15,6 +15,7 @@ import javax.servlet.http.HttpServletResponse;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.web.plugin.servlet.AdditionalServletWithPulsarService;
 import org.apache.pulsar.common.configuration.PulsarConfiguration;
+import org.eclipse.jetty.ee8.nested.ContextHandler;
 
 /**
  * Broker additional servlet ({@code additionalServlets=bookie-clusters}) serving
@@ -56,6 +57,17 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
     @Override
     public Object getServletInstance() {
         return new HttpServlet() {
+            @Override
+            public void init() {
+                // Pulsar gives each additional servlet its own context at the base path; Jetty answers a request
+                // for the base path itself (no trailing slash) with a redirect unless the context admits it, and
+                // GET /admin/v2/bookie-clusters is how the list is asked for.
+                ContextHandler context = ContextHandler.getContextHandler(getServletContext());
+                if (context != null) {
+                    context.setAllowNullPathInfo(true);
+                }
+            }
+
             @Override
             protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
                 serve(req, resp);

@@ -82,6 +82,20 @@ public final class TestBroker {
         return "http://127.0.0.1:" + webPort;
     }
 
+    /**
+     * {@code https://localhost:<port>} of the TLS web service, which the broker has when it is configured with
+     * {@code webServicePortTls} (0 picks a free port, kept across restarts); localhost so that a certificate for
+     * localhost passes host name verification.
+     */
+    public synchronized String webServiceUrlTls() {
+        requireStartedOnce();
+        String port = properties.getProperty("webServicePortTls");
+        if (port == null || port.isBlank()) {
+            throw new IllegalStateException("Broker " + index + " has no TLS web service (webServicePortTls)");
+        }
+        return "https://localhost:" + port;
+    }
+
     /** A copy of the properties the broker is (or will next be) started with. */
     public synchronized Properties properties() {
         Properties copy = new Properties();
@@ -107,6 +121,7 @@ public final class TestBroker {
         webPort = service.getListenPortHTTP().orElseThrow();
         properties.setProperty("brokerServicePort", Integer.toString(brokerPort));
         properties.setProperty("webServicePort", Integer.toString(webPort));
+        service.getListenPortHTTPS().ifPresent(p -> properties.setProperty("webServicePortTls", Integer.toString(p)));
         pulsar = service;
         LOG.info("Broker {} started: {} {}", index, brokerServiceUrl(), webServiceUrl());
     }

@@ -8,6 +8,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -40,6 +41,15 @@ public final class PulsarAdminCli implements AutoCloseable {
      * @param authParams    {@code token:<jwt>} for token authentication, or null for none
      */
     public PulsarAdminCli(String webServiceUrl, String authParams) throws IOException {
+        this(webServiceUrl, authParams == null ? Map.of()
+                : Map.of("authPlugin", Tokens.TOKEN_AUTH_PLUGIN, "authParams", authParams));
+    }
+
+    /**
+     * @param webServiceUrl broker web service URL
+     * @param clientConf    further client.conf settings (authentication, TLS), as an operator writes them there
+     */
+    public PulsarAdminCli(String webServiceUrl, Map<String, String> clientConf) throws IOException {
         this.libDir = io.bcswitch.testkit.Checkout.moduleTarget("bcs-it-pulsar-admin").resolve("lib");
         if (!Files.isDirectory(libDir)) {
             throw new IllegalStateException("pulsar-admin runtime not built: " + libDir
@@ -58,10 +68,7 @@ public final class PulsarAdminCli implements AutoCloseable {
         for (String line : Files.readAllLines(dist.resolve("conf/client.conf.snippet"))) {
             c.append(line.startsWith("cliExtensionsDirectory=") ? "cliExtensionsDirectory=" + ext : line).append('\n');
         }
-        if (authParams != null) {
-            c.append("authPlugin=").append(Tokens.TOKEN_AUTH_PLUGIN).append('\n');
-            c.append("authParams=").append(authParams).append('\n');
-        }
+        new java.util.TreeMap<>(clientConf).forEach((k, v) -> c.append(k).append('=').append(v).append('\n'));
         this.conf = dir.resolve("client.conf");
         Files.writeString(conf, c.toString());
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -525,19 +526,15 @@ public final class SequenceExplorer {
 
     /** Null once {@code b}'s /metrics counts a live broker without the plugin (at most 20 s), else what it said. */
     private static String awaitBrokersWithoutPlugin(TestBroker b) throws Exception {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
-                .followRedirects(java.net.http.HttpClient.Redirect.NORMAL).build();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         String last = "no sample";
         while (System.nanoTime() < deadline) {
-            String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(b.webServiceUrl()
-                    + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            for (String line : body.split("\n")) {
-                if (line.startsWith("pulsar_bookie_switch_brokers_without_plugin")) {
-                    last = line;
-                    if (Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) >= 1) {
-                        return null;
-                    }
+            OptionalDouble n = Metrics.sample(Metrics.scrape(b), "pulsar_bookie_switch_brokers_without_plugin",
+                    Map.of());
+            if (n.isPresent()) {
+                last = "pulsar_bookie_switch_brokers_without_plugin " + n.getAsDouble();
+                if (n.getAsDouble() >= 1) {
+                    return null;
                 }
             }
             Thread.sleep(500);
