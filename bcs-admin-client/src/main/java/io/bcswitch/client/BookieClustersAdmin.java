@@ -177,6 +177,38 @@ public final class BookieClustersAdmin implements AutoCloseable {
         return call("GET", "/verify" + (deep ? "?deep=true" : ""), null, new TypeReference<VerifyReport>() { });
     }
 
+    /** Starts a drain report as an operation and completes at once with it (poll {@link #operationAsync}). */
+    public CompletableFuture<Operation> startDrainReportAsync(String cluster) {
+        return call("GET", "/drain/" + segment(cluster) + "?async=true", null, new TypeReference<Operation>() { });
+    }
+
+    /** Starts a cleanup as an operation and completes at once with it (poll {@link #operationAsync}). */
+    public CompletableFuture<Operation> startCleanupAsync(String srcCluster, boolean dryRun, int maxDeletions,
+                                                          boolean force) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("srcCluster", srcCluster);
+        body.put("dryRun", dryRun);
+        body.put("maxDeletions", maxDeletions);
+        body.put("force", force);
+        return call("POST", "/cleanup?async=true", body, new TypeReference<Operation>() { });
+    }
+
+    /** Starts a verify as an operation and completes at once with it (poll {@link #operationAsync}). */
+    public CompletableFuture<Operation> startVerifyAsync(boolean deep) {
+        return call("GET", "/verify?async=true" + (deep ? "&deep=true" : ""), null,
+                new TypeReference<Operation>() { });
+    }
+
+    /** An operation started asynchronously, from any broker; its result once it ended. */
+    public CompletableFuture<Operation> operationAsync(String id) {
+        return call("GET", "/operations/" + segment(id), null, new TypeReference<Operation>() { });
+    }
+
+    /** The operations kept (the newest finished ones of the last day and those running), newest first. */
+    public CompletableFuture<List<Operation>> operationsAsync() {
+        return call("GET", "/operations", null, new TypeReference<List<Operation>>() { });
+    }
+
     /** Each ledger of a persistent topic ({@code tenant/namespace/topic}) with its owning cluster, as JSON. */
     public CompletableFuture<JsonNode> topicLedgersAsync(String tenant, String namespace, String topic) {
         return call("GET", "/topics/" + segment(tenant) + "/" + segment(namespace) + "/" + segment(topic), null,
@@ -252,6 +284,27 @@ public final class BookieClustersAdmin implements AutoCloseable {
 
     public VerifyReport verify(boolean deep) throws BookieClustersAdminException {
         return sync(verifyAsync(deep));
+    }
+
+    public Operation startDrainReport(String cluster) throws BookieClustersAdminException {
+        return sync(startDrainReportAsync(cluster));
+    }
+
+    public Operation startCleanup(String srcCluster, boolean dryRun, int maxDeletions, boolean force)
+            throws BookieClustersAdminException {
+        return sync(startCleanupAsync(srcCluster, dryRun, maxDeletions, force));
+    }
+
+    public Operation startVerify(boolean deep) throws BookieClustersAdminException {
+        return sync(startVerifyAsync(deep));
+    }
+
+    public Operation operation(String id) throws BookieClustersAdminException {
+        return sync(operationAsync(id));
+    }
+
+    public List<Operation> operations() throws BookieClustersAdminException {
+        return sync(operationsAsync());
     }
 
     public JsonNode topicLedgers(String tenant, String namespace, String topic) throws BookieClustersAdminException {

@@ -213,6 +213,32 @@ class BookieClustersAdminTest {
     }
 
     @Test
+    void longOperationsAreStartedAndPolled() throws Exception {
+        status = 202;
+        body = "{\"formatVersion\":1,\"id\":\"drain-abc-1\",\"operation\":\"drain\",\"parameters\":"
+                + "{\"cluster\":\"a\"},\"broker\":\"b1:8080\",\"state\":\"RUNNING\",\"startedAt\":5}";
+        Operation started = admin().startDrainReport("a");
+        assertTrue(started.running());
+        assertEquals("drain-abc-1", started.id());
+        admin().startCleanup("a", true, 0, false);
+        admin().startVerify(true);
+        status = 200;
+        body = "{\"id\":\"drain-abc-1\",\"operation\":\"drain\",\"state\":\"DONE\",\"startedAt\":5,"
+                + "\"finishedAt\":9,\"httpStatus\":200,\"result\":{\"bytes\":440}}";
+        Operation done = admin().operation("drain-abc-1");
+        assertFalse(done.running());
+        assertEquals(440, done.result().get("bytes").asInt());
+        body = "[]";
+        assertEquals(List.of(), admin().operations());
+        assertEquals(List.of("GET /admin/v2/bookie-clusters/drain/a?async=true Bearer t0k3n null ",
+                "POST /admin/v2/bookie-clusters/cleanup?async=true Bearer t0k3n application/json "
+                        + "{\"srcCluster\":\"a\",\"dryRun\":true,\"maxDeletions\":0,\"force\":false}",
+                "GET /admin/v2/bookie-clusters/verify?async=true&deep=true Bearer t0k3n null ",
+                "GET /admin/v2/bookie-clusters/operations/drain-abc-1 Bearer t0k3n null ",
+                "GET /admin/v2/bookie-clusters/operations Bearer t0k3n null "), requests);
+    }
+
+    @Test
     void aPulsarAuthenticationPluginSignsEveryRequest() throws Exception {
         String url = "http://127.0.0.1:" + server.getAddress().getPort();
         body = "[]";

@@ -126,7 +126,12 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                 }, out));
         list.add(command("drain-report", "What still pins a bookie cluster (referenced ledgers by kind, bytes) and "
                         + "when retention will have removed its data ledgers, i.e. when it can be switched off",
-                List.of(clusterParam()), (p, a, o) -> {
+                List.of(clusterParam(), asyncParam()), (p, a, o) -> {
+                    if (Boolean.TRUE.equals(p.get(ASYNC))) {
+                        var op = a.startDrainReport(cluster(p));
+                        o.print(op, Render.operationStarted(op));
+                        return;
+                    }
                     var d = a.drainReport(cluster(p));
                     o.print(d, Render.drain(d));
                 }, out));
@@ -153,12 +158,20 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                                 .type(ParameterType.INTEGER).build(),
                         ParameterDescriptor.builder().names(List.of("--force"))
                                 .description("run inside the rollback window (a rollback is impossible afterwards)")
-                                .type(ParameterType.BOOLEAN_FLAG).build()),
+                                .type(ParameterType.BOOLEAN_FLAG).build(), asyncParam()),
                 (p, a, o) -> {
                     Object dry = p.get("--dry-run");
                     Object max = p.get("--max-deletions");
-                    var r = a.cleanup((String) p.get("--src-cluster"), dry == null || Boolean.TRUE.equals(dry),
-                            max == null ? 0 : ((Number) max).intValue(), Boolean.TRUE.equals(p.get("--force")));
+                    String src = (String) p.get("--src-cluster");
+                    boolean dryRun = dry == null || Boolean.TRUE.equals(dry);
+                    int maxDeletions = max == null ? 0 : ((Number) max).intValue();
+                    boolean force = Boolean.TRUE.equals(p.get("--force"));
+                    if (Boolean.TRUE.equals(p.get(ASYNC))) {
+                        var op = a.startCleanup(src, dryRun, maxDeletions, force);
+                        o.print(op, Render.operationStarted(op));
+                        return;
+                    }
+                    var r = a.cleanup(src, dryRun, maxDeletions, force);
                     o.print(r, Render.cleanup(r));
                 }, out));
         list.add(command("rollback", "Undo the latest switch inside rollbackWindowHours: the previous cluster becomes "
@@ -221,13 +234,39 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
                 List.of(ParameterDescriptor.builder().names(List.of("--deep"))
                         .description("also compare every copy entry by entry (CRC32C of each payload): reads "
                                 + "every copied ledger on both clusters, paced like the migration")
-                        .type(ParameterType.BOOLEAN_FLAG).build()),
+                        .type(ParameterType.BOOLEAN_FLAG).build(), asyncParam()),
                 (p, a, o) -> {
+                    if (Boolean.TRUE.equals(p.get(ASYNC))) {
+                        var op = a.startVerify(Boolean.TRUE.equals(p.get("--deep")));
+                        o.print(op, Render.operationStarted(op));
+                        return;
+                    }
                     var v = a.verify(Boolean.TRUE.equals(p.get("--deep")));
                     o.print(v, Render.verify(v));
                     if (!v.violations().isEmpty()) {
                         // after printing, in either format: scripts read the report and test the exit status
                         throw failure(0, "verify found " + v.violations().size() + " violation(s)");
+                    }
+                }, out));
+        list.add(command("operation", "Show an operation started with --async (its result once it ended), or, "
+                        + "without an id, the operations kept: the newest finished ones of the last day and those "
+                        + "running. Exits non-zero when the operation FAILED or was LOST",
+                List.of(ParameterDescriptor.builder().names(List.of("id")).mainParameter(true).required(false)
+                        .description("operation id").type(ParameterType.STRING).build()),
+                (p, a, o) -> {
+                    Object id = p.get("id");
+                    if (id instanceof List<?> l) {
+                        id = l.isEmpty() ? null : l.get(0);
+                    }
+                    if (id == null || id.toString().isBlank()) {
+                        var all = a.operations();
+                        o.print(all, Render.operations(all));
+                        return;
+                    }
+                    var op = a.operation(String.valueOf(id));
+                    o.print(op, Render.operation(op));
+                    if ("FAILED".equals(op.state()) || "LOST".equals(op.state())) {
+                        throw failure(0, "operation " + op.id() + " " + op.state());
                     }
                 }, out));
         list.add(command("status", "Show the active cluster, the switch epoch, the ledger-id range table, "
@@ -288,6 +327,15 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(option + " is not a whole number: '" + v + "'");
         }
+    }
+
+    private static final String ASYNC = "--async";
+
+    /** Starts the command as an operation and returns at once (for long cleanups, drain reports, deep verifies). */
+    private static ParameterDescriptor asyncParam() {
+        return ParameterDescriptor.builder().names(List.of(ASYNC))
+                .description("start it as an operation and return its id at once; follow it with 'operation ID'")
+                .type(ParameterType.BOOLEAN_FLAG).build();
     }
 
     private static ParameterDescriptor clusterParam() {

@@ -304,6 +304,57 @@ final class Render {
                 + " copy/copies on '" + d.origin() + "' deleted once every broker has applied that.\n";
     }
 
+    static String operationStarted(io.bcswitch.client.Operation op) {
+        return "Started operation " + op.id() + " (" + op.operation() + " on broker " + op.broker() + "); follow it "
+                + "with: pulsar-admin bookie-clusters operation " + op.id() + "\n";
+    }
+
+    static String operations(List<io.bcswitch.client.Operation> ops) {
+        if (ops.isEmpty()) {
+            return "  (no operation)\n";
+        }
+        Table t = new Table("ID", "OPERATION", "STATE", "STATUS", "BROKER", "STARTED");
+        ops.forEach(o -> t.row(o.id(), o.operation(), o.state(), o.httpStatus() == null ? "" : o.httpStatus(),
+                o.broker(), time(o.startedAt())));
+        return t.toString();
+    }
+
+    /** One operation; once it is DONE, its result as the synchronous command prints it. */
+    static String operation(io.bcswitch.client.Operation op) {
+        StringBuilder sb = new StringBuilder("Operation " + op.id() + ": " + op.operation() + " " + op.parameters()
+                + " on broker " + op.broker() + ", " + op.state() + ", started " + time(op.startedAt())
+                + (op.finishedAt() == null ? "" : ", finished " + time(op.finishedAt())) + "\n");
+        if (op.running()) {
+            return sb.toString();
+        }
+        if ("LOST".equals(op.state())) {
+            return sb.append("The broker running it stopped before it ended; start it again.\n").toString();
+        }
+        if (!"DONE".equals(op.state())) {
+            String reason = op.result() != null && op.result().hasNonNull("reason") ? op.result().get("reason").asText()
+                    : String.valueOf(op.result());
+            return sb.append("Failed (HTTP ").append(op.httpStatus()).append("): ").append(reason).append('\n')
+                    .toString();
+        }
+        try {
+            switch (op.operation()) {
+                case "drain" -> sb.append(drain(RESULTS.treeToValue(op.result(),
+                        io.bcswitch.client.DrainReport.class)));
+                case "cleanup" -> sb.append(cleanup(RESULTS.treeToValue(op.result(),
+                        io.bcswitch.client.CleanupResult.class)));
+                case "verify" -> sb.append(verify(RESULTS.treeToValue(op.result(), VerifyReport.class)));
+                default -> sb.append(op.result()).append('\n');
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            sb.append(op.result()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper RESULTS =
+            new com.fasterxml.jackson.databind.ObjectMapper().configure(
+                    com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
     static String verify(VerifyReport v) {
         StringBuilder sb = new StringBuilder();
         String scope = " (" + v.referencedLedgers() + " referenced ledgers on " + v.clusters().size() + " clusters, "

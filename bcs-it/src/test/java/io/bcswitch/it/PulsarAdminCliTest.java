@@ -53,7 +53,7 @@ class PulsarAdminCliTest extends ClusterTestBase {
             assertEquals(0, help.exit(), help.all());
             for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status",
                     "drain-report", "cleanup-targets", "cleanup", "retry-migration", "rollback", "close-client",
-                    "get-tuning", "set-tuning")) {
+                    "operation", "get-tuning", "set-tuning")) {
                 assertTrue(help.stdout().contains("  " + c + " "), c + " in help: " + help.stdout());
             }
             Result switchHelp = cli.run("bookie-clusters", "switch", "--help");
@@ -206,6 +206,22 @@ class PulsarAdminCliTest extends ClusterTestBase {
             Result dry = cli.run("bookie-clusters", "cleanup", "--src-cluster", "cluster-a", "--force");
             assertEquals(0, dry.exit(), dry.all());
             assertTrue(dry.stdout().startsWith("Dry run: would delete"), dry.stdout());
+            // the same as an operation: started at once, followed with 'operation'
+            Result started = cli.run("bookie-clusters", "cleanup", "--src-cluster", "cluster-a", "--force", "--async");
+            assertEquals(0, started.exit(), started.all());
+            assertTrue(started.stdout().startsWith("Started operation cleanup-"), started.stdout());
+            String opId = started.stdout().split(" ")[2];
+            Result op = cli.run("bookie-clusters", "operation", opId);
+            for (int i = 0; i < 30 && op.stdout().contains(", RUNNING,"); i++) {
+                Thread.sleep(500);
+                op = cli.run("bookie-clusters", "operation", opId);
+            }
+            assertEquals(0, op.exit(), op.all());
+            assertTrue(op.stdout().contains(", DONE,") && op.stdout().contains("Dry run: would delete"), op.stdout());
+            Result ops = cli.run("bookie-clusters", "operation");
+            assertEquals(0, ops.exit(), ops.all());
+            assertTrue(ops.stdout().lines().anyMatch(l -> l.startsWith(opId) && l.contains("DONE")), ops.stdout());
+            failsWith(cli.run("bookie-clusters", "operation", "cleanup-0-0"), "no operation");
             failsWith(cli.run("bookie-clusters", "close-client", "cluster-b"), "active");
             Result unreg = cli.run("bookie-clusters", "unregister", "cluster-c");
             assertEquals(0, unreg.exit(), unreg.all());

@@ -12,6 +12,7 @@ import io.bcswitch.it.support.Rest;
 import io.bcswitch.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -169,5 +170,46 @@ class RestApiTest extends ClusterTestBase {
         assertEquals("STANDBY", rest.get("/cluster-a").json().get("status").asText());
         rest.awaitMigrationFinished(); // it writes its progress to the registry
         refused(409, "already active", () -> rest.switchTo("cluster-b"));
+
+        // long operations started asynchronously: 202 and an operation at once, then polled to the answer the
+        // synchronous call gives
+        JsonNode drainNow = rest.get("/drain/cluster-a").json();
+        JsonNode drain = finished(rest.get("/drain/cluster-a?async=true"), "drain", "DONE");
+        assertEquals(200, drain.get("httpStatus").asInt());
+        assertEquals("cluster-a", drain.get("parameters").get("cluster").asText());
+        assertEquals(drainNow.get("ledgers"), drain.get("result").get("ledgers"), drain.toString());
+        // what the work itself refuses ends the operation FAILED, with the synchronous call's answer
+        JsonNode windowed = finished(rest.post("/cleanup?async=true", "{\"srcCluster\":\"cluster-a\"}"), "cleanup",
+                "FAILED");
+        assertEquals(409, windowed.get("httpStatus").asInt(), windowed.toString());
+        assertTrue(windowed.get("result").get("reason").asText().contains("rollback window"), windowed.toString());
+        JsonNode cleanup = finished(rest.post("/cleanup?async=true", "{\"srcCluster\":\"cluster-a\",\"force\":true}"),
+                "cleanup", "DONE");
+        assertTrue(cleanup.get("parameters").get("dryRun").asBoolean(), "dry run unless told otherwise: " + cleanup);
+        assertTrue(cleanup.get("result").has("deleted"), cleanup.toString());
+        JsonNode verify = finished(rest.get("/verify?async=true&deep=true"), "verify", "DONE");
+        assertTrue(verify.get("parameters").get("deep").asBoolean());
+        assertEquals(rest.get("/verify").json().get("ok"), verify.get("result").get("ok"), verify.toString());
+        // refused as the synchronous call would be, before anything is recorded
+        refused(404, "not registered", () -> rest.get("/drain/cluster-x?async=true"));
+        refused(409, "active cluster", () -> rest.post("/cleanup?async=true", "{\"srcCluster\":\"cluster-b\"}"));
+        refused(404, "no operation", () -> rest.get("/operations/drain-unknown"));
+        JsonNode all = rest.get("/operations").json();
+        assertEquals(List.of("verify", "cleanup", "cleanup", "drain"), java.util.stream.StreamSupport.stream(all.spliterator(),
+                false).map(o -> o.get("operation").asText()).toList(), "newest first: " + all);
+    }
+
+    /** The operation a 202 answer started, polled (30 s at most) until it is no longer RUNNING. */
+    private static JsonNode finished(Rest.Response started, String operation, String state) {
+        assertEquals(202, started.status(), started.raw());
+        assertEquals(operation, started.json().get("operation").asText(), started.raw());
+        String id = started.json().get("id").asText();
+        JsonNode[] seen = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            seen[0] = rest.get("/operations/" + id).json();
+            return !"RUNNING".equals(seen[0].get("state").asText());
+        });
+        assertEquals(state, seen[0].get("state").asText(), seen[0].toString());
+        return seen[0];
     }
 }

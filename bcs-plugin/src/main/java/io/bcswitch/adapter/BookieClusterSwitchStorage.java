@@ -125,7 +125,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.resyncIntervalSeconds());
         tuningService.start().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         census = new io.bcswitch.metrics.BrokerCensus(registry, cutoverScheduler, CENSUS_SECONDS);
-        api = new BookieClustersApi(service, tuningService);
+        api = new BookieClustersApi(service, tuningService,
+                new io.bcswitch.rest.Operations(registry, this::brokerId, clock));
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,

@@ -298,7 +298,8 @@ public final class CleanupService {
                 : deleteInBatches(src, epoch, chosen, from + batch.size(), deleted, errors, notes));
     }
 
-    private static RegistryException activeCluster(String src) {
+    /** The refusal of a cleanup of the active cluster (also given before an asynchronous cleanup is started). */
+    public static RegistryException activeCluster(String src) {
         return RegistryException.conflict("bookie cluster '" + src + "' is the active cluster; nothing on it is "
                 + "cleaned up");
     }

@@ -44,6 +44,15 @@ public record RegistryPaths(String root) {
         return root + "/tuning";
     }
 
+    /** Long operations started asynchronously (see {@link OperationRecord}). */
+    public String operations() {
+        return root + "/operations";
+    }
+
+    public String operation(String id) {
+        return operations() + "/" + id;
+    }
+
     public String brokers() {
         return root + "/brokers";
     }

@@ -149,6 +149,15 @@ public class RegistryStore {
         return store.getChildren(paths.brokers()).thenApply(java.util.TreeSet::new);
     }
 
+    /** The ids of the stored operations (names only). */
+    public CompletableFuture<List<String>> listOperationIds() {
+        return store.getChildren(paths.operations());
+    }
+
+    public CompletableFuture<Versioned<OperationRecord>> readOperation(String id) {
+        return read(paths.operation(id), OperationRecord.class);
+    }
+
     public CompletableFuture<List<BrokerCutoverRecord>> listBrokerProgress() {
         return store.getChildren(paths.brokers()).thenCompose(ids -> {
             List<CompletableFuture<Versioned<BrokerCutoverRecord>>> reads = new ArrayList<>();

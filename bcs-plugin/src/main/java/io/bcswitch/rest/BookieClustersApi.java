@@ -10,8 +10,10 @@ import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,8 @@ import org.slf4j.LoggerFactory;
  * GET  /drain/{name}      what still pins {name}, and when retention will have removed its data ledgers
  * GET  /cleanup-targets[/{name}]  ledgers cleanup may delete now
  * POST /cleanup           {"srcCluster": name, "dryRun": true, "maxDeletions": 0, "force": false}
+ *                        (cleanup, drain and verify take {@code ?async=true}: 202 and an operation at once)
+ * GET  /operations[/{id}]  operations started with async=true: state, and at the end the answer's status and body
  * POST /close-client/{name}  mark a drained cluster DEPRECATED; brokers close its clients
  * GET  /verify[?deep=true]  every violation of the plugin's invariants (read only)
  * GET  /topics/{tenant}/{namespace}/{topic}
@@ -47,17 +51,23 @@ public class BookieClustersApi {
 
     private final SwitchService service;
     private final io.bcswitch.tuning.TuningService tuning;
+    private final Operations operations;
     private volatile TopicLedgerReports topics;
     private volatile io.bcswitch.migration.MigrationService migration;
 
     public BookieClustersApi(SwitchService service) {
-        this(service, null);
+        this(service, null, null);
     }
 
-    /** @param tuning changes the pacing settings at run time; null: {@code /tuning} answers 503 */
-    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning) {
+    /**
+     * @param tuning     changes the pacing settings at run time; null: {@code /tuning} answers 503
+     * @param operations runs long operations asynchronously; null: {@code async=true} and {@code /operations}
+     *                   answer 503
+     */
+    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations) {
         this.service = service;
         this.tuning = tuning;
+        this.operations = operations;
     }
 
     /** Enables the migration endpoints (rollback, drain, cleanup, close-client); without it they answer 503. */
@@ -126,6 +136,9 @@ public class BookieClustersApi {
         String first = seg.get(0);
         if (first.equals("topics")) {
             return allow(method, "GET").orElse(() -> topic(seg));
+        }
+        if (first.equals("operations")) {
+            return operationsRoute(method, seg);
         }
         if (seg.size() == 1 && first.equals("tuning")) {
             return tuningRoute(method, contentType, body);
@@ -253,7 +266,8 @@ public class BookieClustersApi {
                 if (seg.size() != 2) {
                     break;
                 }
-                return allow(method, "GET").orElse(() -> m.drainReport(seg.get(1)).thenApply(RestResponse::ok));
+                return allow(method, "GET").orElse(() -> maybeAsync(query, "drain", Map.of("cluster", seg.get(1)),
+                        () -> service.get(seg.get(1)), () -> m.drainReport(seg.get(1)).thenApply(RestResponse::ok)));
             case "cleanup-targets":
                 if (seg.size() > 2) {
                     break;
@@ -270,7 +284,13 @@ public class BookieClustersApi {
                     boolean dryRun = optionalBoolean(json, "dryRun", true);
                     boolean force = optionalBoolean(json, "force", false);
                     int max = optionalInt(json, "maxDeletions", 0);
-                    return m.cleanup(src, dryRun, max, force).thenApply(RestResponse::ok);
+                    return maybeAsync(query, "cleanup", Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions",
+                            max, "force", force), () -> service.get(src).thenAccept(c -> {
+                                if (c.status() == io.bcswitch.registry.ClusterStatus.ACTIVE) {
+                                    throw io.bcswitch.migration.CleanupService.activeCluster(src);
+                                }
+                            }),
+                            () -> m.cleanup(src, dryRun, max, force).thenApply(RestResponse::ok));
                 });
             case "close-client":
                 if (seg.size() != 2) {
@@ -281,11 +301,45 @@ public class BookieClustersApi {
                 if (seg.size() != 1) {
                     break;
                 }
-                return allow(method, "GET").orElse(() -> m.verify(queryFlag(query, "deep")).thenApply(RestResponse::ok));
+                return allow(method, "GET").orElse(() -> {
+                    boolean deep = queryFlag(query, "deep");
+                    return maybeAsync(query, "verify", Map.of("deep", deep),
+                            () -> CompletableFuture.completedFuture(null),
+                            () -> m.verify(deep).thenApply(RestResponse::ok));
+                });
             default:
                 break;
         }
         return done(RestResponse.error(404, "no such endpoint: /" + String.join("/", seg)));
+    }
+
+    /**
+     * {@code work} answered now, or, with {@code async=true} in the query, started as an operation: 202 with its id at
+     * once (see {@link Operations}). The request's input is checked before either; an asynchronous one first also
+     * passes {@code check} (the cluster it names is registered), so that it is refused, and nothing recorded, as the
+     * synchronous call would be. What the work itself refuses ends the operation FAILED with that answer.
+     */
+    private CompletableFuture<RestResponse> maybeAsync(String query, String operation, Map<String, Object> parameters,
+                                                       Supplier<CompletableFuture<?>> check,
+                                                       Supplier<CompletableFuture<RestResponse>> work) {
+        if (!queryFlag(query, "async")) {
+            return work.get();
+        }
+        if (operations == null) {
+            return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
+        }
+        return check.get().thenCompose(ok -> operations.start(operation, parameters,
+                () -> work.get().exceptionally(BookieClustersApi::toResponse)));
+    }
+
+    private CompletableFuture<RestResponse> operationsRoute(String method, List<String> seg) {
+        if (seg.size() > 2) {
+            return done(RestResponse.error(404, "no such endpoint: /" + String.join("/", seg)));
+        }
+        if (operations == null) {
+            return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
+        }
+        return allow(method, "GET").orElse(() -> seg.size() == 1 ? operations.list() : operations.get(seg.get(1)));
     }
 
     private static boolean optionalBoolean(JsonNode json, String field, boolean dflt) {

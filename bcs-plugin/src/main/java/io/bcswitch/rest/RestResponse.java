@@ -27,7 +27,8 @@ public record RestResponse(int status, Object body) {
      */
     public static RestResponse stillRunning(long timeoutSeconds) {
         return error(503, "request did not complete within " + timeoutSeconds + "s; it may still be running: "
-                + "check status before retrying");
+                + "check status before retrying (cleanup, drain and verify can be started with ?async=true and "
+                + "followed with GET /operations/{id})");
     }
 
     /**

@@ -194,6 +194,21 @@ class PersistedFormatTest {
     }
 
     @Test
+    void operationV1RunningAndFinished() {
+        OperationRecord running = read("{\"formatVersion\":1,\"id\":\"drain-a-1\",\"operation\":\"drain\","
+                + "\"parameters\":{\"cluster\":\"cluster-a\"},\"broker\":\"b1:8080\",\"state\":\"RUNNING\","
+                + "\"startedAt\":5,\"later\":1}", OperationRecord.class);
+        assertEquals(new OperationRecord(1, "drain-a-1", "drain", java.util.Map.of("cluster", "cluster-a"), "b1:8080",
+                "RUNNING", 5, null, null, null), running);
+        OperationRecord done = read("{\"formatVersion\":1,\"id\":\"drain-a-1\",\"operation\":\"drain\","
+                + "\"parameters\":{},\"broker\":\"b1:8080\",\"state\":\"DONE\",\"startedAt\":5,\"finishedAt\":9,"
+                + "\"httpStatus\":200,\"result\":{\"bytes\":440}}", OperationRecord.class);
+        assertEquals(440, done.result().get("bytes").asInt());
+        assertEquals(Set.of("formatVersion", "id", "operation", "parameters", "broker", "state", "startedAt",
+                "finishedAt", "httpStatus", "result"), fieldNames(done));
+    }
+
+    @Test
     void relocationEpochV1WithAndWithoutTheChangedIds() {
         // as written before epochs listed their changes, and as a broker's applied record: re-read everything
         RelocationEpoch old = read("{\"formatVersion\":1,\"epoch\":7,\"ts\":1700000400000}", RelocationEpoch.class);

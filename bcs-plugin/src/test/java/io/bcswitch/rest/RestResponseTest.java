@@ -35,7 +35,8 @@ class RestResponseTest {
         RestResponse r = RestResponse.stillRunning(60);
         assertEquals(503, r.status());
         assertEquals(errorBody("request did not complete within 60s; it may still be running: check status "
-                + "before retrying"), r.body());
+                + "before retrying (cleanup, drain and verify can be started with ?async=true and followed with "
+                + "GET /operations/{id})"), r.body());
         // a timeout the handling itself ran into (a probe's, say) ended the request: not "still running"
         RestResponse inner = RestResponse.failed(failureOf(CompletableFuture.failedFuture(
                 new TimeoutException("no probe ledger within 10000 ms"))));

@@ -63,7 +63,7 @@ public final class SequenceExplorer {
         SWITCH(7), SWITCH_BACK(3), ROLLBACK(3), RETRY_MIGRATION(1), CLEANUP_DRY(1), CLEANUP(2), CLOSE_CLIENT(1),
         UNREGISTER(1), REGISTER(2), BROKER_RESTART(2), PAUSE_SHORT(1), PAUSE_LONG(2), BOOKIES_DOWN(1), BOOKIES_UP(2),
         ACTIVATION_FAILURE(2), COMPACT(1), FEED_IDLE(1), REGISTER_DUPLICATE(1), BROKER_WITHOUT_PLUGIN(1),
-        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1),
+        DISASTER(1), CLEANUP_DURING_SUBSCRIPTION_CHURN(1), ABANDONED_ANNOUNCEMENT(1), TUNING_WHILE_MOVING(2),
         // weight 0: only scripts take it. With weight 1 the fixed seeds' sequences change, and seed 2's new one
         // (compact, switch, broker without the plugin, restart) lets the broker without the plugin load topics after
         // a switch: Pulsar's managed ledger there drops a last ledger its client cannot find on its own cluster
@@ -486,6 +486,29 @@ public final class SequenceExplorer {
                 }
                 return "cleanup " + c + (dry ? " (dry run)" : "") + " while " + churned.get() + " subscription(s) "
                         + "came and went -> " + answer(r);
+            }
+            case TUNING_WHILE_MOVING -> {
+                // the pace at its slowest (a copy rate of 1 byte/s, one copy at a time, a topic every 10 s), with a
+                // switch whose cutover and migration start under it, then raised again (through either broker)
+                // some seconds later: copies and rolls already waiting must follow the raise (the run must settle)
+                String low = "{\"migrationBytesPerSecond\":1,\"migrationConcurrency\":1,"
+                        + "\"cutoverTopicsPerSecond\":0.1}";
+                StringBuilder what = new StringBuilder("tuning to its slowest -> ")
+                        .append(answer(rest().post("/tuning", low)));
+                String t = anyOf(inactive());
+                if (t != null) {
+                    what.append(", switch to ").append(t).append(" -> ").append(answer(rest().switchTo(t)));
+                }
+                long ms = 1_000 + random.nextInt(4_000);
+                Thread.sleep(ms);
+                String raised = random.nextBoolean()
+                        ? "{\"migrationBytesPerSecond\":null,\"migrationConcurrency\":null,"
+                                + "\"cutoverTopicsPerSecond\":null}"
+                        : "{\"migrationBytesPerSecond\":" + (1 + random.nextInt(10)) * 1_000_000L
+                                + ",\"migrationConcurrency\":" + (1 + random.nextInt(4))
+                                + ",\"cutoverTopicsPerSecond\":" + (20 + random.nextInt(500)) + "}";
+                return what.append(", ").append(ms).append(" ms later ").append(raised).append(" -> ")
+                        .append(answer(rest().post("/tuning", raised))).toString();
             }
             case COMPACT -> {
                 workload.compact();
