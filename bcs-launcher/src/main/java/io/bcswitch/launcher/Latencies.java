@@ -1,33 +1,32 @@
 package io.bcswitch.launcher;
 
-import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
-/** Publish latencies (nanoseconds) of one phase; thread-safe, append-only. */
+/**
+ * Publish latencies of one phase, recorded into an HdrHistogram (3 significant digits, 1 µs to 10 min): recording
+ * from many producer callbacks takes no lock and keeps no per-message array.
+ */
 final class Latencies {
+    private static final long MAX_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-    private long[] values = new long[1024];
-    private int size;
+    private final Recorder recorder = new Recorder(TimeUnit.MICROSECONDS.toNanos(1), MAX_NANOS, 3);
+    /** Everything recorded so far (the recorder hands out what came since the last look). */
+    private final Histogram total = new Histogram(TimeUnit.MICROSECONDS.toNanos(1), MAX_NANOS, 3);
 
-    synchronized void add(long nanos) {
-        if (size == values.length) {
-            values = Arrays.copyOf(values, size * 2);
-        }
-        values[size++] = nanos;
+    void add(long nanos) {
+        recorder.recordValue(Math.max(TimeUnit.MICROSECONDS.toNanos(1), Math.min(MAX_NANOS, nanos)));
     }
 
-    /** A sorted snapshot. */
-    synchronized long[] sorted() {
-        long[] copy = Arrays.copyOf(values, size);
-        Arrays.sort(copy);
-        return copy;
+    /** What was recorded up to now: count, percentiles (nanoseconds; -1 when empty), max. */
+    synchronized Summary summary() {
+        total.add(recorder.getIntervalHistogram());
+        long n = total.getTotalCount();
+        return new Summary(n, n == 0 ? -1 : total.getValueAtPercentile(50), n == 0 ? -1 : total.getValueAtPercentile(99),
+                n == 0 ? -1 : total.getMaxValue());
     }
 
-    /** Nearest-rank percentile of a sorted array, -1 when empty. */
-    static long percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return -1;
-        }
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    record Summary(long count, long p50, long p99, long max) {
     }
 }

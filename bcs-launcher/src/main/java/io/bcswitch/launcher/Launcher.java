@@ -65,12 +65,12 @@ public final class Launcher {
             options = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println(Options.USAGE);
+            System.err.println(Options.usage());
             System.exit(2);
             return;
         }
         if (options.help) {
-            System.out.println(Options.USAGE);
+            System.out.println(Options.usage());
             return;
         }
         quietJulLogging();
@@ -543,10 +543,9 @@ public final class Launcher {
             String[] names = {"before", "during", "build", "after"};
             long[] p99 = new long[names.length];
             for (int i = 0; i < names.length; i++) {
-                long[] s = latencies[i].sorted();
-                p99[i] = Latencies.percentile(s, 99);
-                out.printf(lfmt, names[i], s.length, ms(Latencies.percentile(s, 50)), ms(p99[i]),
-                        ms(s.length == 0 ? -1 : s[s.length - 1]));
+                Latencies.Summary s = latencies[i].summary();
+                p99[i] = s.p99();
+                out.printf(lfmt, names[i], s.count(), ms(s.p50()), ms(p99[i]), ms(s.max()));
             }
             if (p99[0] > 0) {
                 StringBuilder ratios = new StringBuilder("  p99 relative to 'before':");
