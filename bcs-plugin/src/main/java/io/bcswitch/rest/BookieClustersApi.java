@@ -185,13 +185,14 @@ public class BookieClustersApi {
      */
     private CompletableFuture<RestResponse> tuningRoute(String method, String contentType, byte[] body) {
         io.bcswitch.tuning.TuningService t = tuning;
-        if (t == null) {
-            return done(RestResponse.error(503, "run-time tuning is not available on this broker"));
-        }
+        RestResponse unavailable = RestResponse.error(503, "run-time tuning is not available on this broker");
         if (method.equals("GET")) {
-            return t.get().thenApply(RestResponse::ok);
+            return t == null ? done(unavailable) : t.get().thenApply(RestResponse::ok);
         }
         return allow(method, "POST").orElse(() -> {
+            if (t == null) {
+                return done(unavailable);
+            }
             JsonNode json = jsonBody(contentType, body, new java.util.TreeSet<>(io.bcswitch.tuning.TuningService.KEYS));
             Set<String> reset = new java.util.TreeSet<>();
             json.fieldNames().forEachRemaining(f -> {
@@ -237,10 +238,15 @@ public class BookieClustersApi {
 
     private CompletableFuture<RestResponse> migrationRoute(String method, String first, List<String> seg,
                                                            String query, String contentType, byte[] body) {
-        io.bcswitch.migration.MigrationService m = migration;
-        if (m == null) {
-            return done(RestResponse.error(503, "migration endpoints are not available on this broker"));
-        }
+        // the route's shape and method are checked first, so that a broker without the migration service still
+        // answers 404/405 for what is not an endpoint, and 503 only for what is
+        Supplier<io.bcswitch.migration.MigrationService> m = () -> {
+            io.bcswitch.migration.MigrationService service = migration;
+            if (service == null) {
+                throw new ApiError(503, "migration endpoints are not available on this broker");
+            }
+            return service;
+        };
         switch (first) {
             case "rollback":
                 if (seg.size() != 1) {
@@ -250,7 +256,7 @@ public class BookieClustersApi {
                     if (body != null && body.length > 0) {
                         jsonBody(contentType, body, Set.of());
                     }
-                    return m.rollback().thenApply(RestResponse::ok);
+                    return m.get().rollback().thenApply(RestResponse::ok);
                 });
             case "migration":
                 if (seg.size() != 2 || !seg.get(1).equals("retry")) {
@@ -260,19 +266,20 @@ public class BookieClustersApi {
                     if (body != null && body.length > 0) {
                         jsonBody(contentType, body, Set.of());
                     }
-                    return m.retryMigration().thenApply(RestResponse::ok);
+                    return m.get().retryMigration().thenApply(RestResponse::ok);
                 });
             case "drain":
                 if (seg.size() != 2) {
                     break;
                 }
                 return allow(method, "GET").orElse(() -> maybeAsync(query, "drain", Map.of("cluster", seg.get(1)),
-                        () -> service.get(seg.get(1)), () -> m.drainReport(seg.get(1)).thenApply(RestResponse::ok)));
+                        () -> service.get(seg.get(1)),
+                        () -> m.get().drainReport(seg.get(1)).thenApply(RestResponse::ok)));
             case "cleanup-targets":
                 if (seg.size() > 2) {
                     break;
                 }
-                return allow(method, "GET").orElse(() -> m.cleanupTargets(seg.size() == 2 ? seg.get(1) : null)
+                return allow(method, "GET").orElse(() -> m.get().cleanupTargets(seg.size() == 2 ? seg.get(1) : null)
                         .thenApply(RestResponse::ok));
             case "cleanup":
                 if (seg.size() != 1) {
@@ -290,13 +297,13 @@ public class BookieClustersApi {
                                     throw io.bcswitch.migration.CleanupService.activeCluster(src);
                                 }
                             }),
-                            () -> m.cleanup(src, dryRun, max, force).thenApply(RestResponse::ok));
+                            () -> m.get().cleanup(src, dryRun, max, force).thenApply(RestResponse::ok));
                 });
             case "close-client":
                 if (seg.size() != 2) {
                     break;
                 }
-                return allow(method, "POST").orElse(() -> m.closeClient(seg.get(1)).thenApply(RestResponse::ok));
+                return allow(method, "POST").orElse(() -> m.get().closeClient(seg.get(1)).thenApply(RestResponse::ok));
             case "verify":
                 if (seg.size() != 1) {
                     break;
@@ -305,7 +312,7 @@ public class BookieClustersApi {
                     boolean deep = queryFlag(query, "deep");
                     return maybeAsync(query, "verify", Map.of("deep", deep),
                             () -> CompletableFuture.completedFuture(null),
-                            () -> m.verify(deep).thenApply(RestResponse::ok));
+                            () -> m.get().verify(deep).thenApply(RestResponse::ok));
                 });
             default:
                 break;
@@ -336,10 +343,12 @@ public class BookieClustersApi {
         if (seg.size() > 2) {
             return done(RestResponse.error(404, "no such endpoint: /" + String.join("/", seg)));
         }
-        if (operations == null) {
-            return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
-        }
-        return allow(method, "GET").orElse(() -> seg.size() == 1 ? operations.list() : operations.get(seg.get(1)));
+        return allow(method, "GET").orElse(() -> {
+            if (operations == null) {
+                return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
+            }
+            return seg.size() == 1 ? operations.list() : operations.get(seg.get(1));
+        });
     }
 
     private static boolean optionalBoolean(JsonNode json, String field, boolean dflt) {
