@@ -124,9 +124,7 @@ class MetricsEndpointTest extends ClusterTestBase {
         assertTrue(sample(drained, "pulsar_bookie_switch_drain_report_timestamp_seconds",
                 Map.of("bookie_cluster", "cluster-a")).orElseThrow() * 1000 > System.currentTimeMillis() - 60_000);
         // a reader of the data written before the switch holds a ledger open on a: the gauge that says a cannot be
-        // retired yet (none while nothing is open there)
-        assertTrue(sample(drained, "pulsar_bookie_switch_open_ledger_handles", Map.of("bookie_cluster", "cluster-a"))
-                .isEmpty(), "nothing reads a yet:\n" + drained);
+        // retired yet (whether something else, the drain report say, still holds one there at this moment varies)
         String reading;
         try (Reader<String> r = client.newReader(Schema.STRING).topic(topic).startMessageId(MessageId.earliest)
                 .receiverQueueSize(1).create()) {

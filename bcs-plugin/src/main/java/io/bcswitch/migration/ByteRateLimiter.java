@@ -11,6 +11,11 @@ import java.util.function.LongSupplier;
  * most {@value #BURST_MILLIS} ms' worth is allowed: a longer one (a whole second's worth, say) lands on
  * the target's bookies at once and shows as a publish-latency spike on the brokers. Zero or negative
  * means unlimited.
+ *
+ * <p>Why not Pulsar's {@code AsyncTokenBucket}: it throttles a shared balance (consume, then wait until the balance
+ * is positive again), so every copy waiting would be released together once it is: the burst this class exists to
+ * prevent. Here each acquisition gets its own slot on the timeline, and a rate changed by an operator moves the slots
+ * of reads already waiting.
  */
 public final class ByteRateLimiter {
     static final long BURST_MILLIS = 100;

@@ -67,10 +67,23 @@ public final class Rest {
     public Response registerAndSwitch(String name, String uri) {
         Response reg = register(name, uri);
         org.junit.jupiter.api.Assertions.assertEquals(200, reg.status(), reg.raw());
+        awaitEveryBrokerRecorded();
         Response sw = switchTo(name);
         org.junit.jupiter.api.Assertions.assertEquals(200, sw.status(), sw.raw());
         awaitCutoverComplete();
         return sw;
+    }
+
+    /**
+     * Waits (60 s at most) until every live broker has published its plugin record: a broker that has just
+     * (re)started has none for a moment, and a switch is refused (409) while any live broker has none.
+     */
+    public void awaitEveryBrokerRecorded() {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    JsonNode without = status().get("brokersWithoutRecord");
+                    return without != null && without.isEmpty();
+                });
     }
 
     /** Waits (60 s at most) until status reports the latest switch applied by every broker. */

@@ -488,27 +488,35 @@ public final class SequenceExplorer {
                         + "came and went -> " + answer(r);
             }
             case TUNING_WHILE_MOVING -> {
-                // the pace at its slowest (a copy rate of 1 byte/s, one copy at a time, a topic every 10 s), with a
-                // switch whose cutover and migration start under it, then raised again (through either broker)
-                // some seconds later: copies and rolls already waiting must follow the raise (the run must settle)
+                // the pace at its slowest (a copy rate of 1 byte/s, one copy at a time, a topic every 10 s) when a
+                // switch starts; the cutover's pace is raised again after some seconds (rolls already waiting must
+                // follow), the copy rate only once the migration copies (BUILD), so that copies wait on it; then it is
+                // raised too (or reset), and the run must settle and lose nothing
                 String low = "{\"migrationBytesPerSecond\":1,\"migrationConcurrency\":1,"
                         + "\"cutoverTopicsPerSecond\":0.1}";
                 StringBuilder what = new StringBuilder("tuning to its slowest -> ")
                         .append(answer(rest().post("/tuning", low)));
                 String t = anyOf(inactive());
+                boolean switched = false;
                 if (t != null) {
-                    what.append(", switch to ").append(t).append(" -> ").append(answer(rest().switchTo(t)));
+                    Rest.Response sw = rest().switchTo(t);
+                    switched = sw.status() == 200;
+                    what.append(", switch to ").append(t).append(" -> ").append(answer(sw));
                 }
                 long ms = 1_000 + random.nextInt(4_000);
                 Thread.sleep(ms);
+                String pace = random.nextBoolean() ? "null" : Integer.toString(20 + random.nextInt(500));
+                what.append(", ").append(ms).append(" ms later cutoverTopicsPerSecond ").append(pace).append(" -> ")
+                        .append(answer(rest().post("/tuning", "{\"cutoverTopicsPerSecond\":" + pace + "}")));
+                String phase = switched ? awaitMigrationPhase("BUILD", 30) : "not started";
+                long copying = 1_000 + random.nextInt(3_000);
+                Thread.sleep(copying);
                 String raised = random.nextBoolean()
-                        ? "{\"migrationBytesPerSecond\":null,\"migrationConcurrency\":null,"
-                                + "\"cutoverTopicsPerSecond\":null}"
+                        ? "{\"migrationBytesPerSecond\":null,\"migrationConcurrency\":null}"
                         : "{\"migrationBytesPerSecond\":" + (1 + random.nextInt(10)) * 1_000_000L
-                                + ",\"migrationConcurrency\":" + (1 + random.nextInt(4))
-                                + ",\"cutoverTopicsPerSecond\":" + (20 + random.nextInt(500)) + "}";
-                return what.append(", ").append(ms).append(" ms later ").append(raised).append(" -> ")
-                        .append(answer(rest().post("/tuning", raised))).toString();
+                                + ",\"migrationConcurrency\":" + (1 + random.nextInt(4)) + "}";
+                return what.append(", migration ").append(phase).append(", ").append(copying).append(" ms later ")
+                        .append(raised).append(" -> ").append(answer(rest().post("/tuning", raised))).toString();
             }
             case COMPACT -> {
                 workload.compact();
@@ -545,6 +553,25 @@ public final class SequenceExplorer {
                 Thread.sleep(500);
             }
         }
+    }
+
+    /** The latest switch's migration's phase once it is {@code phase} or terminal, or after {@code seconds}. */
+    private String awaitMigrationPhase(String phase, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        String seen = "none";
+        while (System.nanoTime() < deadline) {
+            JsonNode st = status();
+            JsonNode m = st.get("migration");
+            // the latest switch's own migration, not the one before it still on record
+            if (m != null && !m.isNull() && m.get("switchEpoch").asLong() == st.get("epoch").asLong()) {
+                seen = m.get("phase").asText();
+                if (seen.equals(phase) || io.bcswitch.registry.Phase.valueOf(seen).terminal()) {
+                    return seen;
+                }
+            }
+            Thread.sleep(200);
+        }
+        return seen + " (still, after " + seconds + " s)";
     }
 
     /** Null once {@code b}'s /metrics counts a live broker without the plugin (at most 20 s), else what it said. */
