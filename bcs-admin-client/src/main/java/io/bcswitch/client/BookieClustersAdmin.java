@@ -134,12 +134,18 @@ public final class BookieClustersAdmin implements AutoCloseable {
 
     public CompletableFuture<CleanupResult> cleanupAsync(String srcCluster, boolean dryRun, int maxDeletions,
                                                          boolean force) {
+        return call("POST", "/cleanup", cleanupBody(srcCluster, dryRun, maxDeletions, force),
+                new TypeReference<CleanupResult>() { });
+    }
+
+    private static Map<String, Object> cleanupBody(String srcCluster, boolean dryRun, int maxDeletions,
+                                                   boolean force) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("srcCluster", srcCluster);
         body.put("dryRun", dryRun);
         body.put("maxDeletions", maxDeletions);
         body.put("force", force);
-        return call("POST", "/cleanup", body, new TypeReference<CleanupResult>() { });
+        return body;
     }
 
     public CompletableFuture<RollbackResult> rollbackAsync() {
@@ -185,12 +191,8 @@ public final class BookieClustersAdmin implements AutoCloseable {
     /** Starts a cleanup as an operation and completes at once with it (poll {@link #operationAsync}). */
     public CompletableFuture<Operation> startCleanupAsync(String srcCluster, boolean dryRun, int maxDeletions,
                                                           boolean force) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("srcCluster", srcCluster);
-        body.put("dryRun", dryRun);
-        body.put("maxDeletions", maxDeletions);
-        body.put("force", force);
-        return call("POST", "/cleanup?async=true", body, new TypeReference<Operation>() { });
+        return call("POST", "/cleanup?async=true", cleanupBody(srcCluster, dryRun, maxDeletions, force),
+                new TypeReference<Operation>() { });
     }
 
     /** Starts a verify as an operation and completes at once with it (poll {@link #operationAsync}). */
