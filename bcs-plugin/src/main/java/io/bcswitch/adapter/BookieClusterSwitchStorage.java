@@ -126,7 +126,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         tuningService.start().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         census = new io.bcswitch.metrics.BrokerCensus(registry, cutoverScheduler, CENSUS_SECONDS);
         api = new BookieClustersApi(service, tuningService,
-                new io.bcswitch.rest.Operations(registry, this::brokerId, clock));
+                new io.bcswitch.rest.Operations(registry, this::brokerId, clock, cutoverScheduler));
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -41,13 +42,19 @@ public final class Operations {
     private final RegistryStore registry;
     private final Supplier<String> brokerId;
     private final Clock clock;
+    private final Executor starter;
     /** Operations this broker runs now: a record of this broker that says RUNNING and is not here was lost. */
     private final Set<String> runningHere = ConcurrentHashMap.newKeySet();
 
-    public Operations(RegistryStore registry, Supplier<String> brokerId, Clock clock) {
+    /**
+     * @param starter runs the start of each operation's work: not the metadata store's callback thread, which
+     *                completes the write of its record
+     */
+    public Operations(RegistryStore registry, Supplier<String> brokerId, Clock clock, Executor starter) {
         this.registry = registry;
         this.brokerId = brokerId;
         this.clock = clock;
+        this.starter = starter;
     }
 
     /**
@@ -59,7 +66,7 @@ public final class Operations {
         String id = operation + "-" + Long.toString(clock.millis(), 36) + "-"
                 + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0x1000000));
         OperationRecord started = OperationRecord.started(id, operation, parameters, brokerId.get(), clock.millis());
-        return registry.write(registry.paths().operation(id), started, -1).thenApply(v -> {
+        return registry.write(registry.paths().operation(id), started, -1).thenApplyAsync(v -> {
             log.info("operation {} started on broker {}: {} {}", id, started.broker(), operation, parameters);
             runningHere.add(id);
             RestResponse accepted = new RestResponse(202, started);
@@ -83,7 +90,7 @@ public final class Operations {
                         prune();
                     });
             return accepted;
-        });
+        }, starter);
     }
 
     /** The answer with its body as JSON, or, when that is too large to keep, a note saying so. */

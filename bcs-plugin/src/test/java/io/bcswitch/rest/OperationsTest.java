@@ -16,6 +16,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
@@ -31,6 +33,8 @@ import org.junit.jupiter.api.Test;
 class OperationsTest {
     private MetadataStoreExtended store;
     private RegistryStore registry;
+    /** Where operations start their work (the broker uses its own thread, not the metadata store's). */
+    private final ExecutorService starter = Executors.newSingleThreadExecutor();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -43,6 +47,7 @@ class OperationsTest {
 
     @AfterEach
     void tearDown() throws Exception {
+        starter.shutdownNow();
         store.close();
     }
 
@@ -56,8 +61,8 @@ class OperationsTest {
 
     @Test
     void startedAtOnceFinishedWithTheSynchronousAnswerAndReadableThroughAnotherBroker() throws Exception {
-        Operations one = new Operations(registry, () -> "b1:8080", Clock.systemUTC());
-        Operations two = new Operations(registry, () -> "b2:8080", Clock.systemUTC());
+        Operations one = new Operations(registry, () -> "b1:8080", Clock.systemUTC(), starter);
+        Operations two = new Operations(registry, () -> "b2:8080", Clock.systemUTC(), starter);
         CompletableFuture<RestResponse> work = new CompletableFuture<>();
         RestResponse started = get(one.start("drain", Map.of("cluster", "cluster-a"), () -> work));
         assertEquals(202, started.status());
@@ -90,16 +95,16 @@ class OperationsTest {
 
     @Test
     void anOperationWhoseBrokerIsGoneOrRestartedIsLost() throws Exception {
-        Operations one = new Operations(registry, () -> "b1:8080", Clock.systemUTC());
+        Operations one = new Operations(registry, () -> "b1:8080", Clock.systemUTC(), starter);
         String id = json(get(one.start("verify", Map.of("deep", true), CompletableFuture::new))).get("id").asText();
-        Operations restarted = new Operations(registry, () -> "b1:8080", Clock.systemUTC());
+        Operations restarted = new Operations(registry, () -> "b1:8080", Clock.systemUTC(), starter);
         assertEquals("LOST", json(get(restarted.get(id))).get("state").asText(), "b1 restarted: it does not run it");
-        Operations two = new Operations(registry, () -> "b2:8080", Clock.systemUTC());
+        Operations two = new Operations(registry, () -> "b2:8080", Clock.systemUTC(), starter);
         assertEquals("RUNNING", json(get(two.get(id))).get("state").asText());
         store.delete(RegistryStore.PULSAR_BROKER_REGISTRY + "/b1:8080", java.util.Optional.empty()).get();
         assertEquals("LOST", json(get(two.get(id))).get("state").asText(), "b1 is gone");
         Operations dayLater = new Operations(registry, () -> "b2:8080", Clock.offset(Clock.systemUTC(),
-                Duration.ofHours(25)));
+                Duration.ofHours(25)), starter);
         store.put(RegistryStore.PULSAR_BROKER_REGISTRY + "/b1:8080", new byte[0], java.util.Optional.empty()).get();
         assertEquals("LOST", json(get(dayLater.get(id))).get("state").asText(), "running for over a day");
     }
@@ -109,13 +114,13 @@ class OperationsTest {
         long t0 = Instant.parse("2026-12-01T00:00:00Z").toEpochMilli();
         for (int i = 0; i < Operations.KEEP + 5; i++) {
             Operations o = new Operations(registry, () -> "b1:8080",
-                    Clock.fixed(Instant.ofEpochMilli(t0 + i * 1000L), ZoneOffset.UTC));
+                    Clock.fixed(Instant.ofEpochMilli(t0 + i * 1000L), ZoneOffset.UTC), starter);
             String id = json(get(o.start("drain", Map.of("n", i),
                     () -> CompletableFuture.completedFuture(RestResponse.ok(Map.of()))))).get("id").asText();
             awaitState(o, id, "DONE");
         }
         Operations last = new Operations(registry, () -> "b1:8080",
-                Clock.fixed(Instant.ofEpochMilli(t0 + 60_000), ZoneOffset.UTC));
+                Clock.fixed(Instant.ofEpochMilli(t0 + 60_000), ZoneOffset.UTC), starter);
         eventually(() -> get(registry.listOperationIds()).size() == Operations.KEEP);
         JsonNode list = json(get(last.list()));
         assertEquals(Operations.KEEP + 4, list.get(0).get("parameters").get("n").asInt(), "the newest is kept");
