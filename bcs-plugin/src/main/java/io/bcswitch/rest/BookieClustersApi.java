@@ -335,8 +335,7 @@ public class BookieClustersApi {
         if (operations == null) {
             return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
         }
-        return check.get().thenCompose(ok -> operations.start(operation, parameters,
-                () -> work.get().exceptionally(BookieClustersApi::toResponse)));
+        return check.get().thenCompose(ok -> operations.start(operation, parameters, work));
     }
 
     private CompletableFuture<RestResponse> operationsRoute(String method, List<String> seg) {

@@ -58,8 +58,8 @@ public final class Operations {
     }
 
     /**
-     * Records the operation and starts {@code work} (which completes with the synchronous call's answer and never
-     * fails); answers 202 with the record once it is stored.
+     * Records the operation and starts {@code work} (which completes with the synchronous call's answer; a failure
+     * is mapped to its answer here); answers 202 with the record once it is stored.
      */
     public CompletableFuture<RestResponse> start(String operation, Map<String, Object> parameters,
                                                  Supplier<CompletableFuture<RestResponse>> work) {
@@ -76,7 +76,7 @@ public final class Operations {
             } catch (RuntimeException e) {
                 f = CompletableFuture.completedFuture(BookieClustersApi.toResponse(e));
             }
-            f.exceptionally(BookieClustersApi::toResponse).thenCompose(this::keepable)
+            f.exceptionally(BookieClustersApi::toResponse).thenApply(Operations::keepable)
                     .thenCompose(answer -> registry.update(registry.paths().operation(id), OperationRecord.class,
                             cur -> cur.map(c -> c.finished(answer.status(), (JsonNode) answer.body(), clock.millis()))))
                     .whenComplete((done, e) -> {
@@ -94,16 +94,15 @@ public final class Operations {
     }
 
     /** The answer with its body as JSON, or, when that is too large to keep, a note saying so. */
-    private CompletableFuture<RestResponse> keepable(RestResponse answer) {
+    private static RestResponse keepable(RestResponse answer) {
         JsonNode body = Json.mapper().valueToTree(answer.body());
         byte[] bytes = Json.write(body);
         if (bytes.length > MAX_RESULT_BYTES) {
             RestResponse note = RestResponse.error(answer.status(), "the result (" + bytes.length + " bytes) is too "
                     + "large to keep; call the operation without async to get it");
-            return CompletableFuture.completedFuture(new RestResponse(answer.status(),
-                    Json.mapper().valueToTree(note.body())));
+            return new RestResponse(answer.status(), Json.mapper().valueToTree(note.body()));
         }
-        return CompletableFuture.completedFuture(new RestResponse(answer.status(), body));
+        return new RestResponse(answer.status(), body);
     }
 
     /** {@code GET /operations/{id}}: the record (404 when unknown). */
