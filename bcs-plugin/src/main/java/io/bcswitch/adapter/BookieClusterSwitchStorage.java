@@ -73,6 +73,8 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     private ManagedLedgerRoller roller;
     private java.util.concurrent.ExecutorService clientCloser;
     private java.util.concurrent.ExecutorService inventoryAnswers;
+    /** Writes the REST API's answers (as many threads as requests wait for one; Jetty bounds those). */
+    private java.util.concurrent.ExecutorService restAnswers;
     private io.bcswitch.concurrent.InFlightLimit inventoryReads;
     /** The stored inventory plus each compacted topic's ledger in use (what unregister, cleanup, drain, BUILD see). */
     private LedgerInventory live;
@@ -125,8 +127,13 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                 config.resyncIntervalSeconds());
         tuningService.start().get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         census = new io.bcswitch.metrics.BrokerCensus(registry, cutoverScheduler, CENSUS_SECONDS);
+        restAnswers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "bcs-rest-answer");
+            t.setDaemon(true);
+            return t;
+        });
         api = new BookieClustersApi(service, tuningService,
-                new io.bcswitch.rest.Operations(registry, this::brokerId, clock, cutoverScheduler));
+                new io.bcswitch.rest.Operations(registry, this::brokerId, clock, cutoverScheduler), restAnswers);
         api.setTopicLedgers(new io.bcswitch.topics.TopicLedgerReports(
                 new ManagedLedgerTopicLedgers(this::factoryOrNull), this::ownership, this::refresh));
         ManagedLedgerRoller roller = new ManagedLedgerRoller(this::factoryOrNull, () -> pulsar,
@@ -355,6 +362,9 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         }
         if (inventoryAnswers != null) {
             inventoryAnswers.shutdownNow();
+        }
+        if (restAnswers != null) {
+            restAnswers.shutdownNow();
         }
         if (tuningService != null) {
             tuningService.close();

@@ -9,8 +9,9 @@ import java.util.TreeMap;
 
 /**
  * What {@link BookieClustersApi} serves, as data: every route with its parameters, request body and success status.
- * The OpenAPI document shipped in the distribution ({@code docs/openapi.json}) is generated from it, and a test checks
- * that the API serves each route described here, so the two cannot drift apart.
+ * The OpenAPI document shipped in the distribution ({@code docs/openapi.json}) is generated from it; {@link #served()}
+ * reads the same routes and parameters off the resource's JAX-RS annotations, and a test checks that the two are the
+ * same, so the document cannot drift from what the resource serves.
  */
 public final class ApiDescription {
     /** The API's version in the document; raised when a route or a body changes incompatibly. */
@@ -79,6 +80,64 @@ public final class ApiDescription {
                     Param.path("topic", "topic")), null, 200, "object"));
 
     private ApiDescription() {
+    }
+
+    /**
+     * Routes that exist only to give a word of the API the answer it would get as a cluster name (POST /status is a
+     * registration refused because the name is reserved); they are not part of the API.
+     */
+    static final java.util.Set<String> NOT_DESCRIBED = java.util.Set.of("POST /status");
+
+    /**
+     * Each route the resource serves, read off its JAX-RS annotations, as "METHOD /path [parameters]" in the form
+     * {@link #described()} gives.
+     */
+    public static java.util.SortedSet<String> served() {
+        java.util.SortedSet<String> out = new java.util.TreeSet<>();
+        for (java.lang.reflect.Method m : BookieClustersApi.class.getMethods()) {
+            String http = null;
+            for (java.lang.annotation.Annotation a : m.getAnnotations()) {
+                javax.ws.rs.HttpMethod h = a.annotationType().getAnnotation(javax.ws.rs.HttpMethod.class);
+                if (h != null) {
+                    http = h.value();
+                }
+            }
+            if (http == null) {
+                continue;
+            }
+            javax.ws.rs.Path path = m.getAnnotation(javax.ws.rs.Path.class);
+            // the topic route takes the rest of the path as one parameter, to answer a malformed one itself
+            String p = "/" + (path == null ? "" : path.value().replace("topics{rest: (/.*)?}",
+                    "topics/{tenant}/{namespace}/{topic}"));
+            java.util.List<String> params = new java.util.ArrayList<>();
+            for (java.lang.reflect.Parameter param : m.getParameters()) {
+                javax.ws.rs.PathParam pp = param.getAnnotation(javax.ws.rs.PathParam.class);
+                javax.ws.rs.QueryParam qp = param.getAnnotation(javax.ws.rs.QueryParam.class);
+                if (pp != null && !pp.value().equals("rest")) {
+                    params.add(pp.value());
+                } else if (qp != null) {
+                    params.add(qp.value());
+                }
+            }
+            if (p.contains("{tenant}")) {
+                params.addAll(List.of("tenant", "namespace", "topic"));
+            }
+            String route = http + " " + p;
+            if (!NOT_DESCRIBED.contains(route)) {
+                out.add(route + " " + new java.util.TreeSet<>(params));
+            }
+        }
+        return out;
+    }
+
+    /** Each described route as "METHOD /path [parameters]". */
+    public static java.util.SortedSet<String> described() {
+        java.util.SortedSet<String> out = new java.util.TreeSet<>();
+        for (Route r : ROUTES) {
+            out.add(r.method() + " " + r.path() + " "
+                    + new java.util.TreeSet<>(r.params().stream().map(Param::name).toList()));
+        }
+        return out;
     }
 
     /** The OpenAPI 3.0 document of the API under {@code basePath}. */

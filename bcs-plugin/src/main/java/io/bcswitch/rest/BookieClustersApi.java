@@ -7,22 +7,33 @@ import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.switching.SwitchService;
 import io.bcswitch.topics.TopicLedgerReports;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import javax.ws.rs.DELETE;
+import javax.ws.rs.GET;
+import javax.ws.rs.HeaderParam;
+import javax.ws.rs.POST;
+import javax.ws.rs.Path;
+import javax.ws.rs.PathParam;
+import javax.ws.rs.Produces;
+import javax.ws.rs.QueryParam;
+import javax.ws.rs.core.MediaType;
+import javax.ws.rs.core.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The REST API under {@code /admin/v2/bookie-clusters}, independent of any servlet container: the
- * servlet passes method, path (below the base path), content type and body, and writes back the
- * {@link RestResponse} as JSON. Errors are {@code {"reason": "...", "error": "..."}} with 400 (bad input), 404 (no such
- * cluster or endpoint), 405, 409 (conflicts, failed precheck), 413, 415; a refused request changes
- * nothing.
+ * The REST API under {@code /admin/v2/bookie-clusters}, a JAX-RS resource (served by Jersey, which the broker ships;
+ * see {@link RestApplication}). Errors are {@code {"reason": "...", "error": "..."}} with 400 (bad input), 404 (no
+ * such cluster or endpoint), 405, 409 (conflicts, failed precheck), 413, 415; a refused request changes nothing.
  *
  * <pre>
  * GET  /                 list clusters
@@ -33,6 +44,7 @@ import org.slf4j.LoggerFactory;
  * POST /{name}           register {name} as STANDBY: {"metadataServiceUri": "..."}
  * DELETE /{name}         unregister {name} (409 while it is active or owns ledgers the brokers reference)
  * POST /rollback          undo the latest switch inside the rollback window
+ * POST /migration/retry   run the latest switch's finished migration again
  * GET  /drain/{name}      what still pins {name}, and when retention will have removed its data ledgers
  * GET  /cleanup-targets[/{name}]  ledgers cleanup may delete now
  * POST /cleanup           {"srcCluster": name, "dryRun": true, "maxDeletions": 0, "force": false}
@@ -40,15 +52,28 @@ import org.slf4j.LoggerFactory;
  * GET  /operations[/{id}]  operations started with async=true: state, and at the end the answer's status and body
  * POST /close-client/{name}  mark a drained cluster DEPRECATED; brokers close its clients
  * GET  /verify[?deep=true]  every violation of the plugin's invariants (read only)
+ * GET|POST /tuning        the pacing settings, changed at run time
  * GET  /topics/{tenant}/{namespace}/{topic}
  *                        each ledger of a persistent topic: id, owning cluster, size, entries, and its
  *                        _pulsar.bookieClusterName ledger property
  * </pre>
+ *
+ * Request bodies are read here, not by Jersey, so that every body error (415, 400, 413) has the same answer whatever
+ * the route. A request that does not complete within {@link #REQUEST_TIMEOUT_SECONDS} is answered 503.
  */
+@Path("/")
+@Produces(MediaType.APPLICATION_JSON)
 public class BookieClustersApi {
     private static final Logger log = LoggerFactory.getLogger(BookieClustersApi.class);
     public static final int MAX_BODY_BYTES = 1024 * 1024;
+    static final long REQUEST_TIMEOUT_SECONDS = 60;
+    private static final String CONTENT_TYPE = "Content-Type";
 
+    /** The request being served (a per-request proxy: this resource is one instance for all requests). */
+    @javax.ws.rs.core.Context
+    private javax.ws.rs.core.Request request;
+
+    private final java.util.concurrent.Executor answers;
     private final SwitchService service;
     private final io.bcswitch.tuning.TuningService tuning;
     private final Operations operations;
@@ -65,6 +90,16 @@ public class BookieClustersApi {
      *                   answer 503
      */
     public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations) {
+        this(service, tuning, operations, Runnable::run);
+    }
+
+    /**
+     * @param answers writes each answer: the work of a route completes on whatever thread its last step ran on (a
+     *                metadata store callback, say), and writing to a slow client must not hold that thread
+     */
+    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations,
+                             java.util.concurrent.Executor answers) {
+        this.answers = answers;
         this.service = service;
         this.tuning = tuning;
         this.operations = operations;
@@ -80,120 +115,221 @@ public class BookieClustersApi {
         this.topics = topics;
     }
 
-    /**
-     * Handles one request.
-     *
-     * @param method      HTTP method
-     * @param path        path below the API's base path ("" or "/" for the root), already URL-decoded
-     * @param contentType request content type, or null
-     * @param body        request body (null or empty when none); callers cap it at {@link #MAX_BODY_BYTES} + 1
-     */
-    public CompletableFuture<RestResponse> handle(String method, String path, String contentType, byte[] body) {
-        return handle(method, path, null, contentType, body);
+    // ---- routes: JAX-RS matches a literal path before a {name} template, so GET /status is the status and GET
+    // /west a cluster. Each method checks its input first and answers through respond(), which turns whatever the
+    // service refused into its status and {"reason"} (see toResponse).
+
+    @GET
+    public CompletionStage<Response> list() {
+        return respond(() -> service.list().thenApply(RestResponse::ok));
+    }
+
+    @GET
+    @Path("status")
+    public CompletionStage<Response> status() {
+        return respond(() -> service.status().thenApply(RestResponse::ok));
+    }
+
+    /** A reserved word is refused as a cluster name (400), not as a method: the same answer as for any other. */
+    @POST
+    @Path("status")
+    public CompletionStage<Response> registerReserved(@HeaderParam(CONTENT_TYPE) String contentType,
+                                                      InputStream body) {
+        return respond(() -> registerCluster("status", contentType, body));
+    }
+
+    @GET
+    @Path("precheck/{name}")
+    public CompletionStage<Response> precheck(@PathParam("name") String name) {
+        return respond(() -> service.precheck(name).thenApply(RestResponse::ok));
+    }
+
+    @POST
+    @Path("switch")
+    public CompletionStage<Response> switchTo(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
+        return respond(() -> {
+            JsonNode json = jsonBody(contentType, read(body), Set.of("target", "allowUnknownSourceIds"));
+            String target = requiredString(json, "target");
+            boolean allowUnknown = optionalBoolean(json, "allowUnknownSourceIds", false);
+            return service.switchTo(target, allowUnknown).thenApply(RestResponse::ok);
+        });
+    }
+
+    @GET
+    @Path("{name}")
+    public CompletionStage<Response> get(@PathParam("name") String name) {
+        return respond(() -> notAnEndpoint(name).orElseGet(() -> service.get(name).thenApply(RestResponse::ok)));
+    }
+
+    @POST
+    @Path("{name}")
+    public CompletionStage<Response> register(@PathParam("name") String name,
+                                              @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
+        return respond(() -> notAnEndpoint(name).orElseGet(() -> registerCluster(name, contentType, body)));
+    }
+
+    private CompletableFuture<RestResponse> registerCluster(String name, String contentType, InputStream body) {
+        JsonNode json = jsonBody(contentType, read(body), Set.of("metadataServiceUri"));
+        String uri = requiredString(json, "metadataServiceUri");
+        return service.register(name, uri).thenApply(RestResponse::ok);
+    }
+
+    @DELETE
+    @Path("{name}")
+    public CompletionStage<Response> unregister(@PathParam("name") String name) {
+        return respond(() -> notAnEndpoint(name).orElseGet(() -> service.unregister(name)
+                .thenApply(RestResponse::ok)));
     }
 
     /**
-     * As above, with the request's query string ({@code deep=true} of {@code GET /verify}; null when none).
+     * A cluster-name route ({@code /{name}}) reached with one of the API's own words: Jersey falls back to the name
+     * template when the word's route does not take the method. Such a word is refused as a route (405 for a method
+     * its route does not take, 404 for the first segment of a longer route alone, {@code /drain}, {@code /precheck}), not looked up as
+     * a cluster; a word that is only reserved ({@code brokers}) goes on and is refused as a name.
      */
-    public CompletableFuture<RestResponse> handle(String method, String path, String query, String contentType,
-                                                  byte[] body) {
-        try {
-            return route(method.toUpperCase(Locale.ROOT), path == null ? "" : path, query, contentType, body)
-                    .exceptionally(BookieClustersApi::toResponse);
-        } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(toResponse(e));
+    private java.util.Optional<CompletableFuture<RestResponse>> notAnEndpoint(String name) {
+        if (PREFIXES_ONLY.contains(name)) {
+            return java.util.Optional.of(done(RestResponse.error(404, "no such endpoint: /" + name)));
         }
+        String allowed = WORD_ROUTES.get(name);
+        if (allowed != null) {
+            return java.util.Optional.of(done(RestResponse.error(405, "method " + request.getMethod()
+                    + " is not allowed here (allowed: " + allowed + ")")));
+        }
+        return java.util.Optional.empty();
     }
 
-    /** A true/false query parameter ({@code name} alone means true); false when absent. */
-    private static boolean queryFlag(String q, String name) {
-        if (q == null || q.isEmpty()) {
-            return false;
-        }
-        for (String kv : q.split("&")) {
-            String[] p = kv.split("=", 2);
-            if (p[0].equals(name)) {
-                String v = p.length > 1 ? p[1] : "true";
-                if (!v.equals("true") && !v.equals("false")) {
-                    throw new ApiError(400, "query parameter '" + name + "' must be true or false");
-                }
-                return v.equals("true");
-            }
-        }
-        return false;
+    /** The single-word routes and the methods each takes. */
+    private static final Map<String, String> WORD_ROUTES = Map.of("status", "GET", "switch", "POST",
+            "rollback", "POST", "cleanup", "POST", "cleanup-targets", "GET", "verify", "GET", "operations", "GET",
+            "tuning", "GET, POST", "topics", "GET");
+
+    private static final Set<String> PREFIXES_ONLY = Set.of("migration", "drain", "close-client", "precheck");
+
+    @POST
+    @Path("rollback")
+    public CompletionStage<Response> rollback(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
+        return respond(() -> {
+            emptyOrEmptyObject(contentType, read(body));
+            return migration().rollback().thenApply(RestResponse::ok);
+        });
     }
 
-    private CompletableFuture<RestResponse> route(String method, String path, String query, String contentType,
-                                                  byte[] body) {
-        String p = path.startsWith("/") ? path.substring(1) : path;
-        if (p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        List<String> seg = p.isEmpty() ? List.of() : List.of(p.split("/", -1));
-        if (seg.isEmpty()) {
-            return allow(method, "GET").orElse(() -> service.list().thenApply(RestResponse::ok));
-        }
-        String first = seg.get(0);
-        if (first.equals("topics")) {
-            return allow(method, "GET").orElse(() -> topic(seg));
-        }
-        if (first.equals("operations")) {
-            return operationsRoute(method, seg);
-        }
-        if (seg.size() == 1 && first.equals("tuning")) {
-            return tuningRoute(method, contentType, body);
-        }
-        if (MIGRATION_ENDPOINTS.contains(first)) {
-            return migrationRoute(method, first, seg, query, contentType, body);
-        }
-        if (seg.size() == 1 && method.equals("POST") && !first.equals("switch")) {
-            // register; a reserved word (e.g. "status") is refused as a name, not as a method
-            JsonNode json = jsonBody(contentType, body, Set.of("metadataServiceUri"));
-            String uri = requiredString(json, "metadataServiceUri");
-            return service.register(first, uri).thenApply(RestResponse::ok);
-        }
-        if (seg.size() == 1 && first.equals("status")) {
-            return allow(method, "GET").orElse(() -> service.status().thenApply(RestResponse::ok));
-        }
-        if (seg.size() == 1 && first.equals("switch")) {
-            return allow(method, "POST").orElse(() -> {
-                JsonNode json = jsonBody(contentType, body, Set.of("target", "allowUnknownSourceIds"));
-                String target = requiredString(json, "target");
-                boolean allowUnknown = optionalBoolean(json, "allowUnknownSourceIds", false);
-                return service.switchTo(target, allowUnknown).thenApply(RestResponse::ok);
-            });
-        }
-        if (seg.size() == 2 && first.equals("precheck")) {
-            return allow(method, "GET").orElse(() -> service.precheck(seg.get(1)).thenApply(RestResponse::ok));
-        }
-        if (seg.size() == 1 && !first.equals("precheck")) {
-            if (method.equals("GET")) {
-                return service.get(first).thenApply(RestResponse::ok);
-            }
-            if (method.equals("DELETE")) {
-                return service.unregister(first).thenApply(RestResponse::ok);
-            }
-            return done(RestResponse.error(405, "method " + method + " is not allowed on /" + first
-                    + " (allowed: GET, POST, DELETE)"));
-        }
-        return done(RestResponse.error(404, "no such endpoint: /" + p));
+    @POST
+    @Path("migration/retry")
+    public CompletionStage<Response> retryMigration(@HeaderParam(CONTENT_TYPE) String contentType,
+                                                    InputStream body) {
+        return respond(() -> {
+            emptyOrEmptyObject(contentType, read(body));
+            return migration().retryMigration().thenApply(RestResponse::ok);
+        });
+    }
+
+    @GET
+    @Path("drain/{name}")
+    public CompletionStage<Response> drain(@PathParam("name") String name, @QueryParam("async") String async) {
+        return respond(() -> maybeAsync(async, "drain", Map.of("cluster", name), () -> service.get(name),
+                () -> migration().drainReport(name).thenApply(RestResponse::ok)));
+    }
+
+    @GET
+    @Path("cleanup-targets")
+    public CompletionStage<Response> cleanupTargets() {
+        return respond(() -> migration().cleanupTargets(null).thenApply(RestResponse::ok));
+    }
+
+    @GET
+    @Path("cleanup-targets/{name}")
+    public CompletionStage<Response> cleanupTargets(@PathParam("name") String name) {
+        return respond(() -> migration().cleanupTargets(name).thenApply(RestResponse::ok));
+    }
+
+    @POST
+    @Path("cleanup")
+    public CompletionStage<Response> cleanup(@QueryParam("async") String async,
+                                             @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
+        return respond(() -> {
+            JsonNode json = jsonBody(contentType, read(body), Set.of("srcCluster", "dryRun", "maxDeletions", "force"));
+            String src = requiredString(json, "srcCluster");
+            boolean dryRun = optionalBoolean(json, "dryRun", true);
+            boolean force = optionalBoolean(json, "force", false);
+            int max = optionalInt(json, "maxDeletions", 0);
+            return maybeAsync(async, "cleanup", Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions", max,
+                    "force", force), () -> service.get(src).thenAccept(c -> {
+                        if (c.status() == io.bcswitch.registry.ClusterStatus.ACTIVE) {
+                            throw io.bcswitch.migration.CleanupService.activeCluster(src);
+                        }
+                    }),
+                    () -> migration().cleanup(src, dryRun, max, force).thenApply(RestResponse::ok));
+        });
+    }
+
+    @POST
+    @Path("close-client/{name}")
+    public CompletionStage<Response> closeClient(@PathParam("name") String name) {
+        return respond(() -> migration().closeClient(name).thenApply(RestResponse::ok));
+    }
+
+    @GET
+    @Path("verify")
+    public CompletionStage<Response> verify(@QueryParam("deep") String deep, @QueryParam("async") String async) {
+        return respond(() -> {
+            boolean isDeep = flag("deep", deep);
+            return maybeAsync(async, "verify", Map.of("deep", isDeep), () -> CompletableFuture.completedFuture(null),
+                    () -> migration().verify(isDeep).thenApply(RestResponse::ok));
+        });
+    }
+
+    @GET
+    @Path("operations")
+    public CompletionStage<Response> operations() {
+        return respond(() -> operationsOrRefuse().list());
+    }
+
+    @GET
+    @Path("operations/{id}")
+    public CompletionStage<Response> operation(@PathParam("id") String id) {
+        return respond(() -> operationsOrRefuse().get(id));
     }
 
     /**
-     * {@code GET /tuning}: this broker's pacing now, its broker.conf's, and what is stored. {@code POST /tuning}:
-     * each field given is set (a number) or goes back to broker.conf's value ({@code null}); the others stay.
+     * {@code GET /topics/{tenant}/{namespace}/{topic}}: a v2 topic's local name cannot contain '/' (it arrives
+     * URL-encoded), so exactly three non-empty segments follow "topics"; any other shape is a malformed path (400).
      */
-    private CompletableFuture<RestResponse> tuningRoute(String method, String contentType, byte[] body) {
-        io.bcswitch.tuning.TuningService t = tuning;
-        RestResponse unavailable = RestResponse.error(503, "run-time tuning is not available on this broker");
-        if (method.equals("GET")) {
-            return t == null ? done(unavailable) : t.get().thenApply(RestResponse::ok);
-        }
-        return allow(method, "POST").orElse(() -> {
+    @GET
+    @Path("topics{rest: (/.*)?}")
+    public CompletionStage<Response> topic(@PathParam("rest") String rest) {
+        return respond(() -> {
+            String p = rest.startsWith("/") ? rest.substring(1) : rest;
+            List<String> seg = List.of((p.endsWith("/") ? p.substring(0, p.length() - 1) : p).split("/", -1));
+            if (seg.size() != 3 || seg.stream().anyMatch(String::isEmpty)) {
+                return done(RestResponse.error(400, "malformed path: expected /topics/{tenant}/{namespace}/{topic} "
+                        + "(a persistent topic, its local name URL-encoded)"));
+            }
+            TopicLedgerReports t = topics;
             if (t == null) {
-                return done(unavailable);
+                return done(RestResponse.error(503, "topic ledgers are not available on this broker"));
             }
-            JsonNode json = jsonBody(contentType, body, new java.util.TreeSet<>(io.bcswitch.tuning.TuningService.KEYS));
+            return t.report(seg.get(0), seg.get(1), seg.get(2)).thenApply(RestResponse::ok);
+        });
+    }
+
+    @GET
+    @Path("tuning")
+    public CompletionStage<Response> tuning() {
+        return respond(() -> tuningOrRefuse().get().thenApply(RestResponse::ok));
+    }
+
+    /**
+     * Each field given is set (a number) or goes back to broker.conf's value ({@code null}); the others stay.
+     */
+    @POST
+    @Path("tuning")
+    public CompletionStage<Response> setTuning(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
+        return respond(() -> {
+            io.bcswitch.tuning.TuningService t = tuningOrRefuse();
+            JsonNode json = jsonBody(contentType, read(body),
+                    new java.util.TreeSet<>(io.bcswitch.tuning.TuningService.KEYS));
             Set<String> reset = new java.util.TreeSet<>();
             json.fieldNames().forEachRemaining(f -> {
                 if (json.get(f).isNull()) {
@@ -233,121 +369,98 @@ public class BookieClustersApi {
         return v.asDouble();
     }
 
-    private static final Set<String> MIGRATION_ENDPOINTS = Set.of("rollback", "migration", "drain", "cleanup-targets",
-            "cleanup", "close-client", "verify");
-
-    private CompletableFuture<RestResponse> migrationRoute(String method, String first, List<String> seg,
-                                                           String query, String contentType, byte[] body) {
-        // the route's shape and method are checked first, so that a broker without the migration service still
-        // answers 404/405 for what is not an endpoint, and 503 only for what is
-        Supplier<io.bcswitch.migration.MigrationService> m = () -> {
-            io.bcswitch.migration.MigrationService service = migration;
-            if (service == null) {
-                throw new ApiError(503, "migration endpoints are not available on this broker");
-            }
-            return service;
-        };
-        switch (first) {
-            case "rollback":
-                if (seg.size() != 1) {
-                    break;
-                }
-                return allow(method, "POST").orElse(() -> {
-                    if (body != null && body.length > 0) {
-                        jsonBody(contentType, body, Set.of());
-                    }
-                    return m.get().rollback().thenApply(RestResponse::ok);
-                });
-            case "migration":
-                if (seg.size() != 2 || !seg.get(1).equals("retry")) {
-                    break;
-                }
-                return allow(method, "POST").orElse(() -> {
-                    if (body != null && body.length > 0) {
-                        jsonBody(contentType, body, Set.of());
-                    }
-                    return m.get().retryMigration().thenApply(RestResponse::ok);
-                });
-            case "drain":
-                if (seg.size() != 2) {
-                    break;
-                }
-                return allow(method, "GET").orElse(() -> maybeAsync(query, "drain", Map.of("cluster", seg.get(1)),
-                        () -> service.get(seg.get(1)),
-                        () -> m.get().drainReport(seg.get(1)).thenApply(RestResponse::ok)));
-            case "cleanup-targets":
-                if (seg.size() > 2) {
-                    break;
-                }
-                return allow(method, "GET").orElse(() -> m.get().cleanupTargets(seg.size() == 2 ? seg.get(1) : null)
-                        .thenApply(RestResponse::ok));
-            case "cleanup":
-                if (seg.size() != 1) {
-                    break;
-                }
-                return allow(method, "POST").orElse(() -> {
-                    JsonNode json = jsonBody(contentType, body, Set.of("srcCluster", "dryRun", "maxDeletions", "force"));
-                    String src = requiredString(json, "srcCluster");
-                    boolean dryRun = optionalBoolean(json, "dryRun", true);
-                    boolean force = optionalBoolean(json, "force", false);
-                    int max = optionalInt(json, "maxDeletions", 0);
-                    return maybeAsync(query, "cleanup", Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions",
-                            max, "force", force), () -> service.get(src).thenAccept(c -> {
-                                if (c.status() == io.bcswitch.registry.ClusterStatus.ACTIVE) {
-                                    throw io.bcswitch.migration.CleanupService.activeCluster(src);
-                                }
-                            }),
-                            () -> m.get().cleanup(src, dryRun, max, force).thenApply(RestResponse::ok));
-                });
-            case "close-client":
-                if (seg.size() != 2) {
-                    break;
-                }
-                return allow(method, "POST").orElse(() -> m.get().closeClient(seg.get(1)).thenApply(RestResponse::ok));
-            case "verify":
-                if (seg.size() != 1) {
-                    break;
-                }
-                return allow(method, "GET").orElse(() -> {
-                    boolean deep = queryFlag(query, "deep");
-                    return maybeAsync(query, "verify", Map.of("deep", deep),
-                            () -> CompletableFuture.completedFuture(null),
-                            () -> m.get().verify(deep).thenApply(RestResponse::ok));
-                });
-            default:
-                break;
+    private io.bcswitch.migration.MigrationService migration() {
+        io.bcswitch.migration.MigrationService m = migration;
+        if (m == null) {
+            throw new ApiError(503, "migration endpoints are not available on this broker");
         }
-        return done(RestResponse.error(404, "no such endpoint: /" + String.join("/", seg)));
+        return m;
+    }
+
+    private io.bcswitch.tuning.TuningService tuningOrRefuse() {
+        if (tuning == null) {
+            throw new ApiError(503, "run-time tuning is not available on this broker");
+        }
+        return tuning;
+    }
+
+    private Operations operationsOrRefuse() {
+        if (operations == null) {
+            throw new ApiError(503, "asynchronous operations are not available on this broker");
+        }
+        return operations;
     }
 
     /**
-     * {@code work} answered now, or, with {@code async=true} in the query, started as an operation: 202 with its id at
-     * once (see {@link Operations}). The request's input is checked before either; an asynchronous one first also
-     * passes {@code check} (the cluster it names is registered), so that it is refused, and nothing recorded, as the
+     * {@code work} answered now, or, with {@code async=true}, started as an operation: 202 with its id at once (see
+     * {@link Operations}). The request's input is checked before either; an asynchronous one first also passes
+     * {@code check} (the cluster it names is registered), so that it is refused, and nothing recorded, as the
      * synchronous call would be. What the work itself refuses ends the operation FAILED with that answer.
      */
-    private CompletableFuture<RestResponse> maybeAsync(String query, String operation, Map<String, Object> parameters,
+    private CompletableFuture<RestResponse> maybeAsync(String async, String operation, Map<String, Object> parameters,
                                                        Supplier<CompletableFuture<?>> check,
                                                        Supplier<CompletableFuture<RestResponse>> work) {
-        if (!queryFlag(query, "async")) {
+        if (!flag("async", async)) {
             return work.get();
         }
-        if (operations == null) {
-            return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
-        }
-        return check.get().thenCompose(ok -> operations.start(operation, parameters, work));
+        Operations ops = operationsOrRefuse();
+        return check.get().thenCompose(ok -> ops.start(operation, parameters, work));
     }
 
-    private CompletableFuture<RestResponse> operationsRoute(String method, List<String> seg) {
-        if (seg.size() > 2) {
-            return done(RestResponse.error(404, "no such endpoint: /" + String.join("/", seg)));
+    /** A body that must be absent or an empty JSON object (POST /rollback, POST /migration/retry). */
+    private static void emptyOrEmptyObject(String contentType, byte[] body) {
+        if (body.length > 0) {
+            jsonBody(contentType, body, Set.of());
         }
-        return allow(method, "GET").orElse(() -> {
-            if (operations == null) {
-                return done(RestResponse.error(503, "asynchronous operations are not available on this broker"));
-            }
-            return seg.size() == 1 ? operations.list() : operations.get(seg.get(1));
-        });
+    }
+
+    /**
+     * A true/false query parameter: absent is false, the name alone ({@code ?deep}, which arrives empty) is true.
+     */
+    private static boolean flag(String name, String value) {
+        if (value == null) {
+            return false;
+        }
+        if (value.isEmpty() || value.equals("true")) {
+            return true;
+        }
+        if (value.equals("false")) {
+            return false;
+        }
+        throw new ApiError(400, "query parameter '" + name + "' must be true or false");
+    }
+
+    /** Reads at most {@link #MAX_BODY_BYTES} + 1 bytes: enough to tell an oversized body without buffering it all. */
+    private static byte[] read(InputStream body) {
+        if (body == null) {
+            return new byte[0];
+        }
+        try {
+            return body.readNBytes(MAX_BODY_BYTES + 1);
+        } catch (IOException e) {
+            throw new ApiError(400, "cannot read the request body: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a route's work and turns its outcome, or its refusal, into the HTTP answer. A request not answered within
+     * {@link #REQUEST_TIMEOUT_SECONDS} gets 503 (it may still be running); the long ones can be started with
+     * {@code ?async=true} instead.
+     */
+    private CompletionStage<Response> respond(Supplier<CompletableFuture<RestResponse>> work) {
+        CompletableFuture<RestResponse> answer;
+        try {
+            answer = work.get().exceptionally(BookieClustersApi::toResponse);
+        } catch (RuntimeException e) {
+            answer = done(toResponse(e));
+        }
+        return answer.thenApply(r -> r).completeOnTimeout(RestResponse.stillRunning(REQUEST_TIMEOUT_SECONDS),
+                REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS).thenApplyAsync(BookieClustersApi::toHttp, answers);
+    }
+
+    /** The JAX-RS answer: the status, and the {@link RestResponse} itself, written as JSON by {@link JsonWriter}. */
+    static Response toHttp(RestResponse r) {
+        return Response.status(r.status()).type(MediaType.APPLICATION_JSON_TYPE).entity(r).build();
     }
 
     private static boolean optionalBoolean(JsonNode json, String field, boolean dflt) {
@@ -370,40 +483,6 @@ public class BookieClustersApi {
             throw new ApiError(400, "field '" + field + "' must be a whole number >= 0");
         }
         return v.asInt();
-    }
-
-    /**
-     * {@code GET /topics/{tenant}/{namespace}/{topic}}. The path arrives URL-decoded; a v2 topic's local
-     * name cannot contain '/', so exactly three non-empty segments follow "topics".
-     */
-    private CompletableFuture<RestResponse> topic(List<String> seg) {
-        if (seg.size() != 4 || seg.stream().anyMatch(String::isEmpty)) {
-            return done(RestResponse.error(400, "malformed path: expected /topics/{tenant}/{namespace}/{topic} "
-                    + "(a persistent topic, its local name URL-encoded)"));
-        }
-        TopicLedgerReports t = topics;
-        if (t == null) {
-            return done(RestResponse.error(503, "topic ledgers are not available on this broker"));
-        }
-        return t.report(seg.get(1), seg.get(2), seg.get(3)).thenApply(RestResponse::ok);
-    }
-
-    private interface Handler {
-        CompletableFuture<RestResponse> run();
-    }
-
-    private record Allowed(String method, String allowed) {
-        CompletableFuture<RestResponse> orElse(Handler h) {
-            if (!method.equals(allowed)) {
-                return done(RestResponse.error(405, "method " + method + " is not allowed here (allowed: "
-                        + allowed + ")"));
-            }
-            return h.run();
-        }
-    }
-
-    private static Allowed allow(String method, String allowed) {
-        return new Allowed(method, allowed);
     }
 
     private static CompletableFuture<RestResponse> done(RestResponse r) {

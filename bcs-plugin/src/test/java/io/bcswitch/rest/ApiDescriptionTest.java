@@ -17,13 +17,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The API description says what the API serves: each described route is routed (whatever the services behind it
  * answer, it is not "no such endpoint" nor "method not allowed"), routes it does not describe are not, and the
+ * description is exactly the routes the resource's JAX-RS annotations declare, and the
  * OpenAPI document in docs/ is the one generated from it ({@code -Dbcs.writeDocs=true} rewrites it).
  */
 class ApiDescriptionTest {
     private static final Path DOC = Path.of("..", "docs", "openapi.json");
 
     /** No services at all: every answer comes from the router or from the missing service behind a route. */
-    private final BookieClustersApi bare = new BookieClustersApi(null, null, null);
+    private final InMemoryRest bare = new InMemoryRest(new BookieClustersApi(null, null, null));
 
     private RestResponse call(String method, String path) throws Exception {
         return bare.handle(method, path, "application/json", "{}".getBytes(StandardCharsets.UTF_8))
@@ -56,6 +57,13 @@ class ApiDescriptionTest {
             assertTrue(!routed(call(notServed[0], notServed[1])), String.join(" ", notServed) + " is served but not "
                     + "described");
         }
+    }
+
+    @Test
+    void theDescriptionIsWhatTheResourceAnnotationsDeclare() {
+        assertEquals(ApiDescription.described(), ApiDescription.served(),
+                "the description and the resource's JAX-RS routes (method, path, parameters) differ");
+        assertEquals(ApiDescription.ROUTES.size(), ApiDescription.served().size());
     }
 
     @Test

@@ -52,6 +52,7 @@ class BookieClustersApiTest {
     private MetadataStoreExtended store;
     private ClusterMetadataAccess access;
     private BookieClustersApi api;
+    private InMemoryRest rest;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -79,6 +80,7 @@ class BookieClustersApiTest {
                 () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
         service.setImplicitBrokerUri(EAST_URI);
         api = new BookieClustersApi(service);
+        rest = new InMemoryRest(api);
     }
 
     @AfterEach
@@ -96,7 +98,7 @@ class BookieClustersApiTest {
     }
 
     private RestResponse call(String method, String path, String contentType, byte[] body) throws Exception {
-        return api.handle(method, path, contentType, body).get(10, TimeUnit.SECONDS);
+        return rest.handle(method, path, contentType, body).get(10, TimeUnit.SECONDS);
     }
 
     @Test
@@ -109,7 +111,7 @@ class BookieClustersApiTest {
         List<io.bcswitch.inventory.LedgerReference> refs = new ArrayList<>();
         SwitchService service = new SwitchService(registry, access, 3, Clock.systemUTC(),
                 () -> java.util.concurrent.CompletableFuture.completedFuture(List.copyOf(refs)));
-        BookieClustersApi withRefs = new BookieClustersApi(service);
+        InMemoryRest withRefs = new InMemoryRest(new BookieClustersApi(service));
         refs.add(new io.bcswitch.inventory.LedgerReference(3, io.bcswitch.inventory.LedgerKind.DATA, "t/ns/persistent/x"));
         refs.add(new io.bcswitch.inventory.LedgerReference((1L << 32) + 5, io.bcswitch.inventory.LedgerKind.CURSOR,
                 "t/ns/persistent/x/sub"));
@@ -127,7 +129,7 @@ class BookieClustersApiTest {
         assertEquals(200, ok.status(), String.valueOf(ok.body()));
         assertEquals(404, withRefs.handle("GET", "/west", null, null).get(10, TimeUnit.SECONDS).status());
         // a cluster that never owned a range needs no inventory at all
-        assertEquals(200, api.handle("DELETE", "/east", null, null).get(10, TimeUnit.SECONDS).status());
+        assertEquals(200, rest.handle("DELETE", "/east", null, null).get(10, TimeUnit.SECONDS).status());
     }
 
     /** Every node of the store (path -> version and data), to prove a refused call changed nothing. */
