@@ -630,29 +630,40 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * runs, and when the switch was rolled back or superseded.
      */
     public CompletableFuture<MigrationState> retry(long epoch) {
-        return enqueue(() -> readState(epoch).thenCompose(cur -> {
-            if (!cur.present()) {
-                throw RegistryException.conflict("the migration of switch epoch " + epoch + " has not started yet; "
-                        + "it starts by itself once every broker has finished its cutover");
-            }
-            MigrationState s = cur.value();
-            if (s.phase() != Phase.DONE && s.phase() != Phase.DONE_WITH_FAILURES) {
-                throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
-                        + (s.phase().terminal() || s.phase() == Phase.ROLLING_BACK ? "" : " on broker " + s.owner())
-                        + "; only a finished migration (DONE or DONE_WITH_FAILURES) can be run again");
-            }
-            return transition(epoch, Set.of(s.phase()), Phase.BUILD, x -> x.edit().owner(me()).build());
-        }).thenApply(s -> {
-            if (s.phase() != Phase.BUILD || !s.owner().equals(me())) {
-                throw RegistryException.conflict("the migration of switch epoch " + epoch + " changed meanwhile ("
-                        + s.phase() + " on broker " + s.owner() + ")");
-            }
-            log.info("switch epoch={} migration to bookie-cluster={} runs again on broker {} (operator request)",
-                    epoch, s.target(), me());
-            acceptedHere.add(epoch);
-            tick();
-            return s;
-        }));
+        // what the stored state already refuses is answered at once; only a re-run waits in the driver's queue for
+        // the pass that holds the lock (which can wait 30 s per PROMOTE batch for a lagging broker), and checks again
+        return readState(epoch).thenCompose(now -> {
+            refuseUnlessFinished(epoch, now);
+            return enqueue(() -> readState(epoch).thenCompose(cur -> {
+                MigrationState s = refuseUnlessFinished(epoch, cur);
+                return transition(epoch, Set.of(s.phase()), Phase.BUILD, x -> x.edit().owner(me()).build());
+            }).thenApply(s -> {
+                if (s.phase() != Phase.BUILD || !s.owner().equals(me())) {
+                    throw RegistryException.conflict("the migration of switch epoch " + epoch + " changed meanwhile ("
+                            + s.phase() + " on broker " + s.owner() + ")");
+                }
+                log.info("switch epoch={} migration to bookie-cluster={} runs again on broker {} (operator request)",
+                        epoch, s.target(), me());
+                acceptedHere.add(epoch);
+                tick();
+                return s;
+            }));
+        });
+    }
+
+    /** The finished migration {@code cur} holds; refuses (409) one that has not started or not finished. */
+    private static MigrationState refuseUnlessFinished(long epoch, Versioned<MigrationState> cur) {
+        if (!cur.present()) {
+            throw RegistryException.conflict("the migration of switch epoch " + epoch + " has not started yet; "
+                    + "it starts by itself once every broker has finished its cutover");
+        }
+        MigrationState s = cur.value();
+        if (s.phase() != Phase.DONE && s.phase() != Phase.DONE_WITH_FAILURES) {
+            throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
+                    + (s.phase().terminal() || s.phase() == Phase.ROLLING_BACK ? "" : " on broker " + s.owner())
+                    + "; only a finished migration (DONE or DONE_WITH_FAILURES) can be run again");
+        }
+        return s;
     }
 
     /**
