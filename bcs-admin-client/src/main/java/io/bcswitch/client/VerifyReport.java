@@ -15,16 +15,34 @@ import java.util.List;
  * @param relocations       relocations in the table
  * @param violations        what breaks an invariant
  * @param unchecked         what could not be checked, and why (e.g. a cluster whose metadata did not answer)
+ * @param removal           whether the plugin can be taken out of the brokers now; null from a broker that does not
+ *                          say
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record VerifyReport(boolean ok, long checkedAt, boolean deep, int referencedLedgers, List<String> clusters,
-                           int relocations, List<Violation> violations, List<String> unchecked) {
+                           int relocations, List<Violation> violations, List<String> unchecked, Removal removal) {
 
     public VerifyReport {
         // the plugin always writes these lists; read a missing one as empty so callers need no null checks
         clusters = clusters == null ? List.of() : clusters;
         violations = violations == null ? List.of() : violations;
         unchecked = unchecked == null ? List.of() : unchecked;
+    }
+
+    /**
+     * Whether every broker could run stock Pulsar storage now, with {@code bookkeeperMetadataServiceUri} set to
+     * {@code metadataServiceUri}, and lose nothing.
+     *
+     * @param safe               yes or no
+     * @param activeCluster      the cluster the brokers would use alone
+     * @param metadataServiceUri its metadata service URI
+     * @param because            why: every reason when not safe, what was found when safe
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Removal(boolean safe, String activeCluster, String metadataServiceUri, List<String> because) {
+        public Removal {
+            because = because == null ? List.of() : because;
+        }
     }
 
     /**

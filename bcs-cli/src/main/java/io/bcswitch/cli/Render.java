@@ -370,6 +370,10 @@ final class Render {
         for (String u : v.unchecked()) {
             sb.append("Not checked: ").append(u).append('\n');
         }
+        if (v.removal() != null) {
+            sb.append("Safe to remove the plugin: ").append(v.removal().safe() ? "yes" : "no").append(", because ")
+                    .append(String.join("; ", v.removal().because())).append('\n');
+        }
         return sb.toString();
     }
 

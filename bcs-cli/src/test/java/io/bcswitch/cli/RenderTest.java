@@ -148,9 +148,14 @@ class RenderTest {
     @Test
     void verifyOk() {
         VerifyReport v = new VerifyReport(true, 1, true, 12, List.of("cluster-a", "cluster-b"), 3, List.of(),
-                List.of());
-        assertEquals("OK: no violation (12 referenced ledgers on 2 clusters, 3 relocations checked, deep)\n",
+                List.of(), new VerifyReport.Removal(true, "cluster-b", "zk://b/ledgers", List.of("all 12 referenced "
+                + "ledgers are on cluster-b")));
+        assertEquals("OK: no violation (12 referenced ledgers on 2 clusters, 3 relocations checked, deep)\n"
+                + "Safe to remove the plugin: yes, because all 12 referenced ledgers are on cluster-b\n",
                 Render.verify(v));
+        VerifyReport older = new VerifyReport(true, 1, true, 12, List.of("cluster-a"), 3, List.of(), List.of(), null);
+        assertEquals("OK: no violation (12 referenced ledgers on 1 clusters, 3 relocations checked, deep)\n",
+                Render.verify(older), "a broker before the removal verdict: no line about it");
     }
 
     @Test
@@ -160,7 +165,7 @@ class RenderTest {
                         "DATA ledger is not on cluster-b, where routing sends its reads"),
                 new Violation("BROKER_NOT_FOLLOWING", null, "broker-2:8080", null,
                         "live broker does not follow switch epoch 2")),
-                List.of("id generator of the active cluster 'cluster-b': timeout"));
+                List.of("id generator of the active cluster 'cluster-b': timeout"), null);
         assertEquals("VIOLATIONS: 2 (12 referenced ledgers on 2 clusters, 3 relocations checked)\n"
                 + "  REFERENCED_MISSING ledger=4294967297 cluster=cluster-b [tenant/ns/persistent/t]: DATA ledger is "
                 + "not on cluster-b, where routing sends its reads\n"

@@ -190,6 +190,11 @@ class MigrationDecommissionTest extends ClusterTestBase {
         for (JsonNode k : drain.get("byKind")) {
             assertEquals("DATA", k.get("kind").asText(), "only data ledgers still pin A: " + drain);
         }
+        // while data ledgers pin A, the plugin cannot be removed, and verify says why
+        JsonNode pinned = rest.get("/verify").json().get("removal");
+        log.info("MIGRATION removal verdict while A is pinned: {}", pinned);
+        assertFalse(pinned.get("safe").asBoolean(), pinned.toString());
+        assertTrue(pinned.get("because").get(0).asText().contains("are not on cluster-b: ledger "), pinned.toString());
         List<Long> keptOnA = Placement.ledgers(admin, kept).stream().filter(id -> id < firstIdOfB).toList();
         assertFalse(keptOnA.isEmpty());
         int keptRows = 0;
@@ -314,6 +319,60 @@ class MigrationDecommissionTest extends ClusterTestBase {
         Rest.Response unregister = restarted.request("DELETE", "/cluster-a", null, null);
         assertEquals(200, unregister.status(), unregister.raw());
         assertEquals(404, restarted.get("/cluster-a").status());
+
+        // the plugin can be removed now: verify says so and names B's URI
+        String uriB = cluster.bookieCluster("cluster-b").metadataServiceUri();
+        JsonNode removal = restarted.get("/verify").json().get("removal");
+        log.info("MIGRATION removal verdict after unregister: {}", removal);
+        assertTrue(removal.get("safe").asBoolean(), removal.toString());
+        assertEquals(uriB, removal.get("metadataServiceUri").asText());
+        // messages on B nobody consumed yet, read back after the plugin is gone
+        String after = "persistent://" + ns + "/after";
+        List<String> sent = new ArrayList<>();
+        try (PulsarClient c3 = cluster.newClient();
+             Consumer<String> subscribe = c3.newConsumer(Schema.STRING).topic(after).subscriptionName("later")
+                     .subscribe();
+             Producer<String> p = c3.newProducer(Schema.STRING).topic(after).enableBatching(false).create()) {
+            for (int i = 0; i < 30; i++) {
+                sent.add("after-" + i);
+                p.send("after-" + i);
+            }
+        }
+
+        // remove the plugin: stock storage pointed at B, A's bookies still off
+        cluster.broker(0).restartWithoutPlugin(uriB);
+        assertEquals(404, new Rest(cluster.broker(0).webServiceUrl()).get("/").status(), "no plugin API any more");
+        try (PulsarClient c4 = cluster.newClient()) {
+            try (Consumer<String> later = c4.newConsumer(Schema.STRING).topic(after).subscriptionName("later")
+                    .subscribe()) {
+                List<String> got = new ArrayList<>();
+                for (Message<String> m = later.receive(30, TimeUnit.SECONDS); m != null;
+                     m = later.receive(2, TimeUnit.SECONDS)) {
+                    got.add(m.getValue());
+                    later.acknowledge(m);
+                }
+                assertEquals(sent, got, "every message, once, in order, after the plugin is gone");
+            }
+            assertEquals(2, admin.schemas().getAllSchemas(typed).size(), "both schema versions resolve from B");
+            assertNotNull(admin.schemas().getSchemaInfo(typed, 0));
+            assertEquals(compactedView, Compacted.view(c4, compacted), "compacted view from B without the plugin");
+            try (Consumer<String> c = c4.newConsumer(Schema.STRING).topic(idle).subscriptionName("idle").subscribe()) {
+                Message<String> m = c.receive(30, TimeUnit.SECONDS);
+                assertNotNull(m, "the idle subscription's position survives the removal");
+                assertEquals("idle-after", m.getValue());
+            }
+            try (Consumer<V2> resumed = c4.newConsumer(Schema.JSON(V2.class)).topic(typed).subscriptionName("active")
+                    .subscribe();
+                 Producer<V2> p = c4.newProducer(Schema.JSON(V2.class)).topic(typed).create()) {
+                p.send(new V2(2000, "without plugin"));
+                Message<V2> m;
+                do {
+                    m = resumed.receive(30, TimeUnit.SECONDS);
+                    assertNotNull(m, "the active subscription resumes without the plugin");
+                    resumed.acknowledge(m);
+                } while (m.getValue().id != 2000);
+            }
+        }
     }
 
     private static String scrape() throws Exception {

@@ -14,9 +14,23 @@ import java.util.List;
  * @param relocations        relocations in the table
  * @param violations         what breaks an invariant
  * @param unchecked          what could not be checked, and why
+ * @param removal            whether the plugin can be taken out of the brokers now (null from brokers before it)
  */
 public record VerifyReport(boolean ok, long checkedAt, boolean deep, int referencedLedgers, List<String> clusters,
-                           int relocations, List<Violation> violations, List<String> unchecked) {
+                           int relocations, List<Violation> violations, List<String> unchecked, Removal removal) {
+
+    /**
+     * Whether every broker could run stock Pulsar storage now, with {@code bookkeeperMetadataServiceUri} set to the
+     * active cluster, and lose nothing: every ledger the broker metadata references is on the active cluster under
+     * its own id, no migration is under way, and nothing else is wrong or unchecked.
+     *
+     * @param safe               yes or no
+     * @param activeCluster      the cluster the brokers would use alone
+     * @param metadataServiceUri its metadata service URI: the brokers' {@code bookkeeperMetadataServiceUri} then
+     * @param because            why (when not safe, every reason; when safe, what was found)
+     */
+    public record Removal(boolean safe, String activeCluster, String metadataServiceUri, List<String> because) {
+    }
 
     /**
      * One broken invariant.

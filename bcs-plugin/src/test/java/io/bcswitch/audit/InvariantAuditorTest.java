@@ -1,6 +1,7 @@
 package io.bcswitch.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.config.SwitchConfig;
@@ -303,5 +304,42 @@ class InvariantAuditorTest {
                 .moveTo(Phase.ROLLING_BACK, 1).moveTo(Phase.ROLLED_BACK, 2).edit().deletions(1, 1).build(), -1).get();
         registry.writeCopies(0, List.of(7L), 0).get();
         assertEquals("HOME_SCHEDULED_FOR_DELETION:7@b", checks(verify()));
+    }
+
+    @Test
+    void thePluginCanBeRemovedOnlyOnceEveryReferencedLedgerIsOnTheActiveCluster() throws Exception {
+        // the fixture's data ledger 5 still lives on a (retention has not removed it yet)
+        VerifyReport.Removal pinned = verify().removal();
+        assertFalse(pinned.safe());
+        assertEquals("b", pinned.activeCluster());
+        assertEquals("zk+hierarchical://zk-b:2181/ledgers", pinned.metadataServiceUri());
+        assertEquals(1, pinned.because().size(), String.valueOf(pinned.because()));
+        assertTrue(pinned.because().get(0).startsWith("1 referenced ledger(s) are not on b: ledger 5 on a (data, "
+                + "t/ns/persistent/x)"), pinned.because().get(0));
+        // retention removed it: every reference is on b, the relocated schema ledger 7 under its own id
+        refs.removeIf(r -> r.ledgerId() == 5);
+        clusters.get("a").remove(5L);
+        VerifyReport.Removal free = verify().removal();
+        assertTrue(free.safe(), String.valueOf(free.because()));
+        assertTrue(free.because().get(0).contains("all 2 referenced ledgers are on b")
+                && free.because().get(0).contains("bookkeeperMetadataServiceUri=zk+hierarchical://zk-b:2181/ledgers"),
+                free.because().get(0));
+    }
+
+    @Test
+    void thePluginCannotBeRemovedWhileAMigrationRunsOrSomethingIsWrong() throws Exception {
+        refs.removeIf(r -> r.ledgerId() == 5);
+        clusters.get("a").remove(5L);
+        registry.write(registry.paths().orchestrator(2), MigrationState.start(2, "b", "x", 0).moveTo(Phase.BUILD, 1),
+                -1).get();
+        VerifyReport.Removal running = verify().removal();
+        assertFalse(running.safe());
+        assertEquals(List.of("the migration of switch epoch 2 is in phase BUILD"), running.because());
+        store.delete(registry.paths().orchestrator(2), Optional.empty()).get();
+        clusters.get("b").remove(7L); // the relocated schema ledger is gone from its home
+        VerifyReport wrong = verify();
+        assertFalse(wrong.removal().safe());
+        assertTrue(wrong.removal().because().stream().anyMatch(b -> b.startsWith("1 violation(s)")),
+                String.valueOf(wrong.removal().because()));
     }
 }

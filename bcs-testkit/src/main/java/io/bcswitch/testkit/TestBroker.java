@@ -170,6 +170,18 @@ public final class TestBroker {
         restart(p -> BrokerProperties.applyPlugin(p, plugin, pluginClusterName, servletDir));
     }
 
+    /**
+     * Restarts as a broker that never had the plugin, the way docs/operations.md says to remove it: stock storage,
+     * no plugin keys or servlet, {@code bookkeeperMetadataServiceUri} set to the one bookie cluster it uses now.
+     */
+    public synchronized void restartWithoutPlugin(String bookkeeperMetadataServiceUri) throws Exception {
+        restart(p -> {
+            BrokerProperties.applyPlugin(p, false, pluginClusterName, servletDir);
+            p.stringPropertyNames().stream().filter(k -> k.startsWith("bookieClusterSwitch.")).forEach(p::remove);
+            p.setProperty("bookkeeperMetadataServiceUri", bookkeeperMetadataServiceUri);
+        });
+    }
+
     /** Restarts after applying {@code changes} to the broker's properties (kept for later restarts). */
     public synchronized void restart(Consumer<Properties> changes) throws Exception {
         stop();
