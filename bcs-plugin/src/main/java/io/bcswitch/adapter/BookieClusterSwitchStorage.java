@@ -86,6 +86,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
     public void initialize(ServiceConfiguration conf, MetadataStoreExtended metadataStore,
                            BookKeeperClientFactory bookkeeperProvider, EventLoopGroup eventLoopGroup,
                            OpenTelemetry openTelemetry) throws Exception {
+        requireThisPulsarLine();
         SwitchConfig config = SwitchConfig.from(conf.getProperties());
         pulsarCluster = String.valueOf(conf.getClusterName());
         String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
@@ -347,6 +348,22 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
      */
     public int inventoryReadsPeak() {
         return inventoryReads == null ? 0 : inventoryReads.peak();
+    }
+
+    /**
+     * Refuses to start on a broker of another Pulsar line than the jar was built for: the broker internals it uses
+     * differ between lines, and a mismatch would otherwise surface much later as a NoSuchMethodError.
+     */
+    private static void requireThisPulsarLine() {
+        io.bcswitch.config.PulsarLine line = io.bcswitch.config.PulsarLine.ofThisBuild();
+        String broker = org.apache.pulsar.PulsarVersion.getVersion();
+        java.util.Optional<String> refusal = line.refusal(broker);
+        if (refusal.isPresent()) {
+            log.error(refusal.get());
+            throw new IllegalStateException(refusal.get());
+        }
+        log.info("bookie-cluster-switch for the Pulsar {} line (built against {}) on Pulsar {}", line.line(),
+                line.builtAgainst(), broker);
     }
 
     @Override
