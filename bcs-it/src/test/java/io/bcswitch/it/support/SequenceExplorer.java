@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  *       within a bound: a sequence that never settles is a wedge; then {@code GET /verify} must report no
  *       violation;</li>
  *   <li>every REST answer must be a success or a refusal (4xx): a 5xx is a failure;</li>
+ *   <li>when verify says the plugin could be removed, every ledger the topics use (as their brokers list them) is on
+ *       the active bookie cluster;</li>
  *   <li>at the end, every acknowledged message must have been received by its subscription, new messages in
  *       order per producer and partition, and no message whose acknowledgement the broker confirmed may come
  *       again, unless a step moved topics between brokers abruptly (a broker cut off longer than its session).</li>
@@ -167,9 +169,9 @@ public final class SequenceExplorer {
                 cluster.close();
             }
         }
-        log.info("EXPLORE seed={} {} in {} s: {} step(s), {}", seed, problems.isEmpty() ? "passed" : "FAILED",
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), steps.size(),
-                problems.isEmpty() ? "nothing found" : problems);
+        log.info("EXPLORE seed={} {} in {} s: {} step(s), removal verdict checked {} time(s), {}", seed,
+                problems.isEmpty() ? "passed" : "FAILED", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                steps.size(), removalChecks, problems.isEmpty() ? "nothing found" : problems);
         return new Result(seed, List.copyOf(steps), List.copyOf(problems));
     }
 
@@ -664,8 +666,78 @@ public final class SequenceExplorer {
             if (again.status() != 200 || !again.json().get("ok").asBoolean()) {
                 problems.add("verify " + when + ": " + again.raw());
             }
+        } else if (v.json().path("removal").path("safe").asBoolean(false)) {
+            removalHolds(v.json().get("removal").get("activeCluster").asText(), when);
         }
     }
+
+    /**
+     * verify says the plugin could be removed: then stock storage pointed at {@code active} must find every ledger
+     * the workload's topics use, as their brokers (not the plugin) list them: data ledgers, cursor ledgers, schema and
+     * compacted ledgers, all on that one bookie cluster.
+     */
+    private void removalHolds(String active, String when) {
+        try {
+            // the topics' ledgers first, then the cluster's list: a ledger a topic rolls over to meanwhile is in the
+            // list; one a topic let go of meanwhile (a cursor's or compaction's old ledger) is asked about again
+            Map<String, List<Long>> used = ledgersInUse();
+            Set<Long> there = cluster.bookieCluster(active).ledgerIds();
+            Map<String, List<Long>> missing = notIn(used, there);
+            if (!missing.isEmpty()) {
+                // only what the topics still use
+                Map<String, List<Long>> now = ledgersInUse();
+                Map<String, List<Long>> still = new LinkedHashMap<>();
+                missing.forEach((topic, ids) -> {
+                    List<Long> kept = ids.stream().filter(id -> now.getOrDefault(topic, List.of()).contains(id))
+                            .toList();
+                    if (!kept.isEmpty()) {
+                        still.put(topic, kept);
+                    }
+                });
+                missing = still;
+            }
+            removalChecks++;
+            if (!missing.isEmpty()) {
+                problems.add("verify " + when + " says the plugin can be removed (all on " + active + "), but "
+                        + "these ledgers in use are not on " + active + ": " + missing);
+            }
+        } catch (Exception e) {
+            problems.add("checking verify's removal verdict " + when + ": " + e);
+        }
+    }
+
+    /** Each workload topic's ledgers in use, as its broker lists them: data, cursor, schema and compacted ledgers. */
+    private Map<String, List<Long>> ledgersInUse() throws Exception {
+        Map<String, List<Long>> out = new LinkedHashMap<>();
+        for (String topic : admin.topics().getList(workload.namespace())) {
+            var stats = admin.topics().getInternalStats(topic);
+            List<Long> used = new ArrayList<>();
+            stats.ledgers.forEach(l -> used.add(l.ledgerId));
+            stats.cursors.values().forEach(c -> used.add(c.cursorLedger));
+            if (stats.schemaLedgers != null) {
+                stats.schemaLedgers.forEach(l -> used.add(l.ledgerId));
+            }
+            if (stats.compactedLedger != null) {
+                used.add(stats.compactedLedger.ledgerId);
+            }
+            out.put(topic, used);
+        }
+        return out;
+    }
+
+    private static Map<String, List<Long>> notIn(Map<String, List<Long>> used, Set<Long> there) {
+        Map<String, List<Long>> out = new LinkedHashMap<>();
+        used.forEach((topic, ids) -> {
+            List<Long> gone = ids.stream().filter(id -> id >= 0 && !there.contains(id)).toList();
+            if (!gone.isEmpty()) {
+                out.put(topic, gone);
+            }
+        });
+        return out;
+    }
+
+    /** How often verify said the plugin could be removed (and the claim was checked). */
+    private int removalChecks;
 
     /** Why the cluster is not settled, or null. */
     private String unsettled() {
