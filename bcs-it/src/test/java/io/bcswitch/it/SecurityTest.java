@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Token authentication and authorization enabled on the brokers, as in production: every endpoint of
- * the bookie-clusters API answers a super-user token, refuses an ordinary role's token with 403 and a
+ * the bookie-clusters API (and HEAD and OPTIONS, which Jersey answers for every route) answers a super-user token, refuses an ordinary role's token with 403 and a
  * request without credentials with 401, and a refused call changes nothing in the metadata store.
  */
 class SecurityTest extends ClusterTestBase {
@@ -67,6 +67,20 @@ class SecurityTest extends ClusterTestBase {
         endpoints.put("DELETE /cluster-c (unregister)", r -> r.request("DELETE", "/cluster-c", null, null));
         endpoints.put("PUT /cluster-b (no such method)", r -> r.request("PUT", "/cluster-b", "application/json",
                 "{}".getBytes()));
+        endpoints.put("GET /verify", r -> r.get("/verify"));
+        endpoints.put("GET /drain/cluster-a", r -> r.get("/drain/cluster-a"));
+        endpoints.put("GET /drain/cluster-a?async=true", r -> r.get("/drain/cluster-a?async=true"));
+        endpoints.put("GET /cleanup-targets", r -> r.get("/cleanup-targets"));
+        endpoints.put("POST /cleanup", r -> r.post("/cleanup", "{\"srcCluster\":\"cluster-b\",\"dryRun\":false}"));
+        endpoints.put("POST /rollback", r -> r.post("/rollback", ""));
+        endpoints.put("POST /migration/retry", r -> r.post("/migration/retry", ""));
+        endpoints.put("POST /close-client/cluster-c", r -> r.post("/close-client/cluster-c", ""));
+        endpoints.put("GET /tuning", r -> r.get("/tuning"));
+        endpoints.put("POST /tuning", r -> r.post("/tuning", "{\"migrationConcurrency\":2}"));
+        endpoints.put("GET /operations", r -> r.get("/operations"));
+        // answered by Jersey for every route: still only after the caller is known to be a super-user
+        endpoints.put("OPTIONS /status", r -> r.request("OPTIONS", "/status", null, null));
+        endpoints.put("HEAD /verify", r -> r.request("HEAD", "/verify", null, null));
 
         for (var e : endpoints.entrySet()) {
             Map<String, String> before = snapshot();
@@ -76,7 +90,9 @@ class SecurityTest extends ClusterTestBase {
             assertEquals(401, bad.status(), e.getKey() + " with a forged token: " + bad.raw());
             Rest.Response user = e.getValue().apply(app);
             assertEquals(403, user.status(), e.getKey() + " as a non-super-user: " + user.raw());
-            assertTrue(user.error() != null && user.error().contains("super-user"), user.raw());
+            if (!e.getKey().startsWith("HEAD")) { // a HEAD answer has no body
+                assertTrue(user.error() != null && user.error().contains("super-user"), user.raw());
+            }
             assertEquals(before, snapshot(), e.getKey() + ": a refused call changed the metadata store");
         }
 
@@ -86,6 +102,12 @@ class SecurityTest extends ClusterTestBase {
         assertEquals(200, admin.get("/cluster-a").status());
         assertEquals(200, admin.get("/precheck/cluster-c").status());
         assertEquals(200, admin.get("/topics/" + ns + "/t").status());
+        for (String path : new String[] {"/verify", "/drain/cluster-c", "/cleanup-targets", "/tuning", "/operations"}) {
+            Rest.Response r = admin.get(path);
+            assertEquals(200, r.status(), path + ": " + r.raw());
+        }
+        assertEquals(200, admin.request("OPTIONS", "/status", null, null).status());
+        assertEquals(200, admin.request("HEAD", "/verify", null, null).status());
         assertEquals(200, admin.register("cluster-b", uriB).status());
         Rest.Response unregister = admin.request("DELETE", "/cluster-b", null, null);
         assertEquals(200, unregister.status(), unregister.raw());
