@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * registered with the cluster client's ledger manager for good, so it would never be let go even after its user
  * dropped it (Pulsar drops the compacted topic's handle without closing it).
  */
-public class RoutingBookKeeper extends BcsForwardingBookKeeper {
+public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
     private static final Logger log = LoggerFactory.getLogger(RoutingBookKeeper.class);
     private static final long SYNC_ROUTE_TIMEOUT_SECONDS = 60;
 
@@ -62,21 +62,18 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
     private volatile boolean closed;
 
     /**
-     * @param router     picks the cluster client for each call
-     * @param workerPool executor handed to managed ledgers through {@link #getMainWorkerPool()}; owned by
-     *                   this client, so that closing one cluster's client never takes it away
-     * @param onClose    closes the per-cluster clients
+     * Built as the {@code LineRoutingBookKeeper} of the Pulsar line the jar is for, which adds the overloads of that
+     * line's BookKeeper client.
+     *
+     * @param router         picks the cluster client for each call
+     * @param workerPool     executor handed to managed ledgers through {@link #getMainWorkerPool()}; owned by
+     *                       this client, so that closing one cluster's client never takes it away
+     * @param onClose        closes the per-cluster clients
+     * @param createListener (nullable) told about each managed-ledger data ledger created
+     * @param tracker        told about every handle handed out and every creation in flight
      */
-    public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose) {
-        this(router, workerPool, onClose, null, new LedgerHandleTracker());
-    }
-
-    /**
-     * As above; {@code createListener} (nullable) is told about each managed-ledger data ledger created,
-     * {@code tracker} about every handle handed out and every creation in flight.
-     */
-    public RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose,
-                             CreateListener createListener, LedgerHandleTracker tracker) {
+    RoutingBookKeeper(LedgerRouter router, OrderedExecutor workerPool, Runnable onClose,
+                      CreateListener createListener, LedgerHandleTracker tracker) {
         this.router = router;
         this.workerPool = workerPool;
         this.onClose = onClose;
@@ -263,21 +260,19 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
 
     // ---------------------------------------------------------------- open
 
+    /**
+     * Every callback-API open of every BookKeeper line arrives here, never kept updated (see the class comment):
+     * the overload with {@code keepUpdateMetadata} that later lines add is routed here by {@code LineRoutingBookKeeper}
+     * (per Pulsar line, {@code src/main/pulsar-<line>/java}).
+     */
     @Override
     public void asyncOpenLedger(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx) {
-        asyncOpenLedger(lId, digestType, passwd, cb, ctx, false);
-    }
-
-    @Override
-    public void asyncOpenLedger(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx,
-                                boolean keepUpdateMetadata) {
         router.forLedger(lId).whenComplete((t, e) -> {
             if (e != null) {
                 cb.openComplete(rc(e), null, ctx);
             } else {
-                // without keepUpdateMetadata: see the class comment
                 t.client().asyncOpenLedger(lId, digestType, passwd, tracked(t, namingFailures(t, lId, "open", cb)),
-                        ctx, false);
+                        ctx);
             }
         });
     }
@@ -300,13 +295,6 @@ public class RoutingBookKeeper extends BcsForwardingBookKeeper {
             throws BKException, InterruptedException {
         Target t = sync(router.forLedger(lId));
         return track(t, t.client().openLedger(lId, digestType, passwd), false);
-    }
-
-    @Override
-    public LedgerHandle openLedger(long lId, DigestType digestType, byte[] passwd, boolean keepUpdateMetadata)
-            throws BKException, InterruptedException {
-        Target t = sync(router.forLedger(lId));
-        return track(t, t.client().openLedger(lId, digestType, passwd, false), false);
     }
 
     @Override

@@ -75,7 +75,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                 .numThreads(Math.max(1, conf.getBookkeeperClientNumWorkerThreads()))
                 .build();
         SwitchRouter router = new SwitchRouter(ownership, refresh, pool);
-        return CompletableFuture.completedFuture(new RoutingBookKeeper(router, worker, () -> {
+        return CompletableFuture.completedFuture(new LineRoutingBookKeeper(router, worker, () -> {
             pools.remove(pool);
             pool.close();
         }, createListener, tracker));

@@ -20,7 +20,6 @@ import javax.servlet.http.HttpServletResponse;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.web.plugin.servlet.AdditionalServletWithPulsarService;
 import org.apache.pulsar.common.configuration.PulsarConfiguration;
-import org.eclipse.jetty.ee8.nested.ContextHandler;
 import org.glassfish.jersey.servlet.ServletContainer;
 import org.glassfish.jersey.uri.UriComponent;
 
@@ -69,13 +68,7 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
 
             @Override
             public void init() throws ServletException {
-                // Pulsar gives each additional servlet its own context at the base path; Jetty answers a request
-                // for the base path itself (no trailing slash) with a redirect unless the context admits it, and
-                // GET /admin/v2/bookie-clusters is how the list is asked for.
-                ContextHandler context = ContextHandler.getContextHandler(getServletContext());
-                if (context != null) {
-                    context.setAllowNullPathInfo(true);
-                }
+                LineServletSupport.admitBasePathWithoutSlash(getServletContext());
                 BookieClustersApi a = api;
                 if (a != null) {
                     jersey = new ServletContainer(RestApplication.of(a));
