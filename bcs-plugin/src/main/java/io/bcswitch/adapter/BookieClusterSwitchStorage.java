@@ -146,7 +146,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         routingFactory.onDataLedgerCreated(
                 new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler, cutover::running));
         agent = new BrokerSwitchAgent(registry, config, routingFactory.activation(probe::warm), cutover, presence,
-                clock);
+                clock, PulsarRetryDelays::between);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         log.info("Bookie cluster switch plugin starting: registry={}, active bookie-cluster={}, epoch={}",
                 config.configPath(), o.activeCluster(), o.activeEpoch());
@@ -176,15 +176,16 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         });
         metrics = new io.bcswitch.metrics.MigrationCounters(otelMetrics);
         orchestrator = new io.bcswitch.migration.MigrationOrchestrator(registry, live, copier, config.migration(),
-                tuning, this::brokerId, migrationScheduler, clock, metrics, service::switchTo);
+                tuning, this::brokerId, migrationScheduler, PulsarByteBudget::refilledAt, clock, metrics,
+                service::switchTo);
         drain = new io.bcswitch.migration.DrainReports(registry, live, copier,
                 new NamespaceRetentionLookup(() -> pulsar), clock);
         rollbackWindowHours = config.migration().rollbackWindowHours();
         var cleanup = new io.bcswitch.migration.CleanupService(registry, live, copier, orchestrator, drain,
                 config.migration(), metrics, clock);
         var auditor = new io.bcswitch.audit.InvariantAuditor(registry, live, copier, service::facts, cleanup,
-                new io.bcswitch.migration.ByteRateLimiter(tuning::migrationBytesPerSecond, migrationScheduler,
-                        System::nanoTime)::acquire, this::compactedLedgerOf, clock);
+                new io.bcswitch.migration.ByteRateLimiter(tuning::migrationBytesPerSecond,
+                        PulsarByteBudget::refilledAt, migrationScheduler)::acquire, this::compactedLedgerOf, clock);
         api.setMigration(new io.bcswitch.migration.MigrationService(registry, service, orchestrator, cleanup, drain,
                 config.migration(), clock, auditor));
         service.onSwitchCommitted(orchestrator::switchAccepted);

@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import io.bcswitch.concurrent.RetryDelays;
 import io.bcswitch.routing.Ownership;
 import io.bcswitch.topics.TopicLedgers;
 import java.util.NavigableMap;
@@ -100,8 +101,9 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
                     managedLedger, ledgerId, createdOn, owner.get());
         }
         long now = System.nanoTime();
-        Task t = new Task(managedLedger, ledgerId, owner.get(), now + GIVE_UP_MS * 1_000_000L, now);
-        schedule(t, FIRST_DELAY_MS);
+        Task t = new Task(managedLedger, ledgerId, owner.get(), now + GIVE_UP_MS * 1_000_000L, now,
+                PulsarRetryDelays.between(FIRST_DELAY_MS, MAX_DELAY_MS));
+        schedule(t, t.delays().nextMillis());
     }
 
     /** What to do next about one ledger. */
@@ -152,15 +154,12 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
         return nextFreeNanos - nowNanos > 0 ? nextFreeNanos : nowNanos;
     }
 
-    /** Back-off: doubles, capped at {@value #MAX_DELAY_MS} ms. */
-    static long nextDelay(long delayMs) {
-        return Math.min(MAX_DELAY_MS, Math.max(FIRST_DELAY_MS, delayMs * 2));
-    }
-
-    private record Task(String managedLedger, long ledgerId, String owner, long deadlineNanos, long createdNanos) {
+    /** @param delays back-off between attempts: doubles, capped at {@value #MAX_DELAY_MS} ms */
+    private record Task(String managedLedger, long ledgerId, String owner, long deadlineNanos, long createdNanos,
+                        RetryDelays delays) {
         Task withDeadlineFromNow() {
             return new Task(managedLedger, ledgerId, owner, System.nanoTime() + GIVE_UP_MS * 1_000_000L,
-                    createdNanos);
+                    createdNanos, delays);
         }
 
         boolean mayWaitForCutover() {
@@ -170,18 +169,14 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
 
     private void schedule(Task t, long delayMs) {
         try {
-            scheduler.schedule(() -> attempt(t, delayMs), delayMs, TimeUnit.MILLISECONDS);
+            scheduler.schedule(() -> attempt(t, false), delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // plugin closing
         }
     }
 
-    private void attempt(Task t, long delayMs) {
-        attempt(t, delayMs, false);
-    }
-
     /** @param paced the write was given its slot already */
-    private void attempt(Task t, long delayMs, boolean paced) {
+    private void attempt(Task t, boolean paced) {
         if (!paced && t.mayWaitForCutover() && cutoverRunning.getAsBoolean()) {
             schedule(t.withDeadlineFromNow(), CUTOVER_WAIT_MS);
             return;
@@ -202,7 +197,7 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
             case GIVE_UP -> log.info("[{}] not attributing ledger {} to bookie-cluster={}: the managed ledger is "
                     + "fenced or terminated, or no longer lists the ledger", t.managedLedger(), t.ledgerId(),
                     t.owner());
-            case RETRY -> retry(t, delayMs, null);
+            case RETRY -> retry(t, null);
             case WRITE -> {
                 long now = System.nanoTime();
                 long slot = paced ? now : writeSlot(now, nextWriteNanos);
@@ -210,24 +205,24 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
                     nextWriteNanos = slot + WRITE_PERIOD_NANOS;
                 }
                 if (slot - now > 0) {
-                    schedulePaced(t, delayMs, slot - now); // looks again at its slot: the ledger may be gone by then
+                    schedulePaced(t, slot - now); // looks again at its slot: the ledger may be gone by then
                 } else {
-                    write(ml, t, delayMs);
+                    write(ml, t);
                 }
             }
             default -> throw new IllegalStateException(step.name());
         }
     }
 
-    private void schedulePaced(Task t, long delayMs, long inNanos) {
+    private void schedulePaced(Task t, long inNanos) {
         try {
-            scheduler.schedule(() -> attempt(t, delayMs, true), inNanos, TimeUnit.NANOSECONDS);
+            scheduler.schedule(() -> attempt(t, true), inNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // plugin closing
         }
     }
 
-    private void write(ManagedLedger ml, Task t, long delayMs) {
+    private void write(ManagedLedger ml, Task t) {
         try {
             ml.asyncAddLedgerProperty(t.ledgerId(), TopicLedgers.BOOKIE_CLUSTER_PROPERTY, t.owner())
                     .whenComplete((v, e) -> {
@@ -235,23 +230,22 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
                             log.debug("[{}] ledger {}: {}={}", t.managedLedger(), t.ledgerId(),
                                     TopicLedgers.BOOKIE_CLUSTER_PROPERTY, t.owner());
                         } else {
-                            retry(t, delayMs, e);
+                            retry(t, e);
                         }
                     });
         } catch (RuntimeException e) {
-            retry(t, delayMs, e);
+            retry(t, e);
         }
     }
 
-    private void retry(Task t, long delayMs, Throwable cause) {
+    private void retry(Task t, Throwable cause) {
         if (System.nanoTime() - t.deadlineNanos() > 0) {
             log.info("[{}] gave up attributing ledger {} to bookie-cluster={} after {} s{}", t.managedLedger(),
                     t.ledgerId(), t.owner(), GIVE_UP_MS / 1000, cause == null ? " (the managed ledger never "
                             + "listed it while open)" : ": " + cause);
             return;
         }
-        long next = nextDelay(delayMs);
-        schedule(t, next);
+        schedule(t, t.delays().nextMillis());
     }
 
     private static Step step(ManagedLedger ml, Task t) {

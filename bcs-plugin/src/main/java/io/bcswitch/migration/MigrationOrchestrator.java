@@ -105,12 +105,17 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private volatile ScheduledFuture<?> ticker;
     private volatile boolean closed;
 
-    /** With broker.conf's copy rate and concurrency, never changed at run time. */
+    /**
+     * With broker.conf's copy rate and concurrency, never changed at run time.
+     *
+     * @param budgets the copy rate's byte budget (the adapter's: Pulsar's token bucket)
+     */
     public MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                                  SwitchConfig.Migration config, Supplier<String> brokerId,
-                                 ScheduledExecutorService scheduler, Clock clock, MigrationMetrics metrics,
-                                 SwitchBack switchBack) {
-        this(registry, inventory, copier, config, brokerId, scheduler, clock, metrics, switchBack, APPLY_WAIT_MILLIS);
+                                 ScheduledExecutorService scheduler, ByteBudget.Factory budgets, Clock clock,
+                                 MigrationMetrics metrics, SwitchBack switchBack) {
+        this(registry, inventory, copier, config, brokerId, scheduler, budgets, clock, metrics, switchBack,
+                APPLY_WAIT_MILLIS);
     }
 
     /**
@@ -119,24 +124,25 @@ public final class MigrationOrchestrator implements AutoCloseable {
      */
     public MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                                  SwitchConfig.Migration config, io.bcswitch.tuning.LiveTuning tuning,
-                                 Supplier<String> brokerId, ScheduledExecutorService scheduler, Clock clock,
+                                 Supplier<String> brokerId, ScheduledExecutorService scheduler,
+                                 ByteBudget.Factory budgets, Clock clock,
                                  MigrationMetrics metrics, SwitchBack switchBack) {
-        this(registry, inventory, copier, config, tuning, brokerId, scheduler, clock, metrics, switchBack,
+        this(registry, inventory, copier, config, tuning, brokerId, scheduler, budgets, clock, metrics, switchBack,
                 APPLY_WAIT_MILLIS);
     }
 
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, Supplier<String> brokerId, ScheduledExecutorService scheduler,
-                          Clock clock, MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
+                          ByteBudget.Factory budgets, Clock clock, MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
         this(registry, inventory, copier, config, new io.bcswitch.tuning.LiveTuning(
                 new io.bcswitch.tuning.LiveTuning.Values(config.bytesPerSecond(), config.concurrency(), 1)), brokerId,
-                scheduler, clock, metrics, switchBack, applyWaitMillis);
+                scheduler, budgets, clock, metrics, switchBack, applyWaitMillis);
     }
 
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, io.bcswitch.tuning.LiveTuning tuning,
-                          Supplier<String> brokerId, ScheduledExecutorService scheduler, Clock clock,
-                          MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
+                          Supplier<String> brokerId, ScheduledExecutorService scheduler,
+                          ByteBudget.Factory budgets, Clock clock, MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
         this.tuning = tuning;
         this.registry = registry;
         this.inventory = inventory;
@@ -147,7 +153,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this.clock = clock;
         this.metrics = metrics;
         this.switchBack = switchBack;
-        this.limiter = new ByteRateLimiter(tuning::migrationBytesPerSecond, scheduler, System::nanoTime);
+        this.limiter = new ByteRateLimiter(tuning::migrationBytesPerSecond, budgets, scheduler);
         this.applyWaitNanos = TimeUnit.MILLISECONDS.toNanos(applyWaitMillis);
     }
 

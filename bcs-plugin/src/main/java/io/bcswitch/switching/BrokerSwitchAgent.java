@@ -57,11 +57,16 @@ public class BrokerSwitchAgent implements AutoCloseable {
     private volatile Ownership ownership;
     private CompletableFuture<Void> applyTail = CompletableFuture.completedFuture(null);
     private int failedActivations;
+    /** Waits between activation attempts; used on the events thread only. */
+    private final io.bcswitch.concurrent.RetryDelays activationDelays;
     private ScheduledFuture<?> activationRetry;
     private volatile boolean closed;
 
+    /** @param retries the waits between attempts to activate a switch's client (the adapter's: Pulsar's back-off) */
     public BrokerSwitchAgent(RegistryStore registry, SwitchConfig config, ClientActivation activation,
-                             CutoverTrigger cutover, BrokerPresence presence, Clock clock) {
+                             CutoverTrigger cutover, BrokerPresence presence, Clock clock,
+                             io.bcswitch.concurrent.RetryDelays.Factory retries) {
+        this.activationDelays = retries.between(FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS);
         this.registry = registry;
         this.config = config;
         this.activation = activation;
@@ -299,6 +304,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         failedActivations);
             }
             failedActivations = 0;
+            activationDelays.reset();
             presence.activation(null, 0);
             log.info("bookie-cluster={} active on this broker, epoch={}, first ledger id of its range={}",
                     d.target(), d.epoch(), d.firstLedgerId());
@@ -306,7 +312,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
             repairRegistry(d);
         }).exceptionally(e -> {
             failedActivations++;
-            long delay = Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(10, failedActivations - 1));
+            long delay = activationDelays.nextMillis();
             String why = rootMessage(e);
             presence.activation("cannot activate bookie-cluster=" + d.target() + " (epoch " + d.epoch() + "): "
                     + why, failedActivations);

@@ -60,14 +60,6 @@ class LedgerAttributorTest {
     }
 
     @Test
-    void backOffDoublesUpToTheCap() {
-        assertEquals(100, LedgerAttributor.nextDelay(LedgerAttributor.FIRST_DELAY_MS));
-        assertEquals(LedgerAttributor.MAX_DELAY_MS, LedgerAttributor.nextDelay(1_500));
-        assertEquals(LedgerAttributor.MAX_DELAY_MS, LedgerAttributor.nextDelay(LedgerAttributor.MAX_DELAY_MS));
-        assertEquals(LedgerAttributor.FIRST_DELAY_MS, LedgerAttributor.nextDelay(0));
-    }
-
-    @Test
     void topicNamesFromPathPartsFollowPulsarRules() {
         assertEquals("t/ns/persistent/x",
                 ManagedLedgerTopicLedgers.parse("t", "ns", "x").getPersistenceNamingEncoding());

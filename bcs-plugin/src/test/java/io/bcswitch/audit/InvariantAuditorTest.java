@@ -1,5 +1,6 @@
 package io.bcswitch.audit;
 
+import io.bcswitch.adapter.PulsarByteBudget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,6 +52,8 @@ import org.junit.jupiter.api.Test;
  * state has none.
  */
 class InvariantAuditorTest {
+    /** The copy rate's budget, as the broker builds it. */
+    private static final io.bcswitch.migration.ByteBudget.Factory PACE = PulsarByteBudget::refilledAt;
     private static final long B = 1L << 32;
 
     private MetadataStoreExtended store;
@@ -165,7 +168,7 @@ class InvariantAuditorTest {
             }
         };
         MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs),
-                copier, config, () -> "x", scheduler, Clock.systemUTC(), MigrationMetrics.NONE,
+                copier, config, () -> "x", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE,
                 c -> CompletableFuture.failedFuture(new UnsupportedOperationException()));
         DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(refs), copier,
                 ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));

@@ -1,54 +1,84 @@
 package io.bcswitch.migration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarByteBudget;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class ByteRateLimiterTest {
     private static final long S = TimeUnit.SECONDS.toNanos(1);
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    private ByteRateLimiter onTestClock(LongSupplier rate, AtomicLong now) {
+        return new ByteRateLimiter(rate, r -> PulsarByteBudget.refilledAt(r, now::get), scheduler);
+    }
 
     @Test
-    void shortBurstThenPaced() {
+    void shortBurstThenPacedInOrder() {
         AtomicLong now = new AtomicLong(1_000 * S);
-        ByteRateLimiter l = new ByteRateLimiter(1000, null, now::get);
-        assertEquals(0, l.reserve(100), "idle capacity of 100 ms is usable at once");
-        assertEquals(S / 2, l.reserve(500), "then each byte waits its turn");
-        assertEquals(S, l.reserve(500));
+        ByteRateLimiter l = onTestClock(() -> 1000, now);
+        assertTrue(l.acquire(100).isDone(), "the 100 ms' worth a fresh budget holds is usable at once");
+        assertTrue(l.acquire(500).isDone(), "a budget at zero lets one more through, into debt");
+        CompletableFuture<Void> third = l.acquire(500);
+        CompletableFuture<Void> small = l.acquire(1);
+        assertFalse(third.isDone(), "the debt (500 bytes, half a second) is paid first");
+        assertFalse(small.isDone(), "a small copy does not overtake a waiting one");
+        now.addAndGet(S / 4);
+        l.letThrough();
+        assertFalse(third.isDone(), "a quarter of a second pays half the debt");
+        now.addAndGet(S / 4);
+        l.letThrough();
+        assertTrue(third.isDone());
+        assertFalse(small.isDone(), "the third copy's 500 bytes are the next debt");
         now.addAndGet(10 * S);
-        assertEquals(0, l.reserve(100), "idle again: capacity is back, but no more than 100 ms' worth");
-        assertEquals(S, l.reserve(1000));
+        l.letThrough();
+        assertTrue(small.isDone(), "idle: capacity is back (100 bytes), the small copy takes 1 of them");
+        assertTrue(l.acquire(99).isDone(), "... the rest is usable at once ...");
+        assertTrue(l.acquire(1).isDone(), "a budget at zero lets one through");
+        assertFalse(l.acquire(1).isDone(), "... but no more than 100 ms' worth was kept while idle");
     }
 
     @Test
     void unlimitedNeverWaits() {
-        ByteRateLimiter l = new ByteRateLimiter(0, null, () -> 0L);
-        assertEquals(0, l.reserve(Long.MAX_VALUE / 4));
+        ByteRateLimiter l = onTestClock(() -> 0, new AtomicLong());
+        for (int i = 0; i < 10; i++) {
+            assertTrue(l.acquire(Long.MAX_VALUE / 4).isDone());
+        }
+        assertEquals(0, l.waiting());
     }
 
     @Test
     void aRateChangedWhileCopiesWaitAppliesToTheWaitsAlreadyScheduled() throws Exception {
-        java.util.concurrent.ScheduledExecutorService scheduler =
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
-        try {
-            AtomicLong rate = new AtomicLong(100); // an operator's mistake: 100 bytes per second
-            ByteRateLimiter l = new ByteRateLimiter(rate::get, scheduler, System::nanoTime);
-            l.acquire(10).get(5, TimeUnit.SECONDS);
-            var slow = l.acquire(100_000); // about 1,000 s at that rate
-            var after = l.acquire(100);
-            Thread.sleep(300);
-            assertEquals(false, slow.isDone());
-            rate.set(0); // unlimited
-            slow.get(5, TimeUnit.SECONDS);
-            after.get(5, TimeUnit.SECONDS);
+        AtomicLong rate = new AtomicLong(100); // an operator's mistake: 100 bytes per second
+        ByteRateLimiter l = new ByteRateLimiter(rate::get, PulsarByteBudget::refilledAt, scheduler);
+        l.acquire(10).get(5, TimeUnit.SECONDS);
+        l.acquire(100_000).get(5, TimeUnit.SECONDS); // a debt of about 1,000 s at that rate
+        CompletableFuture<Void> after = l.acquire(100);
+        Thread.sleep(300);
+        assertFalse(after.isDone());
+        rate.set(0); // unlimited
+        after.get(5, TimeUnit.SECONDS);
 
-            rate.set(1_000_000);
-            var waits = l.acquire(5_000_000); // 5 s at 1 MB/s
-            rate.set(100_000_000); // 100 MB/s: the 5 s left shrink to 50 ms
-            waits.get(3, TimeUnit.SECONDS);
-        } finally {
-            scheduler.shutdownNow();
-        }
+        rate.set(1_000_000);
+        l.acquire(5_000_000).get(5, TimeUnit.SECONDS); // once the old debt is paid at the new rate
+        CompletableFuture<Void> waits = l.acquire(1); // 5 s at 1 MB/s
+        Thread.sleep(200);
+        assertFalse(waits.isDone());
+        rate.set(100_000_000); // 100 MB/s: the seconds left shrink to milliseconds
+        waits.get(3, TimeUnit.SECONDS);
     }
 }

@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.adapter.PulsarByteBudget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.Test;
  * and data, open and colliding ledgers are handled as documented.
  */
 class MigrationOrchestratorTest {
+    /** The copy rate's budget, as the broker builds it. */
+    private static final io.bcswitch.migration.ByteBudget.Factory PACE = PulsarByteBudget::refilledAt;
     private static final long B_FIRST = 1L << 32;
 
     private MetadataStoreExtended store;
@@ -126,7 +129,8 @@ class MigrationOrchestratorTest {
     private MigrationOrchestrator orchestrator(String broker, MigrationMetrics metrics, LedgerCopier with,
                                                int concurrency, long applyWaitMillis) {
         return new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
-                new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, Clock.systemUTC(), metrics,
+                new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, PACE, Clock.systemUTC(),
+                metrics,
                 MigrationSafetyTest.switchBackByHand(registry), applyWaitMillis);
     }
 
@@ -185,7 +189,7 @@ class MigrationOrchestratorTest {
             }
         });
         try (MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(
-                refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning, () -> "broker-1", scheduler,
+                refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning, () -> "broker-1", scheduler, PACE,
                 Clock.systemUTC(), MigrationMetrics.NONE, MigrationSafetyTest.switchBackByHand(registry),
                 MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
             o.switchAccepted(1);

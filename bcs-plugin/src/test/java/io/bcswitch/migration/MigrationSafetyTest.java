@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.adapter.PulsarByteBudget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -52,6 +53,8 @@ import org.junit.jupiter.api.Test;
  * plan, and of an original whose home copy is missing.
  */
 class MigrationSafetyTest {
+    /** The copy rate's budget, as the broker builds it. */
+    private static final io.bcswitch.migration.ByteBudget.Factory PACE = PulsarByteBudget::refilledAt;
     private static final long B_FIRST = 1L << 32;
     private static final long SCHEMA_LEDGER = 5;
     private static final SwitchConfig.Migration CONFIG = new SwitchConfig.Migration(2, 0, 10, 24);
@@ -82,7 +85,7 @@ class MigrationSafetyTest {
     private MigrationOrchestrator orchestrator(String broker) {
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), clusters,
-                CONFIG, () -> broker, scheduler, Clock.systemUTC(),
+                CONFIG, () -> broker, scheduler, PACE, Clock.systemUTC(),
                 MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         return o;
@@ -253,7 +256,7 @@ class MigrationSafetyTest {
                     () -> CompletableFuture.completedFuture(references));
             MigrationOrchestrator o = new MigrationOrchestrator(registry,
                     () -> CompletableFuture.completedFuture(references), clusters,
-                    CONFIG, () -> "broker-1", scheduler, Clock.systemUTC(),
+                    CONFIG, () -> "broker-1", scheduler, PACE, Clock.systemUTC(),
                     MigrationMetrics.NONE, switches::switchTo, 100);
             orchestrators.add(o);
             o.switchAccepted(1);
@@ -348,7 +351,7 @@ class MigrationSafetyTest {
         };
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), deletedByPulsar, CONFIG, () -> "broker-1",
-                scheduler, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
@@ -402,7 +405,7 @@ class MigrationSafetyTest {
         AtomicBoolean loads = new AtomicBoolean(false);
         io.bcswitch.inventory.LedgerInventory inventory = compactedTopicCUnknownUnless(loads::get);
         MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1",
-                scheduler, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
@@ -459,7 +462,8 @@ class MigrationSafetyTest {
         // unknown when the run plans, known when it checks the homes at its end: ledger 7 moved, nothing is missing
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 compactedTopicCUnknownUnless(() -> readings.incrementAndGet() > 1), clusters, CONFIG,
-                () -> "broker-1", scheduler, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry),
+                100);
         orchestrators.add(o);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
@@ -485,7 +489,7 @@ class MigrationSafetyTest {
         registry.write(registry.paths().cluster("c"), new BookieClusterRecord(1, "c",
                 "zk+hierarchical://zk-c:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), copier, CONFIG, () -> "broker-1", scheduler,
+                () -> CompletableFuture.completedFuture(references), copier, CONFIG, () -> "broker-1", scheduler, PACE,
                 Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         o.switchAccepted(1);
@@ -742,7 +746,7 @@ class MigrationSafetyTest {
         switched(1, "b", "a", B_FIRST);
         applied("broker-1", Long.MAX_VALUE);
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), slow, CONFIG, () -> "broker-1", scheduler,
+                () -> CompletableFuture.completedFuture(references), slow, CONFIG, () -> "broker-1", scheduler, PACE,
                 Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         o.switchAccepted(1);
@@ -788,6 +792,7 @@ class MigrationSafetyTest {
         switched(2, "c", "b", 2L << 32);
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), slowFromB, CONFIG, () -> "broker-1", scheduler,
+                PACE,
                 Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
         orchestrators.add(o);
         o.switchAccepted(2);

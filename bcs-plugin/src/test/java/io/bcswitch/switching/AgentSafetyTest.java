@@ -1,5 +1,6 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.adapter.PulsarRetryDelays;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -62,7 +63,8 @@ class AgentSafetyTest {
 
     private BrokerSwitchAgent startAgent(ClientActivation activation) throws Exception {
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10), activation, o -> { },
-                new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC());
+                new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC(),
+                PulsarRetryDelays::between);
         agent.start("zk:unused").get(10, TimeUnit.SECONDS);
         return agent;
     }

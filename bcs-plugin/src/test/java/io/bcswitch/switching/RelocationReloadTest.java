@@ -1,5 +1,6 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.adapter.PulsarRetryDelays;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,7 +42,8 @@ class RelocationReloadTest {
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10),
                 cluster -> CompletableFuture.completedFuture(null), o -> { },
-                new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC());
+                new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC(),
+                PulsarRetryDelays::between);
         agent.start("zk:unused").get(10, TimeUnit.SECONDS);
     }
 

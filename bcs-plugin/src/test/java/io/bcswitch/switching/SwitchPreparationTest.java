@@ -1,5 +1,6 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.adapter.PulsarRetryDelays;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,7 +75,8 @@ class SwitchPreparationTest {
 
         BrokerPresence presence = new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC());
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/admin/bookie-clusters", "", 50, true, 10),
-                activation, o -> { }, presence, Clock.systemUTC());
+                activation, o -> { }, presence, Clock.systemUTC(),
+                PulsarRetryDelays::between);
         agent.start(WEST_URI).get(10, TimeUnit.SECONDS);
         presence.cutover(new BrokerCutoverRecord(1, "broker-1", 0, "west", 0, 0, 0, 1, 2));
         await(() -> registry.listBrokerProgress().join().size() == 1, "the broker's record");
