@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.metadata.impl.DualMetadataStore;
 import org.apache.pulsar.metadata.impl.ZKMetadataStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -184,10 +183,7 @@ class MetadataSessionLossTest extends ClusterTestBase {
 
     /** The id of broker {@code i}'s ZooKeeper session (its metadata store). */
     private static long zkSession(int i) {
-        var store = cluster.broker(i).pulsar().getLocalMetadataStore();
-        if (store instanceof DualMetadataStore dual) {
-            store = dual.getSourceStore(); // Pulsar 4.2 wraps the store for metadata-store migrations
-        }
+        var store = io.bcswitch.testkit.LineStores.underlying(cluster.broker(i).pulsar().getLocalMetadataStore());
         assertTrue(store instanceof ZKMetadataStore, "setup: a ZooKeeper metadata store: " + store.getClass());
         return ((ZKMetadataStore) store).getZkSessionId();
     }

@@ -143,8 +143,14 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         this.roller = roller;
         cutover = new CutoverRunner(roller, config.cutoverEnabled(), tuning::cutoverTopicsPerSecond,
                 cutoverScheduler, presence::cutover, this::brokerId, clock);
-        routingFactory.onDataLedgerCreated(
-                new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler, cutover::running));
+        if (LineManagedLedgers.LEDGER_PROPERTIES) {
+            routingFactory.onDataLedgerCreated(
+                    new LedgerAttributor(this::factoryOrNull, this::ownership, cutoverScheduler, cutover::running));
+        } else {
+            log.info("Ledgers are not stamped with {}: this Pulsar line has no per-ledger properties (PIP-404, "
+                    + "Pulsar 4.1); the ledgers' bookie clusters are in the range table and the drain report",
+                    io.bcswitch.topics.TopicLedgers.BOOKIE_CLUSTER_PROPERTY);
+        }
         agent = new BrokerSwitchAgent(registry, config, routingFactory.activation(probe::warm), cutover, presence,
                 clock, PulsarRetryDelays::between);
         Ownership o = agent.start(brokerUri).get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -3,7 +3,8 @@ package io.bcswitch.adapter;
 import io.bcswitch.concurrent.RetryDelays;
 import io.bcswitch.routing.Ownership;
 import io.bcswitch.topics.TopicLedgers;
-import java.util.NavigableMap;
+import io.bcswitch.topics.TopicLedgers.Ledger;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,8 +13,6 @@ import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
-import org.apache.bookkeeper.mledger.proto.KeyValue;
-import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -224,7 +223,7 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
 
     private void write(ManagedLedger ml, Task t) {
         try {
-            ml.asyncAddLedgerProperty(t.ledgerId(), TopicLedgers.BOOKIE_CLUSTER_PROPERTY, t.owner())
+            LineManagedLedgers.addLedgerProperty(ml, t.ledgerId(), TopicLedgers.BOOKIE_CLUSTER_PROPERTY, t.owner())
                     .whenComplete((v, e) -> {
                         if (e == null) {
                             log.debug("[{}] ledger {}: {}={}", t.managedLedger(), t.ledgerId(),
@@ -253,19 +252,10 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
             return decide(false, null, t.ledgerId(), -1, false, null, t.owner());
         }
         String state = ml instanceof ManagedLedgerImpl impl ? impl.getState().name() : null;
-        NavigableMap<Long, LedgerInfo> ledgers = ml.getLedgersInfo();
-        LedgerInfo li = ledgers.get(t.ledgerId());
-        long last = ledgers.isEmpty() ? -1 : ledgers.lastKey();
-        return decide(true, state, t.ledgerId(), last, li != null, li == null ? null : property(li), t.owner());
-    }
-
-    private static String property(LedgerInfo li) {
-        for (int i = 0; i < li.getPropertiesCount(); i++) {
-            KeyValue kv = li.getPropertyAt(i);
-            if (TopicLedgers.BOOKIE_CLUSTER_PROPERTY.equals(kv.getKey())) {
-                return kv.getValue();
-            }
-        }
-        return null;
+        List<Ledger> ledgers = LineManagedLedgers.listed(ml);
+        Optional<Ledger> li = ledgers.stream().filter(l -> l.ledgerId() == t.ledgerId()).findFirst();
+        long last = ledgers.isEmpty() ? -1 : ledgers.get(ledgers.size() - 1).ledgerId();
+        return decide(true, state, t.ledgerId(), last, li.isPresent(),
+                li.map(l -> l.properties().get(TopicLedgers.BOOKIE_CLUSTER_PROPERTY)).orElse(null), t.owner());
     }
 }

@@ -4,25 +4,18 @@ import io.bcswitch.registry.RegistryException;
 import io.bcswitch.topics.TopicLedgers;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
-import org.apache.bookkeeper.mledger.ManagedLedgerException.MetaStoreException;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
 import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerFactoryImpl;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
-import org.apache.bookkeeper.mledger.impl.MetaStore.MetaStoreCallback;
-import org.apache.bookkeeper.mledger.proto.KeyValue;
-import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.apache.pulsar.common.naming.TopicName;
-import org.apache.pulsar.metadata.api.Stat;
 
 /**
  * {@link TopicLedgers} over the broker's managed-ledger factory.
@@ -89,20 +82,14 @@ final class ManagedLedgerTopicLedgers implements TopicLedgers {
     }
 
     private static List<Ledger> live(ManagedLedgerImpl ml) {
-        NavigableMap<Long, LedgerInfo> map = ml.getLedgersInfo();
         long currentEntries = ml.getCurrentLedgerEntries();
         long currentSize = ml.getCurrentLedgerSize();
-        List<LedgerInfo> infos = new ArrayList<>(map.values());
-        List<Ledger> out = new ArrayList<>(infos.size());
-        for (int i = 0; i < infos.size(); i++) {
-            LedgerInfo li = infos.get(i);
-            boolean last = i == infos.size() - 1;
-            if (last && !li.hasEntries()) {
-                // the ledger being written: its counts are in the managed ledger, not yet in its LedgerInfo
-                out.add(new Ledger(li.getLedgerId(), currentEntries, currentSize, properties(li)));
-            } else {
-                out.add(of(li));
-            }
+        List<Ledger> out = new ArrayList<>(LineManagedLedgers.listed(ml));
+        int last = out.size() - 1;
+        if (last >= 0 && out.get(last).entries() == null) {
+            // the ledger being written: its counts are in the managed ledger, not yet in its LedgerInfo
+            Ledger l = out.get(last);
+            out.set(last, new Ledger(l.ledgerId(), currentEntries, currentSize, l.properties()));
         }
         return out;
     }
@@ -110,23 +97,13 @@ final class ManagedLedgerTopicLedgers implements TopicLedgers {
     private static CompletableFuture<List<Ledger>> stored(ManagedLedgerFactory f, String name, String topic) {
         CompletableFuture<List<Ledger>> out = new CompletableFuture<>();
         if (f instanceof ManagedLedgerFactoryImpl stock) {
-            stock.getMetaStore().getManagedLedgerInfo(name, false /* never create */,
-                    new MetaStoreCallback<org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo>() {
-                        @Override
-                        public void operationComplete(org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo info,
-                                                      Stat stat) {
-                            List<Ledger> list = new ArrayList<>(info.getLedgerInfosCount());
-                            for (int i = 0; i < info.getLedgerInfosCount(); i++) {
-                                list.add(of(info.getLedgerInfoAt(i)));
-                            }
-                            out.complete(oldestFirst(list));
-                        }
-
-                        @Override
-                        public void operationFailed(MetaStoreException e) {
-                            out.completeExceptionally(failure(e, topic));
-                        }
-                    });
+            LineManagedLedgers.stored(stock, name).whenComplete((list, e) -> {
+                if (e == null) {
+                    out.complete(oldestFirst(new ArrayList<>(list)));
+                } else {
+                    out.completeExceptionally(e instanceof ManagedLedgerException m ? failure(m, topic) : e);
+                }
+            });
         } else {
             f.asyncGetManagedLedgerInfo(name, new ManagedLedgerInfoCallback() {
                 @Override
@@ -165,22 +142,5 @@ final class ManagedLedgerTopicLedgers implements TopicLedgers {
         }
         return new RegistryException(RegistryException.Kind.UNAVAILABLE,
                 "cannot read the managed-ledger metadata of " + topic + ": " + e.getMessage());
-    }
-
-    private static Ledger of(LedgerInfo li) {
-        return new Ledger(li.getLedgerId(), li.hasEntries() ? li.getEntries() : null,
-                li.hasSize() ? li.getSize() : null, properties(li));
-    }
-
-    private static Map<String, String> properties(LedgerInfo li) {
-        if (li.getPropertiesCount() == 0) {
-            return Map.of();
-        }
-        Map<String, String> m = new HashMap<>();
-        for (int i = 0; i < li.getPropertiesCount(); i++) {
-            KeyValue kv = li.getPropertyAt(i);
-            m.put(kv.getKey(), kv.getValue());
-        }
-        return m;
     }
 }

@@ -4,7 +4,6 @@ import io.bcswitch.concurrent.InFlightLimit;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
-import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +15,7 @@ import org.apache.bookkeeper.mledger.AsyncCallbacks.ManagedLedgerInfoCallback;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerFactory;
 import org.apache.bookkeeper.mledger.ManagedLedgerInfo;
-import org.apache.pulsar.broker.service.schema.IndexEntry;
-import org.apache.pulsar.broker.service.schema.SchemaLocator;
+import org.apache.pulsar.broker.service.schema.LineSchemaLocators;
 import org.apache.pulsar.compaction.Compactor;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.slf4j.Logger;
@@ -173,17 +171,7 @@ final class MetadataLedgerInventory implements LedgerInventory {
 
     private static List<LedgerReference> schema(String schemaId, byte[] data) {
         List<LedgerReference> refs = new ArrayList<>();
-        SchemaLocator locator = new SchemaLocator();
-        locator.parseFrom(Unpooled.wrappedBuffer(data), data.length);
-        java.util.Set<Long> ids = new java.util.TreeSet<>();
-        if (locator.hasInfo()) {
-            ids.add(locator.getInfo().getPosition().getLedgerId());
-        }
-        for (int i = 0; i < locator.getIndexsCount(); i++) {
-            IndexEntry e = locator.getIndexAt(i);
-            ids.add(e.getPosition().getLedgerId());
-        }
-        for (long id : ids) {
+        for (long id : LineSchemaLocators.parse(data).ledgerIds()) {
             refs.add(new LedgerReference(id, LedgerKind.SCHEMA, schemaId));
         }
         return refs;

@@ -28,7 +28,6 @@ import org.apache.bookkeeper.conf.ClientConfiguration;
 import org.apache.bookkeeper.meta.LedgerManager;
 import org.apache.bookkeeper.meta.LedgerManagerFactory;
 import org.apache.bookkeeper.meta.MetadataClientDriver;
-import org.apache.bookkeeper.mledger.impl.LedgerMetadataUtils;
 import org.apache.bookkeeper.net.BookieId;
 import org.apache.bookkeeper.proto.BookieAddressResolver;
 import org.slf4j.Logger;
@@ -88,16 +87,25 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
     }
 
     /**
+     * The custom-metadata key under which managed ledgers tag their ledgers with the managed ledger's name (Pulsar's
+     * {@code LedgerMetadataUtils}, whose constants are private before 4.0.11: the value is what the broker writes, the
+     * same on every line).
+     */
+    static final String MANAGED_LEDGER_NAME_PROPERTY = "pulsar/managed-ledger";
+    /** The key under which cursor ledgers also carry the cursor's name. */
+    static final String CURSOR_NAME_PROPERTY = "pulsar/cursor";
+
+    /**
      * The managed ledger a ledger with {@code customMetadata} is a data ledger of, or null: managed ledgers
      * tag every ledger with their name ({@code pulsar/managed-ledger}) and cursor ledgers also with the
      * cursor name ({@code pulsar/cursor}); compacted, schema and other ledgers carry neither.
      */
     static String dataLedgerOf(Map<String, byte[]> customMetadata) {
         if (customMetadata == null
-                || customMetadata.containsKey(LedgerMetadataUtils.METADATA_PROPERTY_CURSOR_NAME)) {
+                || customMetadata.containsKey(CURSOR_NAME_PROPERTY)) {
             return null;
         }
-        byte[] name = customMetadata.get(LedgerMetadataUtils.METADATA_PROPERTY_MANAGED_LEDGER_NAME);
+        byte[] name = customMetadata.get(MANAGED_LEDGER_NAME_PROPERTY);
         return name == null || name.length == 0 ? null : new String(name, StandardCharsets.UTF_8);
     }
 

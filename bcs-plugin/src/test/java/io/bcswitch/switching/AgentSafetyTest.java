@@ -1,10 +1,10 @@
 package io.bcswitch.switching;
 
-import io.bcswitch.adapter.PulsarRetryDelays;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;

@@ -1,9 +1,9 @@
 package io.bcswitch.switching;
 
-import io.bcswitch.adapter.PulsarRetryDelays;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;

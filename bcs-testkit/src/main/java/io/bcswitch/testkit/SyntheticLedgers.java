@@ -6,9 +6,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.apache.bookkeeper.mledger.proto.ManagedCursorInfo;
-import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo;
-import org.apache.pulsar.broker.service.schema.SchemaLocator;
 import org.apache.pulsar.metadata.api.MetadataStore;
 
 /**
@@ -57,21 +54,14 @@ public record SyntheticLedgers(String namespace, int managedLedgers, int cursorE
         int schema = 0;
         for (int i = 0; i < managedLedgers; i++) {
             long ledger = firstLedgerId + i;
-            ManagedLedgerInfo info = new ManagedLedgerInfo();
-            info.addLedgerInfo().setLedgerId(ledger).setEntries(10).setSize(10_240).setTimestamp(closedAt);
             String ml = "/managed-ledgers/" + managedLedgerName(i);
-            put(store, ml, info.toByteArray(), inFlight, failed);
+            put(store, ml, LineMetadataRecords.managedLedger(ledger, 10, 10_240, closedAt), inFlight, failed);
             if (cursorEvery > 0 && i % cursorEvery == 0) {
-                ManagedCursorInfo cursor = new ManagedCursorInfo().setCursorsLedgerId(-1)
-                        .setMarkDeleteLedgerId(ledger).setMarkDeleteEntryId(9).setLastActive(closedAt);
-                put(store, ml + "/sub", cursor.toByteArray(), inFlight, failed);
+                put(store, ml + "/sub", LineMetadataRecords.cursor(ledger, 9, closedAt), inFlight, failed);
             }
             if (schemaEvery > 0 && i % schemaEvery == 0) {
-                SchemaLocator locator = new SchemaLocator();
-                locator.setInfo().setVersion(0).setHash(new byte[32]).setPosition()
-                        .setLedgerId(firstLedgerId + managedLedgers + schema).setEntryId(0);
-                locator.addIndex().copyFrom(locator.getInfo());
-                put(store, "/schemas/" + namespace + "/synthetic-" + i, locator.toByteArray(), inFlight, failed);
+                put(store, "/schemas/" + namespace + "/synthetic-" + i,
+                        LineMetadataRecords.schemaLocator(firstLedgerId + managedLedgers + schema), inFlight, failed);
                 schema++;
             }
         }

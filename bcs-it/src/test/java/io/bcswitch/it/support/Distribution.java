@@ -8,7 +8,10 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
-/** The distribution archive built by {@code bcs-dist} ({@code bookie-cluster-switch-<version>.zip}). */
+/**
+ * The distribution archive built by {@code bcs-dist} for the Pulsar line under test
+ * ({@code bookie-cluster-switch-<version>-pulsar-<line>.zip}).
+ */
 public final class Distribution {
     private Distribution() {
     }
@@ -16,8 +19,11 @@ public final class Distribution {
     public static Path archive() throws IOException {
         Path target = io.bcswitch.testkit.Checkout.moduleTarget("bcs-dist");
         try (Stream<Path> files = Files.list(target)) {
-            return files.filter(p -> p.getFileName().toString().matches("bookie-cluster-switch-.*\\.zip"))
-                    .findFirst().orElseThrow(() -> new IllegalStateException("no distribution zip in " + target
+            String line = "-pulsar-" + io.bcswitch.config.PulsarLine.ofThisBuild().line() + ".zip";
+            return files.filter(p -> p.getFileName().toString().startsWith("bookie-cluster-switch-")
+                            && p.getFileName().toString().endsWith(line))
+                    .findFirst().orElseThrow(() -> new IllegalStateException("no distribution zip *" + line + " in "
+                            + target
                             + " (run mvn package from the project root)"));
         }
     }

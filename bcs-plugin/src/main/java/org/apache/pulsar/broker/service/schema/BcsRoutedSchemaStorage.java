@@ -114,12 +114,14 @@ public class BcsRoutedSchemaStorage extends BookkeeperSchemaStorage {
 
     private List<CompletableFuture<StoredSchema>> withCache(String key, Optional<LocatorEntry> locator,
                                                              List<CompletableFuture<StoredSchema>> list) {
-        if (locator.isEmpty() || locator.get().locator.getIndexsCount() != list.size()) {
+        List<io.bcswitch.adapter.SchemaIndex.Entry> index = locator.map(LineSchemaLocators::of)
+                .map(io.bcswitch.adapter.SchemaIndex::index).orElse(List.of());
+        if (locator.isEmpty() || index.size() != list.size()) {
             return list;
         }
         List<CompletableFuture<StoredSchema>> out = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
-            long version = locator.get().locator.getIndexAt(i).getVersion();
+            long version = index.get(i).version();
             out.add(list.get(i).thenApply(stored -> remember(locator, stored))
                     .exceptionallyCompose(error -> fromCache(key, locator, version, error)));
         }
@@ -147,23 +149,8 @@ public class BcsRoutedSchemaStorage extends BookkeeperSchemaStorage {
 
     /** Where a version's payload is, per the locator: the latest entry or one of the index entries. */
     private static Optional<Position> position(Optional<LocatorEntry> locator, long version) {
-        if (locator.isEmpty()) {
-            return Optional.empty();
-        }
-        SchemaLocator l = locator.get().locator;
-        if (l.getInfo().getVersion() == version) {
-            return Optional.of(position(l.getInfo()));
-        }
-        for (int i = 0; i < l.getIndexsCount(); i++) {
-            if (l.getIndexAt(i).getVersion() == version) {
-                return Optional.of(position(l.getIndexAt(i)));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static Position position(IndexEntry entry) {
-        return new Position(entry.getPosition().getLedgerId(), entry.getPosition().getEntryId());
+        return locator.map(LineSchemaLocators::of).flatMap(index -> index.find(version))
+                .map(e -> new Position(e.ledgerId(), e.entryId()));
     }
 
     @Override

@@ -29,8 +29,12 @@ import org.glassfish.jersey.uri.UriComponent;
  * authorization on) and hands the request to {@link BookieClustersApi} served by Jersey; it finds the API
  * through the broker's managed-ledger storage (the plugin must be the broker's
  * {@code managedLedgerStorageClassName}).
+ *
+ * <p>What the broker loads is {@code BookieClustersServlet}, one per Pulsar line ({@code src/main/pulsar-<line>/java}):
+ * the lines hand the servlet to the broker's web server differently (4.0: a Jetty 9 {@code ServletHolder}; from 4.1
+ * on the servlet instance).
  */
-public class BookieClustersServlet implements AdditionalServletWithPulsarService {
+public abstract class BookieClustersServletBase implements AdditionalServletWithPulsarService {
     public static final String BASE_PATH = "/admin/v2/bookie-clusters";
     private static final long AUTHORIZATION_TIMEOUT_SECONDS = 60;
 
@@ -61,8 +65,8 @@ public class BookieClustersServlet implements AdditionalServletWithPulsarService
         return BASE_PATH;
     }
 
-    @Override
-    public Object getServletInstance() {
+    /** A new servlet serving the API. */
+    protected final HttpServlet newServlet() {
         return new HttpServlet() {
             private ServletContainer jersey;
 
