@@ -92,6 +92,9 @@ class MetricsEndpointTest extends ClusterTestBase {
                 Map.of("bookie_cluster", "cluster-b", "state", "promoted")).orElseThrow(), migration.toString());
         assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_plan_ledgers",
                 Map.of("bookie_cluster", "cluster-b", "state", "remaining")).orElseThrow());
+        assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_remaining_bytes",
+                Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after)),
+                "nothing left to copy once it is DONE");
         double window = sample(after, "pulsar_bookie_switch_rollback_window_seconds",
                 Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after));
         assertTrue(window > 23 * 3600 && window <= 24 * 3600, "the default window of 24 h has just begun: " + window);

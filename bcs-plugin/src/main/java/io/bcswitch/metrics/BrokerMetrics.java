@@ -112,6 +112,9 @@ public final class BrokerMetrics {
             ledgers(t, help, target, "id_conflict", s.collisions());
             ledgers(t, help, target, "not_promoted", s.notPromoted());
             ledgers(t, help, target, "remaining", current.terminal() ? 0 : Math.max(0, s.planned() - handled));
+            t.gauge(MetricNames.MIGRATION_REMAINING_BYTES, "Bytes of the latest switch's migration still to copy "
+                    + "while it copies (BUILD), as far as the lengths of its ledgers are known; 0 in other phases",
+                    with("bookie_cluster", target), current == Phase.BUILD ? s.bytesRemaining() : 0);
         }
         t.gauge(MetricNames.ROLLBACK_WINDOW_SECONDS, "Seconds left in the latest switch's rollback window (cleanup "
                 + "refuses inside it; 0 once it is over, rolled back, or originals were deleted)",

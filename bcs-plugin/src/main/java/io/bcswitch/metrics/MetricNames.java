@@ -11,6 +11,7 @@ public final class MetricNames {
     public static final String OPEN_LEDGER_HANDLES = "pulsar_bookie_switch_open_ledger_handles";
     public static final String MIGRATION_PHASE = "pulsar_bookie_switch_migration_phase";
     public static final String MIGRATION_LEDGERS_NOW = "pulsar_bookie_switch_migration_plan_ledgers";
+    public static final String MIGRATION_REMAINING_BYTES = "pulsar_bookie_switch_migration_remaining_bytes";
     public static final String ROLLBACK_WINDOW_SECONDS = "pulsar_bookie_switch_rollback_window_seconds";
     public static final String DRAIN_BYTES = "pulsar_bookie_switch_drain_bytes";
     public static final String DRAIN_LEDGERS = "pulsar_bookie_switch_drain_ledgers";
@@ -23,7 +24,7 @@ public final class MetricNames {
 
     /** Every name above (a summary by its family name). */
     public static final List<String> ALL = List.of(EPOCH, BROKERS_WITHOUT_PLUGIN, RELOCATION_EPOCH_LAG, CUTOVER_TOPICS, OPEN_LEDGER_HANDLES,
-            MIGRATION_PHASE, MIGRATION_LEDGERS_NOW, ROLLBACK_WINDOW_SECONDS, DRAIN_BYTES, DRAIN_LEDGERS,
+            MIGRATION_PHASE, MIGRATION_LEDGERS_NOW, MIGRATION_REMAINING_BYTES, ROLLBACK_WINDOW_SECONDS, DRAIN_BYTES, DRAIN_LEDGERS,
             DRAIN_REPORT_TIMESTAMP, MIGRATION_LEDGERS, MIGRATION_COPIED_BYTES, ROLLBACKS, CLIENT_OP_SECONDS);
 
     private MetricNames() {

@@ -200,6 +200,10 @@ public final class MigrationOrchestrator implements AutoCloseable {
         return closed;
     }
 
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
     CompletableFuture<Void> delay(long millis) {
         CompletableFuture<Void> later = new CompletableFuture<>();
         scheduler.schedule(() -> later.complete(null), millis, TimeUnit.MILLISECONDS);

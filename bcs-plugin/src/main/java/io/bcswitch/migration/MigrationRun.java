@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -44,6 +45,10 @@ final class MigrationRun {
     private volatile boolean stopped;
     /** How often a run in BUILD re-reads its state, so that a long copy stops within about this long. */
     private static final long WATCH_MILLIS = 1_000;
+    /** Lengths learnt at once for the bytes-remaining figure: few, the copies read the same metadata. */
+    private static final int SIZE_CONCURRENCY = 4;
+    /** A home whose metadata does not answer within this leaves that ledger's length out. */
+    private static final long SIZE_TIMEOUT_SECONDS = 10;
 
     MigrationRun(MigrationOrchestrator orchestrator, long epoch, String target) {
         this.o = orchestrator;
@@ -82,6 +87,33 @@ final class MigrationRun {
         final Map<LedgerInventory.Unknown, String> unknown = new ConcurrentHashMap<>();
         volatile int copiesPersisted;
         volatile long lastPersist;
+        /** lengths of planned ledgers not copied (or otherwise settled) yet, as far as they are known */
+        final Map<Long, Long> lengthsLeft = new ConcurrentHashMap<>();
+        final Set<Long> settled = ConcurrentHashMap.newKeySet();
+
+        /** A planned ledger's length, learnt while the run copies (it may be settled already). */
+        void sized(long ledgerId, long length) {
+            if (!settled.contains(ledgerId)) {
+                lengthsLeft.put(ledgerId, length);
+                if (settled.contains(ledgerId)) {
+                    lengthsLeft.remove(ledgerId); // settled meanwhile
+                }
+            }
+        }
+
+        /** A planned ledger that is not waited for any more: copied, found present, gone, failed, collided. */
+        void settled(long ledgerId) {
+            settled.add(ledgerId);
+            lengthsLeft.remove(ledgerId);
+        }
+
+        long bytesRemaining() {
+            long sum = 0;
+            for (long l : lengthsLeft.values()) {
+                sum += l;
+            }
+            return sum;
+        }
 
         Tally(int planned, List<Long> earlierCopies) {
             this.planned = planned;
@@ -110,6 +142,7 @@ final class MigrationRun {
             int notPromoted = (int) all.stream().filter(i -> i.result().equals("NOT_PROMOTED")).count();
             return s.edit().progress(planned, copied.get(), present.get(), promoted.get(), failed.get(),
                     skipped.size(), collisions.get(), notPromoted).addBytes(unpersistedBytes.getAndSet(0))
+                    .bytesRemaining(s.phase() == Phase.BUILD ? bytesRemaining() : 0)
                     .issues(all).copies(copies.size()).updatedAt(now).build();
         }
     }
@@ -137,6 +170,7 @@ final class MigrationRun {
                         + "cursor names (ledger={}) is planned, the one in use may not be", epoch, target,
                         u.referencedBy(), u.reason(), u.storedLedger());
             }
+            sizeUp(items, tally);
             CompletableFuture<Void> built = copyAll(items, tally, 1);
             watch(built);
             return built.thenCompose(v -> {
@@ -155,6 +189,37 @@ final class MigrationRun {
             }).thenCompose(s -> s.phase() != Phase.PROMOTE || !o.goOn(s) ? CompletableFuture.completedFuture(null)
                     : o.announce(epoch, view).thenCompose(v -> promote(tally)));
         })));
+    }
+
+    /**
+     * Learns the lengths of the planned ledgers from their homes' metadata, a few at a time and beside the copying
+     * (never ahead of it: a home whose metadata does not answer must not hold up the copies), for the bytes the
+     * run still has to copy ({@code bytesRemaining}, a metric). A length that cannot be learnt is left out.
+     */
+    private void sizeUp(List<Item> items, Tally tally) {
+        java.util.Queue<Item> left = new java.util.concurrent.ConcurrentLinkedQueue<>(items);
+        for (int i = 0; i < SIZE_CONCURRENCY; i++) {
+            sizeNext(left, tally);
+        }
+    }
+
+    private void sizeNext(java.util.Queue<Item> left, Tally tally) {
+        Item item = left.poll();
+        if (item == null || stopped || o.closed()) {
+            return;
+        }
+        CompletableFuture<java.util.Optional<LedgerCopier.LedgerFacts>> facts;
+        try {
+            facts = o.copier().facts(item.ledgerId(), item.from());
+        } catch (RuntimeException e) {
+            facts = CompletableFuture.failedFuture(e);
+        }
+        facts.orTimeout(SIZE_TIMEOUT_SECONDS, TimeUnit.SECONDS).whenCompleteAsync((f, e) -> {
+            if (e == null && f.isPresent()) {
+                tally.sized(item.ledgerId(), f.get().length());
+            }
+            sizeNext(left, tally);
+        }, o.scheduler());
     }
 
     /** What a run moves, and the parts of the inventory it could not learn. */
@@ -300,6 +365,9 @@ final class MigrationRun {
     }
 
     private void record(Item item, LedgerCopier.Outcome out, Tally tally, List<Item> stillOpen) {
+        if (out.result() != LedgerCopier.Result.NOT_CLOSED) {
+            tally.settled(item.ledgerId());
+        }
         switch (out.result()) {
             case COPIED -> {
                 tally.copied.incrementAndGet();

@@ -24,6 +24,8 @@ import java.util.List;
  * @param rollbackFlipEpoch  relocation epoch that announced the rollback's flip of the promotions (0: not yet)
  * @param pendingDeletionCount copies of a rolled-back migration still to delete
  * @param notPromoted        planned ledgers whose home is not the target at the end, each with an issue
+ * @param bytesRemaining     bytes of the planned ledgers the current run has not copied yet, as far as their
+ *                           lengths are known (0 once BUILD is over; absent in records of earlier versions: 0)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -33,7 +35,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
                              long bytesCopied, List<LedgerIssue> issues, List<Long> built,
                              List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
                              int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
-                             int pendingDeletionCount, int notPromoted) {
+                             int pendingDeletionCount, int notPromoted, long bytesRemaining) {
     public static final int FORMAT_VERSION = 1;
     /** Issues kept in the record (the count fields are exact). */
     public static final int MAX_ISSUES = 200;
@@ -47,7 +49,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
 
     public static MigrationState start(long epoch, String target, String owner, long now) {
         return new MigrationState(FORMAT_VERSION, epoch, target, Phase.PENDING, owner, now, now, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0);
+                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0);
     }
 
     public Edit edit() {
@@ -60,7 +62,8 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             throw new IllegalStateException("switch epoch " + switchEpoch + " migration cannot move from " + phase
                     + " to " + next);
         }
-        return edit().phase(next).updatedAt(now).finishedAt(next.terminal() ? now : 0).build();
+        return edit().phase(next).updatedAt(now).finishedAt(next.terminal() ? now : 0)
+                .bytesRemaining(next == Phase.BUILD ? bytesRemaining : 0).build();
     }
 
     /** Copies a rollback may have left on {@code target} that are still to delete (legacy lists included). */
@@ -68,7 +71,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         return phase == Phase.ROLLED_BACK && (pendingDeletionCount > 0 || !pendingDeletions.isEmpty());
     }
 
-    /** A mutable copy, for changing a few fields of this 27-field record. */
+    /** A mutable copy, for changing a few fields of this 28-field record. */
     public static final class Edit {
         private long switchEpoch;
         private String target;
@@ -96,6 +99,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         private long rollbackFlipEpoch;
         private int pendingDeletionCount;
         private int notPromoted;
+        private long bytesRemaining;
 
         private Edit(MigrationState s) {
             switchEpoch = s.switchEpoch;
@@ -124,6 +128,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             rollbackFlipEpoch = s.rollbackFlipEpoch;
             pendingDeletionCount = s.pendingDeletionCount;
             notPromoted = s.notPromoted;
+            bytesRemaining = s.bytesRemaining;
         }
 
         Edit phase(Phase p) {
@@ -157,6 +162,11 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             this.skipped = skipped;
             this.collisions = collisions;
             this.notPromoted = notPromoted;
+            return this;
+        }
+
+        public Edit bytesRemaining(long bytes) {
+            bytesRemaining = bytes;
             return this;
         }
 
@@ -198,7 +208,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             return new MigrationState(FORMAT_VERSION, switchEpoch, target, phase, owner, startedAt, updatedAt,
                     finishedAt, planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied,
                     issues, built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo,
-                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted);
+                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining);
         }
     }
 }

@@ -43,9 +43,10 @@ class BrokerMetricsTest {
     @Test
     void migrationPhaseRemainingLedgersAndTheRollbackWindowAreShown() {
         MigrationState build = MigrationState.start(1, "b", "broker-1", SWITCHED_AT).moveTo(Phase.BUILD, SWITCHED_AT)
-                .edit().progress(10, 4, 1, 3, 1, 1, 0, 0).build();
+                .edit().progress(10, 4, 1, 3, 1, 1, 0, 0).bytesRemaining(123_456).build();
         seen.set(new MigrationOrchestrator.Seen(directive, build));
         String text = scrape();
+        has(text, "pulsar_bookie_switch_migration_remaining_bytes{bookie_cluster=\"b\",cluster=\"p\"} 123456");
         has(text, "pulsar_bookie_switch_migration_phase{bookie_cluster=\"b\",cluster=\"p\",phase=\"BUILD\"} 1");
         has(text, "pulsar_bookie_switch_migration_phase{bookie_cluster=\"b\",cluster=\"p\",phase=\"DONE\"} 0");
         has(text, "pulsar_bookie_switch_migration_plan_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"remaining\"} 5");
@@ -60,6 +61,7 @@ class BrokerMetricsTest {
                 .moveTo(Phase.DONE_WITH_FAILURES, SWITCHED_AT)));
         String done = scrape();
         has(done, "pulsar_bookie_switch_migration_plan_ledgers{bookie_cluster=\"b\",cluster=\"p\",state=\"remaining\"} 0");
+        has(done, "pulsar_bookie_switch_migration_remaining_bytes{bookie_cluster=\"b\",cluster=\"p\"} 0");
         has(done, "pulsar_bookie_switch_rollback_window_seconds{bookie_cluster=\"b\",cluster=\"p\"} 82800");
         seen.set(new MigrationOrchestrator.Seen(directive, null)); // not started: PENDING, whole window
         has(scrape(), "pulsar_bookie_switch_migration_phase{bookie_cluster=\"b\",cluster=\"p\",phase=\"PENDING\"} 1");

@@ -1,9 +1,10 @@
 package io.bcswitch.migration;
 
-import io.bcswitch.adapter.PulsarByteBudget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarByteBudget;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -175,6 +176,42 @@ class MigrationOrchestratorTest {
         }
         assertEquals(3, maxInFlight.get(), "13 ledgers to copy, migrationConcurrency=3");
         assertEquals(11, copies.size(), "every closed, non-colliding ledger copied");
+    }
+
+    @Test
+    void whileItCopiesTheStateSaysHowManyBytesAreStillToCopy() throws Exception {
+        // one copy at a time, 300 ms each: the state is written about every second while copying
+        LedgerCopier slow = new FakeClusters.Delegating(copier) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                CompletableFuture<Outcome> out = new CompletableFuture<>();
+                scheduler.schedule(() -> super.copy(id, from, to, pace).thenAccept(out::complete), 300,
+                        TimeUnit.MILLISECONDS);
+                return out;
+            }
+        };
+        List<MigrationState> seenWhileBuilding = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 1,
+                MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
+            o.switchAccepted(1);
+            assertTrue(waitUntil(30, () -> {
+                var st = o.readState(1).get();
+                if (st.present() && st.value().phase() == Phase.BUILD && st.value().copied() > 0) {
+                    seenWhileBuilding.add(st.value());
+                }
+                return st.present() && st.value().phase().terminal();
+            }), "the migration ends");
+            MigrationState end = o.readState(1).get().value();
+            assertEquals(0, end.bytesRemaining());
+        }
+        assertFalse(seenWhileBuilding.isEmpty(), "the state was read while copying");
+        for (MigrationState st : seenWhileBuilding) {
+            // 13 ledgers planned on a, 100 bytes each (the copier's facts); settled: copied, found present, collided
+            long unsettled = 13 - st.copied() - st.alreadyPresent() - st.collisions() - st.failed();
+            assertEquals(100 * unsettled, st.bytesRemaining(), "copied " + st.copied() + " of " + st.planned());
+        }
+        assertTrue(seenWhileBuilding.stream().anyMatch(st -> st.bytesRemaining() > 0));
     }
 
     @Test

@@ -149,9 +149,14 @@ class PersistedFormatTest {
         assertTrue(s.deletionsPending(), "the legacy list is still deleted");
         assertEquals(0, s.copies());
         assertEquals(null, s.rollbackTo());
+        assertEquals(0, s.bytesRemaining(), "written before the bytes remaining were kept");
         MigrationState now = MigrationState.start(4, "c", "y:8080", 9).moveTo(Phase.ROLLING_BACK, 10).edit()
                 .rollback("a", "metadata of a did not answer", 0).copies(150_000).build();
         assertEquals(now, Json.read(Json.write(now), MigrationState.class));
+        MigrationState building = MigrationState.start(5, "c", "y:8080", 9).moveTo(Phase.BUILD, 10).edit()
+                .bytesRemaining(4_096).build();
+        assertEquals(4_096, Json.read(Json.write(building), MigrationState.class).bytesRemaining());
+        assertEquals(0, building.moveTo(Phase.PROMOTE, 11).bytesRemaining(), "nothing is left to copy after BUILD");
     }
 
     @Test
