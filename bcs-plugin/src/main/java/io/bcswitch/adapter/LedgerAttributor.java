@@ -4,7 +4,6 @@ import io.bcswitch.concurrent.RetryDelays;
 import io.bcswitch.routing.Ownership;
 import io.bcswitch.topics.TopicLedgers;
 import io.bcswitch.topics.TopicLedgers.Ledger;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -252,9 +251,10 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
             return decide(false, null, t.ledgerId(), -1, false, null, t.owner());
         }
         String state = ml instanceof ManagedLedgerImpl impl ? impl.getState().name() : null;
-        List<Ledger> ledgers = LineManagedLedgers.listed(ml);
-        Optional<Ledger> li = ledgers.stream().filter(l -> l.ledgerId() == t.ledgerId()).findFirst();
-        long last = ledgers.isEmpty() ? -1 : ledgers.get(ledgers.size() - 1).ledgerId();
+        // per new ledger, retried: a lookup in the managed ledger's map, not a copy of its whole ledger list
+        java.util.NavigableMap<Long, ?> ledgers = ml.getLedgersInfo();
+        long last = ledgers.isEmpty() ? -1 : ledgers.lastKey();
+        Optional<Ledger> li = LineManagedLedgers.listed(ml, t.ledgerId());
         return decide(true, state, t.ledgerId(), last, li.isPresent(),
                 li.map(l -> l.properties().get(TopicLedgers.BOOKIE_CLUSTER_PROPERTY)).orElse(null), t.owner());
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedLedger;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.MetaStoreException;
@@ -36,6 +37,12 @@ final class LineManagedLedgers {
             out.add(of(li));
         }
         return out;
+    }
+
+    /** One ledger {@code ml} lists now, if it lists it (a lookup, not a walk of the whole list). */
+    static Optional<Ledger> listed(ManagedLedger ml, long ledgerId) {
+        LedgerInfo li = ml.getLedgersInfo().get(ledgerId);
+        return li == null ? Optional.empty() : Optional.of(of(li));
     }
 
     /** The ledgers in the stored managed-ledger metadata {@code name}, as stored (not necessarily in id order). */
