@@ -297,10 +297,15 @@ final class Render {
     }
 
     static String rollback(io.bcswitch.client.RollbackResult r) {
+        String flipped = r.promotionsFlipped() + " promotion(s) flipped back, " + r.copiesToDelete();
+        if (r.switched() == null) {
+            return "Rolled back switch epoch " + r.rolledBackEpoch() + ": a later switch had already replaced the "
+                    + "switch back (see status for the active cluster); " + flipped + " copy/copies of the rolled-back "
+                    + "switch deleted once every broker has applied that.\n";
+        }
         var d = r.switched().directive();
         return "Rolled back switch epoch " + r.rolledBackEpoch() + ": new ledgers are created on '" + d.target()
-                + "' again (epoch " + d.epoch() + ", first ledger id " + d.firstLedgerId() + "); "
-                + r.promotionsFlipped() + " promotion(s) flipped back, " + r.copiesToDelete()
+                + "' again (epoch " + d.epoch() + ", first ledger id " + d.firstLedgerId() + "); " + flipped
                 + " copy/copies on '" + d.origin() + "' deleted once every broker has applied that.\n";
     }
 

@@ -27,6 +27,17 @@ class RenderTest {
     }
 
     @Test
+    void rollbackNamesTheSwitchBackOrSaysALaterSwitchReplacedIt() {
+        var back = new io.bcswitch.client.SwitchOutcome(new SwitchDirective("cluster-a", "cluster-b", 2, 0, 42L), null);
+        assertEquals("Rolled back switch epoch 1: new ledgers are created on 'cluster-a' again (epoch 2, first ledger "
+                + "id 42); 3 promotion(s) flipped back, 4 copy/copies on 'cluster-b' deleted once every broker has "
+                + "applied that.\n", Render.rollback(new io.bcswitch.client.RollbackResult(1, back, 3, 4)));
+        String replaced = Render.rollback(new io.bcswitch.client.RollbackResult(1, null, 3, 4));
+        assertTrue(replaced.startsWith("Rolled back switch epoch 1: a later switch had already replaced the switch "
+                + "back (see status"), replaced);
+    }
+
+    @Test
     void progressBar() {
         assertEquals("[----------]", Table.progressBar(0, 10, 10));
         assertEquals("[#####-----]", Table.progressBar(5, 10, 10));

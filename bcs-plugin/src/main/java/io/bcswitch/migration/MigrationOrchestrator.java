@@ -701,7 +701,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
             return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
         }).thenCompose(s -> {
             if (s.phase() == Phase.ROLLED_BACK) {
-                return CompletableFuture.completedFuture(new RollbackOutcome(s, null));
+                return rolledBackEarlier(s);
             }
             log.info("switch epoch={} rollback to bookie-cluster={} recorded; finishing it on broker {}", epoch,
                     s.rollbackTo(), me());
@@ -734,6 +734,21 @@ public final class MigrationOrchestrator implements AutoCloseable {
         });
     }
 
+    /**
+     * The answer for a rollback another pass already finished (a background pass on any broker may take the lock
+     * before the request's own finish runs): the switch back that pass made, read from the directive. That is the
+     * directive right after the rolled-back one, from its target back to the cluster rolled back to; when a later
+     * switch has replaced it, there is no switch back to report (null) and the status names the active cluster.
+     * The precheck the switch back passed is not kept, so it is not reported.
+     */
+    private CompletableFuture<RollbackOutcome> rolledBackEarlier(MigrationState s) {
+        return registry.readDirective().thenApply(d -> {
+            boolean switchBack = d.present() && d.value().epoch() == s.switchEpoch() + 1
+                    && d.value().origin().equals(s.target()) && d.value().target().equals(s.rollbackTo());
+            return new RollbackOutcome(s, switchBack ? new SwitchResult(d.value(), null) : null);
+        });
+    }
+
     /** The rollback's steps, each idempotent; under the lock. Fails (the intent stays) when the switch back fails. */
     private CompletableFuture<RollbackOutcome> finishRollback(long epoch) {
         return readState(epoch).thenCompose(st -> {
@@ -742,7 +757,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
             }
             MigrationState s = st.value();
             if (s.phase() == Phase.ROLLED_BACK) {
-                return CompletableFuture.completedFuture(new RollbackOutcome(s, null));
+                return rolledBackEarlier(s);
             }
             if (s.phase() != Phase.ROLLING_BACK) {
                 throw RegistryException.conflict("switch epoch " + epoch + " is " + s.phase() + ", not ROLLING_BACK");

@@ -411,6 +411,26 @@ class MigrationOrchestratorTest {
         }
     }
 
+    /**
+     * A rollback another pass finished first (the request recorded it; a background pass on this or another broker
+     * took the lock before the request's own finish ran) still answers with the switch back that pass made: the
+     * answer once carried no switch at all and pulsar-admin failed on it.
+     */
+    @Test
+    void aRollbackFinishedByAnotherPassAnswersWithItsSwitchBack() throws Exception {
+        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+            var first = o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+            var again = o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+            assertEquals(Phase.ROLLED_BACK, again.state().phase());
+            assertTrue(again.switched() != null, "the answer names the switch back");
+            assertEquals(first.switched().directive(), again.switched().directive());
+            assertEquals("a", again.switched().directive().target());
+            assertEquals(2, again.switched().directive().epoch());
+        }
+    }
+
     private static void assertConflict(CompletableFuture<?> f, String text) {
         try {
             f.get(10, TimeUnit.SECONDS);

@@ -240,7 +240,17 @@ public final class SequenceExplorer {
                 return "switch back to " + origin + " -> " + answer(rest().switchTo(origin));
             }
             case ROLLBACK -> {
-                return "rollback -> " + answer(rest().post("/rollback", ""));
+                JsonNode d = status().get("directive");
+                Rest.Response r = rest().post("/rollback", "");
+                // steps run one at a time: an accepted rollback's switch back is the latest switch, and the answer
+                // names it even when a background pass finished the rollback before the request's own finish ran
+                JsonNode back = r.json() == null ? null : r.json().path("switched").path("directive");
+                if (r.status() == 200 && d != null && !d.isNull()
+                        && (back == null || !d.get("origin").asText().equals(back.path("target").asText()))) {
+                    problems.add("an accepted rollback of the switch to " + d.get("target").asText() + " does not "
+                            + "name its switch back to " + d.get("origin").asText() + ": " + r.raw());
+                }
+                return "rollback -> " + answer(r);
             }
             case RETRY_MIGRATION -> {
                 return "retry-migration -> " + answer(rest().post("/migration/retry", ""));
