@@ -264,7 +264,12 @@ class DisasterSwitchTest extends ClusterTestBase {
         for (Load l : loads) {
             long oldest = ledgersOnA.get(l.topic).get(0);
             assertEquals("cluster-a", Placement.owner(status.get("ranges"), oldest));
-            List<String> lines = brokerLog.matching(List.of("Error reading entries at " + oldest + ":"));
+            // 4.x: "Error reading entries at 2:0 ..."; 5.0: "Error reading entries - Retrying to read" with the
+            // position in the readPosition attribute
+            java.util.regex.Pattern atOldest = java.util.regex.Pattern.compile(
+                    "Error reading entries.*(\\bat |readPosition=)" + oldest + ":");
+            List<String> lines = brokerLog.matching(List.of("Error reading entries")).stream()
+                    .filter(x -> atOldest.matcher(x).find()).toList();
             assertFalse(lines.isEmpty(), l.topic + ": no broker read error names ledger " + oldest);
             log.info("DISASTER {}: broker read error for ledger {} (range-table owner cluster-a): {}", l.topic,
                     oldest, lines.get(0));
@@ -336,8 +341,11 @@ class DisasterSwitchTest extends ClusterTestBase {
             if (count.incrementAndGet() > 20_000) {
                 return;
             }
+            // Pulsar 5.0 logs the details (a read position, a topic) as attributes in the event's context data
+            // rather than in the message
             String line = event.getLevel() + " " + event.getLoggerName() + " - "
                     + event.getMessage().getFormattedMessage()
+                    + (event.getContextData().isEmpty() ? "" : " " + event.getContextData().toMap())
                     + (event.getThrown() == null ? "" : " | " + event.getThrown());
             lines.add(line);
         }

@@ -100,7 +100,7 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
         }
         long now = System.nanoTime();
         Task t = new Task(managedLedger, ledgerId, owner.get(), now + GIVE_UP_MS * 1_000_000L, now,
-                PulsarRetryDelays.between(FIRST_DELAY_MS, MAX_DELAY_MS));
+                PulsarRetryDelays.between(FIRST_DELAY_MS, MAX_DELAY_MS), true);
         schedule(t, t.delays().nextMillis());
     }
 
@@ -152,12 +152,20 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
         return nextFreeNanos - nowNanos > 0 ? nextFreeNanos : nowNanos;
     }
 
-    /** @param delays back-off between attempts: doubles, capped at {@value #MAX_DELAY_MS} ms */
+    /**
+     * @param delays       back-off between attempts: doubles, capped at {@value #MAX_DELAY_MS} ms
+     * @param thenPrevious once the ledger is listed, the ledger before it is looked at again (see
+     *                     {@link #followPrevious})
+     */
     private record Task(String managedLedger, long ledgerId, String owner, long deadlineNanos, long createdNanos,
-                        RetryDelays delays) {
+                        RetryDelays delays, boolean thenPrevious) {
         Task withDeadlineFromNow() {
             return new Task(managedLedger, ledgerId, owner, System.nanoTime() + GIVE_UP_MS * 1_000_000L,
-                    createdNanos, delays);
+                    createdNanos, delays, thenPrevious);
+        }
+
+        Task previousFollowed() {
+            return new Task(managedLedger, ledgerId, owner, deadlineNanos, createdNanos, delays, false);
         }
 
         boolean mayWaitForCutover() {
@@ -174,7 +182,8 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
     }
 
     /** @param paced the write was given its slot already */
-    private void attempt(Task t, boolean paced) {
+    private void attempt(Task task, boolean paced) {
+        Task t = task;
         if (!paced && t.mayWaitForCutover() && cutoverRunning.getAsBoolean()) {
             schedule(t.withDeadlineFromNow(), CUTOVER_WAIT_MS);
             return;
@@ -185,6 +194,10 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
             ManagedLedgerFactory f = factory.get();
             ml = f == null ? null : f.getManagedLedgers().get(t.managedLedger());
             step = step(ml, t);
+            if (t.thenPrevious() && (step == Step.WRITE || step == Step.DONE)) {
+                followPrevious(ml, t);
+                t = t.previousFollowed();
+            }
         } catch (RuntimeException e) {
             log.debug("[{}] cannot inspect ledger {}: {}", t.managedLedger(), t.ledgerId(), e.toString());
             step = Step.RETRY;
@@ -209,6 +222,23 @@ final class LedgerAttributor implements RoutingBookKeeper.CreateListener {
                 }
             }
             default -> throw new IllegalStateException(step.name());
+        }
+    }
+
+    /**
+     * Pulsar 5.0.0-M1 drops a ledger's properties when it closes the ledger (4.x keeps them), and a managed ledger
+     * closes its ledger just before it creates the next one. So once a new ledger is listed, the ledger before it
+     * is looked at again and given its property back if it lost it; where properties survive the close that is
+     * one lookup and no write. (The last ledger before a topic is unloaded gets it back at the next rollover after
+     * the topic is loaded again.)
+     */
+    private void followPrevious(ManagedLedger ml, Task t) {
+        Long previous = ml.getLedgersInfo().lowerKey(t.ledgerId());
+        Optional<String> owner = previous == null ? Optional.empty() : ownership.get().owner(previous);
+        if (owner.isPresent()) {
+            long now = System.nanoTime();
+            schedule(new Task(t.managedLedger(), previous, owner.get(), now + GIVE_UP_MS * 1_000_000L, now,
+                    PulsarRetryDelays.between(FIRST_DELAY_MS, MAX_DELAY_MS), false), 0);
         }
     }
 

@@ -36,35 +36,57 @@ final class RecordedOpBuilder implements InvocationHandler {
     private final String op;
     private final LedgerRouter router;
     private final LedgerHandleTracker tracker;
+    private final Created created;
 
     private RecordedOpBuilder(String op, LedgerRouter router, LedgerHandleTracker tracker,
                               Function<RecordedOpBuilder, CompletableFuture<LedgerRouter.Target>> route,
-                              Function<BookKeeper, Object> newRealBuilder) {
+                              Function<BookKeeper, Object> newRealBuilder, Created created) {
         this.op = op;
+        this.created = created;
         this.router = router;
         this.tracker = tracker;
         this.route = route;
         this.newRealBuilder = newRealBuilder;
     }
 
-    static CreateBuilder create(LedgerRouter router, LedgerHandleTracker tracker) {
+    /** Told about each ledger a recorded create made: its cluster, the custom metadata it was given, its id. */
+    @FunctionalInterface
+    interface Created {
+        void created(String cluster, java.util.Map<String, byte[]> customMetadata, long ledgerId);
+    }
+
+    private static final Created NOT_CREATED = (cluster, customMetadata, ledgerId) -> { };
+
+    static CreateBuilder create(LedgerRouter router, LedgerHandleTracker tracker, Created created) {
         return proxy(CreateBuilder.class, new RecordedOpBuilder("create", router, tracker, b -> router.forCreate(),
-                BookKeeper::newCreateLedgerOp));
+                BookKeeper::newCreateLedgerOp, created));
     }
 
     static OpenBuilder open(LedgerRouter router, LedgerHandleTracker tracker) {
         return proxy(OpenBuilder.class, new RecordedOpBuilder("open", router, tracker,
-                b -> router.forLedger(b.ledgerId()), BookKeeper::newOpenLedgerOp));
+                b -> router.forLedger(b.ledgerId()), BookKeeper::newOpenLedgerOp, NOT_CREATED));
     }
 
     static DeleteBuilder delete(LedgerRouter router, LedgerHandleTracker tracker) {
         return proxy(DeleteBuilder.class, new RecordedOpBuilder("delete", router, tracker,
-                b -> router.forLedger(b.ledgerId()), BookKeeper::newDeleteLedgerOp));
+                b -> router.forLedger(b.ledgerId()), BookKeeper::newDeleteLedgerOp, NOT_CREATED));
     }
 
     @SuppressWarnings("unchecked")
     private static <T> T proxy(Class<T> type, RecordedOpBuilder handler) {
         return (T) Proxy.newProxyInstance(RecordedOpBuilder.class.getClassLoader(), new Class<?>[] {type}, handler);
+    }
+
+    /** The custom metadata last given with {@code withCustomMetadata}; null when none was. */
+    @SuppressWarnings("unchecked")
+    private java.util.Map<String, byte[]> customMetadata() {
+        java.util.Map<String, byte[]> metadata = null;
+        for (Call c : calls) {
+            if (c.method().getName().equals("withCustomMetadata") && c.args() != null && c.args().length == 1) {
+                metadata = (java.util.Map<String, byte[]>) c.args()[0];
+            }
+        }
+        return metadata;
     }
 
     /** Last ledger id set with {@code withLedgerId}; -1 when none was set. */
@@ -101,6 +123,9 @@ final class RecordedOpBuilder implements InvocationHandler {
                 }).thenApply(result -> {
                     if (op.equals("delete")) {
                         RoutingBookKeeper.deleted(router, tracker, target.cluster(), ledgerId());
+                    }
+                    if (create && result instanceof org.apache.bookkeeper.client.api.Handle h) {
+                        created.created(target.cluster(), customMetadata(), h.getId());
                     }
                     return track(target.cluster(), result);
                 });

@@ -165,21 +165,29 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
 
     /** {@code cb}, telling the create listener first when it completes a managed-ledger data ledger. */
     private CreateCallback notifying(CreateCallback cb, String cluster, Map<String, byte[]> customMetadata) {
-        CreateListener listener = createListener;
-        String managedLedger = listener == null ? null : dataLedgerOf(customMetadata);
-        if (managedLedger == null) {
+        if (createListener == null || dataLedgerOf(customMetadata) == null) {
             return cb;
         }
         return (rc, lh, ctx) -> {
             if (rc == BKException.Code.OK && lh != null) {
-                try {
-                    listener.dataLedgerCreated(managedLedger, lh.getId(), cluster);
-                } catch (RuntimeException e) {
-                    log.warn("[{}] create listener failed for ledger {}: {}", managedLedger, lh.getId(), e.toString());
-                }
+                created(cluster, customMetadata, lh.getId());
             }
             cb.createComplete(rc, lh, ctx);
         };
+    }
+
+    /** Ledger {@code ledgerId} was created on {@code cluster}: the create listener is told when it is a data ledger. */
+    private void created(String cluster, Map<String, byte[]> customMetadata, long ledgerId) {
+        CreateListener listener = createListener;
+        String managedLedger = listener == null ? null : dataLedgerOf(customMetadata);
+        if (managedLedger == null) {
+            return;
+        }
+        try {
+            listener.dataLedgerCreated(managedLedger, ledgerId, cluster);
+        } catch (RuntimeException e) {
+            log.warn("[{}] create listener failed for ledger {}: {}", managedLedger, ledgerId, e.toString());
+        }
     }
 
     @Override
@@ -261,9 +269,13 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
                 ackQuorumSize, digestType, passwd, customMetadata));
     }
 
+    /**
+     * Managed ledgers of newer Pulsar lines (5.0) create their ledgers through this builder, not the callback API: its
+     * creations tell the create listener as {@link #asyncCreateLedger} does.
+     */
     @Override
     public CreateBuilder newCreateLedgerOp() {
-        return RecordedOpBuilder.create(router, tracker);
+        return RecordedOpBuilder.create(router, tracker, this::created);
     }
 
     // ---------------------------------------------------------------- open
@@ -445,6 +457,11 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
         closed = true;
         onClose.run();
         workerPool.shutdown();
+    }
+
+    /** The active cluster's client, for calls without a ledger id that later BookKeeper releases add. */
+    protected final CompletableFuture<BookKeeper> activeClient() {
+        return router.forCreate().thenApply(Target::client);
     }
 
     private BookKeeper active() {

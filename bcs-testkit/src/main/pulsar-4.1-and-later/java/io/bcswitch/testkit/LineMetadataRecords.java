@@ -4,7 +4,7 @@ import org.apache.bookkeeper.mledger.proto.ManagedCursorInfo;
 import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo;
 import org.apache.pulsar.broker.service.schema.SchemaLocator;
 
-/** Managed-ledger, cursor and schema-locator records as the broker stores them on Pulsar 4.2 (LightProto). */
+/** Managed-ledger, cursor and schema-locator records as the broker stores them on Pulsar 4.1 and later (LightProto; built for 4.2 and 5.0). */
 final class LineMetadataRecords {
     private LineMetadataRecords() {
     }

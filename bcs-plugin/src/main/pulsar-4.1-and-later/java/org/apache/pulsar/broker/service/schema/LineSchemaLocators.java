@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Pulsar 4.2: schema locators are LightProto classes of the broker's schema package. */
+/** Pulsar 4.1 and later (built for 4.2 and 5.0): schema locators are LightProto classes of the broker's schema package. */
 public final class LineSchemaLocators {
     private LineSchemaLocators() {
     }
