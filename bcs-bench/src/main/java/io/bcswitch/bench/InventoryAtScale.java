@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * settings stand beside each other.
  */
 final class InventoryAtScale implements Scenario {
-    private static final String KEY = "bookieClusterSwitch.inventoryReadConcurrency";
+    private static final String KEY = io.bcswitch.config.ConfigKey.INVENTORY_READ_CONCURRENCY.fullName();
     /** Overrides the number of managed ledgers (JAVA_OPTS=-Dbench.inventory.managedLedgers=N), to find where time goes. */
     static final String COUNT_PROPERTY = "bench.inventory.managedLedgers";
     /** Overrides the settings compared (JAVA_OPTS=-Dbench.inventory.limits=64,256). */

@@ -58,7 +58,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
                 .bookieCluster("cluster-b", 2)
                 .brokerBookieCluster("cluster-a")
                 .brokers(1)
-                .brokerConfig(p -> p.setProperty("bookieClusterSwitch.probeTimeoutSeconds",
+                .brokerConfig(p -> p.setProperty(io.bcswitch.config.ConfigKey.PROBE_TIMEOUT_SECONDS.fullName(),
                         Integer.toString(PROBE_TIMEOUT_SECONDS)))
                 .start();
     }

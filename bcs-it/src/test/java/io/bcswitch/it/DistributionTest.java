@@ -64,7 +64,7 @@ class DistributionTest {
         ConfigKey.all().forEach(k -> known.add(k.fullName()));
         for (String line : Files.readAllLines(top.resolve("conf/broker.conf.snippet"))) {
             String l = line.replaceFirst("^#", "");
-            if (l.startsWith("bookieClusterSwitch.")) {
+            if (l.startsWith(io.bcswitch.config.SwitchConfig.PREFIX)) {
                 String key = l.substring(0, l.indexOf('='));
                 assertTrue(known.contains(key), key + " is a plugin setting");
                 assertTrue(docs.contains("`" + key + "`"), key + " is documented in configuration.md");

@@ -42,7 +42,7 @@ class HostileInputTest extends ClusterTestBase {
         cluster = twoBookieClusters()
                 .bookieCluster("cluster-c", 2)
                 .brokers(2)
-                .brokerConfig(p -> p.setProperty("bookieClusterSwitch.probeTimeoutSeconds", "3"))
+                .brokerConfig(p -> p.setProperty(io.bcswitch.config.ConfigKey.PROBE_TIMEOUT_SECONDS.fullName(), "3"))
                 .start();
     }
 

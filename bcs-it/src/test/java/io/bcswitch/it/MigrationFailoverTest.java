@@ -47,8 +47,8 @@ class MigrationFailoverTest extends ClusterTestBase {
                 .brokers(2)
                 // slow enough to stop the orchestrator's broker in the middle of BUILD
                 .brokerConfig(p -> {
-                    p.setProperty("bookieClusterSwitch.migrationBytesPerSecond", "1500");
-                    p.setProperty("bookieClusterSwitch.migrationConcurrency", "2");
+                    p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), "1500");
+                    p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_CONCURRENCY.fullName(), "2");
                 })
                 .start();
     }

@@ -57,8 +57,8 @@ class MigrationLaggingBrokerTest extends ClusterTestBase {
                 .pausableMetadataLinks()
                 .brokerConfig(p -> {
                     // BUILD slow enough (a few seconds) to cut broker 1 off before PROMOTE starts
-                    p.setProperty("bookieClusterSwitch.migrationBytesPerSecond", "1200");
-                    p.setProperty("bookieClusterSwitch.migrationPromoteBatchSize", "2");
+                    p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), "1200");
+                    p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE.fullName(), "2");
                     // the cut-offs below last well under this
                     p.setProperty("metadataStoreSessionTimeoutMillis", "45000");
                 })

@@ -133,7 +133,7 @@ class MigrationRollbackTest extends ClusterTestBase {
         }
 
         // after the window: refused
-        cluster.broker(0).restart(p -> p.setProperty("bookieClusterSwitch.rollbackWindowHours", "0"));
+        cluster.broker(0).restart(p -> p.setProperty(io.bcswitch.config.ConfigKey.ROLLBACK_WINDOW_HOURS.fullName(), "0"));
         Rest.Response late = new Rest(cluster.broker(0).webServiceUrl()).post("/rollback", "");
         log.info("ROLLBACK after the window: {}", late.raw());
         assertEquals(409, late.status(), late.raw());

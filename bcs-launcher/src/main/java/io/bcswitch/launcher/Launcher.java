@@ -3,7 +3,6 @@ package io.bcswitch.launcher;
 import io.bcswitch.precheck.ClusterFacts;
 import io.bcswitch.precheck.PrecheckReport;
 import io.bcswitch.registry.BrokerCutoverRecord;
-import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.Json;
 import io.bcswitch.switching.StatusReport;
 import io.bcswitch.switching.SwitchResult;
@@ -14,7 +13,6 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -26,9 +24,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.CursorStats;
-import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerInfo;
-import org.apache.pulsar.common.policies.data.PersistentTopicInternalStats;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 
 /**
@@ -110,11 +105,11 @@ public final class Launcher {
                     p.setProperty("brokerServicePort", Integer.toString(options.port));
                     p.setProperty("webServicePort", Integer.toString(options.webPort));
                     if (options.migrationRate >= 0) {
-                        p.setProperty("bookieClusterSwitch.migrationBytesPerSecond",
+                        p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(),
                                 Long.toString(options.migrationRate));
                     }
                     if (options.migrationConcurrency > 0) {
-                        p.setProperty("bookieClusterSwitch.migrationConcurrency",
+                        p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_CONCURRENCY.fullName(),
                                 Integer.toString(options.migrationConcurrency));
                     }
                 })
@@ -304,7 +299,13 @@ public final class Launcher {
                 } else {
                     warnings.add("final GET /status: HTTP " + finalStatus.status() + " " + finalStatus.compact(300));
                 }
-                report(admin);
+                Map<String, Set<Long>> onCluster = new LinkedHashMap<>();
+                for (TestBookieCluster bk : cluster.bookieClusters()) {
+                    onCluster.put(bk.name(), bk.ledgerIds());
+                }
+                new DemoReport(out, TIME, STATUS_POLL_MS).print(new DemoReport.Results(loads, latencies, failures,
+                        warnings, migration, buildStartNanos, buildEndNanos, verifyReport, switchReply, cutoverNanos,
+                        lastStatus), admin, onCluster);
             } finally {
                 for (TopicLoad load : loads) {
                     load.close();
@@ -486,200 +487,6 @@ public final class Launcher {
                     : "still missing messages", System.currentTimeMillis() - t1);
         }
 
-        private void report(PulsarAdmin admin) throws Exception {
-            section("REPORT");
-
-            // messages
-            out.println("Messages (sent = acknowledged to the producer)");
-            String fmt = "  %-10s %8s %9s %6s %11s %13s %12s %8s %12s%n";
-            out.printf(fmt, "topic", "sent", "received", "lost", "duplicated", "out-of-order", "send-failed",
-                    "pending", "unconfirmed");
-            TopicLoad.Counts total = TopicLoad.Counts.zero();
-            List<TopicLoad.Counts> perTopic = new ArrayList<>();
-            for (TopicLoad load : loads) {
-                TopicLoad.Counts c = load.counts();
-                perTopic.add(c);
-                total = total.plus(c);
-                printCounts(fmt, shortName(load.topic), c);
-            }
-            printCounts(fmt, "TOTAL", total);
-            for (int i = 0; i < loads.size(); i++) {
-                TopicLoad.Counts c = perTopic.get(i);
-                String name = shortName(loads.get(i).topic);
-                if (c.lostSample() != null) {
-                    out.println("  " + name + " lost seq: " + c.lostSample());
-                }
-                if (c.firstSendError() != null) {
-                    out.println("  " + name + " first send error: " + c.firstSendError());
-                }
-                if (c.pending() > 0) {
-                    out.println("  " + name + " " + c.pending() + " sends outstanding; " + loads.get(i).producerState());
-                }
-                if (c.consumerError() != null) {
-                    out.println("  " + name + " consumer error: " + c.consumerError());
-                }
-            }
-            if (total.lost() > 0) {
-                failures.add(total.lost() + " acknowledged messages were never received");
-            }
-            if (total.sendFailed() > 0 || total.pending() > 0) {
-                failures.add(total.sendFailed() + " sends failed, " + total.pending() + " never completed");
-            }
-            if (total.sent() == 0) {
-                failures.add("no message was acknowledged");
-            }
-            if (total.duplicates() > 0) {
-                warnings.add(total.duplicates() + " duplicate deliveries (redelivery, at-least-once)");
-            }
-            if (total.outOfOrder() > 0) {
-                warnings.add(total.outOfOrder() + " messages arrived out of order");
-            }
-
-            // latency
-            out.println();
-            out.println("Publish latency, send -> ack (ms)");
-            String lfmt = "  %-8s %8s %9s %9s %9s%n";
-            out.printf(lfmt, "phase", "count", "p50", "p99", "max");
-            String[] names = {"before", "during", "build", "after"};
-            long[] p99 = new long[names.length];
-            for (int i = 0; i < names.length; i++) {
-                Latencies.Summary s = latencies[i].summary();
-                p99[i] = s.p99();
-                out.printf(lfmt, names[i], s.count(), ms(s.p50()), ms(p99[i]), ms(s.max()));
-            }
-            if (p99[0] > 0) {
-                StringBuilder ratios = new StringBuilder("  p99 relative to 'before':");
-                for (int i = 1; i < names.length; i++) {
-                    ratios.append(p99[i] < 0 ? String.format(" %s -", names[i])
-                            : String.format(" %s %.1fx", names[i], (double) p99[i] / p99[0]));
-                }
-                out.println(ratios);
-            }
-
-            // migration
-            if (migration != null) {
-                out.println();
-                double secs = buildStartNanos < 0 || buildEndNanos < 0 ? -1 : (buildEndNanos - buildStartNanos) / 1e9;
-                int moved = migration.copied() + migration.alreadyPresent();
-                out.printf("%-34s %s: %d planned, %d copied, %d promoted, %d failed, %d skipped, %d collisions%n",
-                        "Migration (switch epoch " + migration.switchEpoch() + ")", migration.phase(),
-                        migration.planned(), migration.copied(), migration.promoted(), migration.failed(),
-                        migration.skipped(), migration.collisions());
-                out.printf("%-34s %s%n", "BUILD throughput", secs <= 0 ? "BUILD not observed"
-                        : String.format("%d ledgers, %.2f MB in %.2f s: %.1f ledgers/s, %.2f MB/s (status polled "
-                                + "every 100 ms)", moved, migration.bytesCopied() / 1e6, secs, moved / secs,
-                                migration.bytesCopied() / 1e6 / secs));
-            }
-
-            if (verifyReport != null) {
-                out.printf("%-34s %s: %d referenced ledgers on %s, %d relocations, copies compared entry by entry%s%n",
-                        "Invariants (GET /verify?deep=true)", verifyReport.ok() ? "OK"
-                                : verifyReport.violations().size() + " VIOLATION(S)", verifyReport.referencedLedgers(),
-                        verifyReport.clusters(), verifyReport.relocations(), verifyReport.unchecked().isEmpty() ? ""
-                                : "; not checked: " + verifyReport.unchecked());
-            }
-
-            // switch
-            out.println();
-            out.printf("%-34s %s%n", "Switch call (POST /switch)", switchReply == null ? "-"
-                    : String.format("%.1f ms, HTTP %d", switchReply.millis(), switchReply.status()));
-            out.printf("%-34s %s%n", "Switch -> cutover complete", cutoverNanos < 0 ? "not reached"
-                    : String.format("%.2f s (status polled every %d ms)", cutoverNanos / 1e9, STATUS_POLL_MS));
-            if (lastStatus != null) {
-                out.printf("%-34s %s, epoch %d%n", "Active bookie cluster", lastStatus.activeCluster(),
-                        lastStatus.epoch());
-                if (lastStatus.brokers() != null) {
-                    for (BrokerCutoverRecord b : lastStatus.brokers()) {
-                        out.printf("%-34s applied epoch %d on %s, moved %d/%d, failed %d, %s%n",
-                                "Broker " + b.broker(), b.appliedEpoch(), b.activeCluster(), b.topicsMoved(),
-                                b.topicsTotal(), b.topicsFailed(), b.done()
-                                        ? String.format("took %d ms", b.finishedAt() - b.startedAt())
-                                        : "running");
-                        if (b.topicsFailed() > 0) {
-                            warnings.add("broker " + b.broker() + " reports " + b.topicsFailed()
-                                    + " topics whose rollover failed");
-                        }
-                    }
-                }
-            }
-
-            // ranges
-            List<IdRange> ranges = lastStatus == null || lastStatus.ranges() == null ? List.of() : lastStatus.ranges();
-            out.println();
-            out.println("Ledger-id range table (GET /status)");
-            String rfmt = "  %-12s %20s %5s %6s  %s%n";
-            out.printf(rfmt, "cluster", "firstLedgerId", "HOB", "epoch", "since");
-            for (IdRange r : ranges) {
-                out.printf(rfmt, r.cluster(), r.firstLedgerId(), r.highOrderBits(), r.epoch(),
-                        TIME.format(Instant.ofEpochMilli(r.since())));
-            }
-            if (ranges.isEmpty()) {
-                out.println("  (none)");
-            }
-
-            // ledgers
-            Map<String, Set<Long>> onCluster = new LinkedHashMap<>();
-            for (TestBookieCluster bk : cluster.bookieClusters()) {
-                onCluster.put(bk.name(), bk.ledgerIds());
-            }
-            out.println();
-            out.println("Ledgers per topic (getInternalStats) and the bookie cluster that holds them");
-            String gfmt = "  %-10s %-7s %20s %14s  %-12s %-12s %s%n";
-            out.printf(gfmt, "topic", "kind", "ledgerId", "entries", "found on", "range owner", "");
-            int anomalies = 0;
-            for (TopicLoad load : loads) {
-                PersistentTopicInternalStats stats = admin.topics().getInternalStats(load.topic);
-                for (int i = 0; i < stats.ledgers.size(); i++) {
-                    LedgerInfo li = stats.ledgers.get(i);
-                    // the last ledger is the open one: its entry count is only in currentLedgerEntries
-                    boolean open = i == stats.ledgers.size() - 1 && li.entries == 0;
-                    anomalies += printLedger(gfmt, shortName(load.topic), "data", li.ledgerId,
-                            open ? stats.currentLedgerEntries + " (open)" : Long.toString(li.entries),
-                            onCluster, ranges);
-                }
-                CursorStats cursor = stats.cursors == null ? null : stats.cursors.get(TopicLoad.SUBSCRIPTION);
-                if (cursor != null && cursor.cursorLedger >= 0) {
-                    anomalies += printLedger(gfmt, shortName(load.topic), "cursor", cursor.cursorLedger, "",
-                            onCluster, ranges);
-                }
-            }
-            if (anomalies > 0) {
-                warnings.add(anomalies + " ledgers found on both clusters or on neither (see !! above)");
-            }
-
-            // verdict
-            out.println();
-            for (String w : warnings) {
-                out.println("WARNING: " + w);
-            }
-            for (String f : failures) {
-                out.println("FAILURE: " + f);
-            }
-            out.println(failures.isEmpty() ? "RESULT: PASS" : "RESULT: FAIL");
-            out.flush();
-        }
-
-        private int printLedger(String fmt, String topic, String kind, long ledgerId, String entries,
-                                Map<String, Set<Long>> onCluster, List<IdRange> ranges) {
-            List<String> where = new ArrayList<>();
-            onCluster.forEach((name, ids) -> {
-                if (ids.contains(ledgerId)) {
-                    where.add(name);
-                }
-            });
-            String found = where.isEmpty() ? "NEITHER" : String.join("+", where);
-            String owner = rangeOwner(ranges, ledgerId);
-            String flag = where.size() == 1 ? (where.get(0).equals(owner) ? "" : "(owner differs)")
-                    : where.isEmpty() ? "!! on neither cluster" : "!! on both clusters";
-            out.printf(fmt, topic, kind, ledgerId, entries, found, owner, flag);
-            return where.size() == 1 ? 0 : 1;
-        }
-
-        private void printCounts(String fmt, String name, TopicLoad.Counts c) {
-            out.printf(fmt, name, c.sent(), c.received(), c.lost(), c.duplicates(), c.outOfOrder(), c.sendFailed(),
-                    c.pending(), c.unconfirmed());
-        }
-
         private void printPrecheck(PrecheckReport p) {
             if (p == null) {
                 return;
@@ -722,30 +529,8 @@ public final class Launcher {
         }
 
         private void section(String title) {
-            out.println();
-            out.println("== " + title + " [" + TIME.format(Instant.now()) + "]");
-            out.flush();
+            DemoReport.section(out, TIME, title);
         }
-    }
-
-    static String rangeOwner(List<IdRange> ranges, long ledgerId) {
-        String owner = "?";
-        for (IdRange r : ranges) {
-            if (r.firstLedgerId() <= ledgerId) {
-                owner = r.cluster();
-            } else {
-                break;
-            }
-        }
-        return owner;
-    }
-
-    private static String shortName(String topic) {
-        return topic.substring(topic.lastIndexOf('/') + 1);
-    }
-
-    private static String ms(long nanos) {
-        return nanos < 0 ? "-" : String.format("%.2f", nanos / 1e6);
     }
 
     private static void sleepSeconds(double seconds) throws InterruptedException {

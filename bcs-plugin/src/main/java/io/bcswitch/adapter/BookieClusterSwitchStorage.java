@@ -91,7 +91,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
         pulsarCluster = String.valueOf(conf.getClusterName());
         String brokerUri = BrokerConfigs.standaloneBookieUri(conf);
         registry = new RegistryStore(metadataStore, config.paths());
-        metadataAccess = new ClusterMetadataAccess(metadataStore, config.probeTimeoutSeconds() * 1000L);
+        metadataAccess = new ClusterMetadataAccess(config.probeTimeoutSeconds() * 1000L);
         inventoryReads = new io.bcswitch.concurrent.InFlightLimit(config.inventoryReadConcurrency());
         MetadataLedgerInventory inventory = new MetadataLedgerInventory(metadataStore, this::factoryOrNull,
                 inventoryReads);

@@ -1,60 +1,131 @@
 package io.bcswitch.config;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Every configuration key of the plugin, read from the broker configuration under the prefix
- * {@value SwitchConfig#PREFIX}. This table is the single source of the docs' configuration page.
+ * {@value SwitchConfig#PREFIX}: its type, default, accepted range and documentation. {@link SwitchConfig}
+ * validates each value against it, and the key table of docs/configuration.md is rendered from it
+ * ({@link #markdownTable()}; a unit test fails when the committed page differs).
  *
  * @param name         key name after the prefix
+ * @param type         how the value is read
  * @param defaultValue default, as the string an operator would write
- * @param doc          what the key does
+ * @param min          least accepted value of a {@link Type#WHOLE_NUMBER} (a {@link Type#RATE} must be above 0)
+ * @param max          greatest accepted value of a {@link Type#WHOLE_NUMBER} or a {@link Type#RATE}
+ * @param doc          what the key does (Markdown)
  */
-public record ConfigKey(String name, String defaultValue, String doc) {
+public record ConfigKey(String name, Type type, String defaultValue, long min, long max, String doc) {
 
-    public static final ConfigKey CONFIG_PATH = new ConfigKey("configPath", "/admin/bookie-clusters",
-            "Root of the cluster registry and switch directive in the broker metadata store.");
-    public static final ConfigKey CURRENT_CLUSTER_NAME = new ConfigKey("currentClusterName", "",
-            "Name under which the broker's own bookkeeperMetadataServiceUri cluster is registered at first "
-                    + "start, when the registry has no ACTIVE cluster yet. Empty: derive a name from the URI.");
-    public static final ConfigKey CUTOVER_TOPICS_PER_SECOND = new ConfigKey("cutoverTopicsPerSecond", "150",
-            "After a switch, how many topics per second each broker rolls onto the new cluster.");
-    public static final ConfigKey CUTOVER_ENABLED = new ConfigKey("cutoverEnabled", "true",
-            "Roll open ledgers onto the new cluster right after a switch. false: ledgers move at their "
-                    + "normal rollover only.");
-    public static final ConfigKey PROBE_TIMEOUT_SECONDS = new ConfigKey("probeTimeoutSeconds", "10",
-            "Longest wait for a bookie cluster's metadata service during register, precheck and switch.");
+    /** How a key's value is read and checked. */
+    public enum Type {
+        /** free text, checked by {@link SwitchConfig} itself (a path, a cluster name) */
+        TEXT,
+        /** {@code true} or {@code false}, in any case */
+        BOOLEAN,
+        /** a whole number from min to max */
+        WHOLE_NUMBER,
+        /** a decimal number above 0 and at most max */
+        RATE
+    }
 
-    public static final ConfigKey SWITCH_PREPARE_TIMEOUT_MILLIS = new ConfigKey("switchPrepareTimeoutMillis",
-            "3000",
-            "Before a switch is committed, each broker builds its clients of the target (and writes one probe ledger "
-                    + "through each) so that the first ledgers after the commit do not pay for it; the switch waits "
-                    + "at most this long for every live broker to say it is ready, then commits anyway (a broker not "
-                    + "ready builds its clients when it applies the switch, as with 0). 0: no preparation "
-                    + "(0-30000: the switch call must answer within the REST API's 60 s).");
+    static ConfigKey text(String name, String defaultValue, String doc) {
+        return new ConfigKey(name, Type.TEXT, defaultValue, 0, 0, doc);
+    }
 
-    public static final ConfigKey RESYNC_INTERVAL_SECONDS = new ConfigKey("resyncIntervalSeconds", "30",
-            "How often each broker re-reads the switch directive, the range table and the relocation epoch, and "
-                    + "re-creates its registry records if they are gone, in case a change notification was missed "
-                    + "(1-3600). Session changes of the metadata store trigger the same re-read at once.");
+    static ConfigKey bool(String name, String defaultValue, String doc) {
+        return new ConfigKey(name, Type.BOOLEAN, defaultValue, 0, 0, doc);
+    }
 
-    public static final ConfigKey INVENTORY_READ_CONCURRENCY = new ConfigKey("inventoryReadConcurrency",
-            "256",
-            "How many metadata-store reads the ledger inventory (behind the drain report, cleanup, unregister, "
-                    + "verify and the migration's plan) has in flight at most on one broker, however many managed "
-                    + "ledgers there are (1-10000). A managed ledger's metadata read counts as one.");
+    static ConfigKey wholeNumber(String name, String defaultValue, long min, long max, String doc) {
+        return new ConfigKey(name, Type.WHOLE_NUMBER, defaultValue, min, max, doc);
+    }
 
-    public static final ConfigKey MIGRATION_CONCURRENCY = new ConfigKey("migrationConcurrency", "4",
+    static ConfigKey rate(String name, String defaultValue, long max, String doc) {
+        return new ConfigKey(name, Type.RATE, defaultValue, 0, max, doc);
+    }
+
+    public static final ConfigKey CONFIG_PATH = text("configPath", "/admin/bookie-clusters",
+            "Root of the cluster registry and switch directive in the broker metadata store. Every "
+            + "broker of a Pulsar cluster must use the same value.");
+
+    public static final ConfigKey CURRENT_CLUSTER_NAME = text("currentClusterName", "",
+            "Name under which the broker's own `bookkeeperMetadataServiceUri` cluster is registered"
+            + " at first start, when the registry has no ACTIVE cluster yet. Empty: a name is derived"
+            + " from the URI. Ignored once the registry has an active cluster.");
+
+    public static final ConfigKey CUTOVER_TOPICS_PER_SECOND = rate("cutoverTopicsPerSecond", "150", 100_000,
+            "After a switch, how many topics per second each broker rolls over onto the new "
+            + "cluster. Set from the benchmarks (docs/benchmarks.md, cutover at scale): with Pulsar's"
+            + " default 4 bundles per namespace, one of 3 brokers owns about half of 1,000 topics, "
+            + "and at 100/s its cutover took 5.5 s against the 5 s goal; rolling a topic costs about "
+            + "the same publish latency as stock Pulsar rolling it at the same pace. Lower it if "
+            + "ledger creation on the new cluster's metadata store is slow; the time a cutover takes "
+            + "is about the topics of the busiest broker divided by this.");
+
+    public static final ConfigKey CUTOVER_ENABLED = bool("cutoverEnabled", "true",
+            "Roll open ledgers onto the new cluster right after a switch. `false`: topics move at "
+            + "their normal ledger rollover (up to `managedLedgerMaxLedgerRolloverTimeMinutes`).");
+
+    public static final ConfigKey PROBE_TIMEOUT_SECONDS = wholeNumber("probeTimeoutSeconds", "10", 1, 3600,
+            "Longest wait for a bookie cluster's metadata service during register, precheck and "
+            + "switch.");
+
+    public static final ConfigKey SWITCH_PREPARE_TIMEOUT_MILLIS = wholeNumber("switchPrepareTimeoutMillis", "3000", 0, 30_000,
+            "Before a switch is committed, it is announced: each broker builds its BookKeeper "
+            + "clients of the target for the new id range (and writes one probe ledger through each),"
+            + " so that the first ledgers after the commit, while every topic starts rolling onto the"
+            + " target, do not also pay for new clients, metadata sessions and bookie connections. "
+            + "The switch waits at most this long for every live broker to say it is ready, then "
+            + "commits anyway (a broker that was not ready builds its clients when it applies the "
+            + "switch). `0`: no announcement, clients are built when the switch is applied (0-30000: "
+            + "the switch call must answer within the REST API's 60 s). The wait polls every live "
+            + "broker's record, backing off from 25 to 200 ms. During a rolling upgrade from a "
+            + "version without announcements, the brokers not upgraded yet never say they are ready, "
+            + "so each switch waits the full bound. See docs/benchmarks.md, cutover at scale.");
+
+    public static final ConfigKey RESYNC_INTERVAL_SECONDS = wholeNumber("resyncIntervalSeconds", "30", 1, 3600,
+            "How often each broker re-reads the switch directive, the range table and the "
+            + "relocation epoch, and re-creates its registry records if they are gone, in case a "
+            + "change notification was missed (1-3600). A reconnection or a new session of the "
+            + "broker's metadata store triggers the same re-read at once (ZooKeeper does not replay "
+            + "what changed while a broker was cut off).");
+
+    public static final ConfigKey INVENTORY_READ_CONCURRENCY = wholeNumber("inventoryReadConcurrency", "256", 1, 10_000,
+            "How many metadata-store reads the ledger inventory has in flight at most on one broker"
+            + " (1-10000). The inventory is every ledger the Pulsar cluster references (every managed"
+            + " ledger's data and cursor ledgers, compacted-topic ledgers, schema ledgers); the drain"
+            + " report, cleanup and cleanup-targets, unregister, verify and the migration's plan each"
+            + " read it once. However many managed ledgers there are, and however many of these run "
+            + "at once, one broker never has more than this many of the inventory's reads "
+            + "outstanding; a managed ledger's metadata read counts as one (Pulsar reads the ledger's"
+            + " node, then its cursors'). Set from the benchmarks (docs/benchmarks.md, inventory at "
+            + "scale): over 100,000 managed ledgers, 256 reads in flight made the drain report, "
+            + "cleanup-targets, verify and the migration's plan about 3 times faster than 64 (verify "
+            + "17 s instead of 38 s, which was close to the REST API's 60 s limit) with the heap "
+            + "peaks in the same range; 1,024 was only 1.2 to 2 times faster again, with a few "
+            + "hundred MB more heap. 256 stays well below ZooKeeper's default limit of 1,000 "
+            + "outstanding requests (`globalOutstandingLimit`) even with three brokers reading at "
+            + "once. Lower it when the metadata store is shared and busy.");
+
+    public static final ConfigKey MIGRATION_CONCURRENCY = wholeNumber("migrationConcurrency", "4", 1, 1024,
             "After a switch, how many ledgers the migration copies at the same time (1-1024).");
-    public static final ConfigKey MIGRATION_BYTES_PER_SECOND = new ConfigKey("migrationBytesPerSecond", "1048576",
-            "Upper bound on the bytes per second the migration reads: from the old clusters while copying and "
-                    + "from the copies while verifying them; 0: unlimited. The default keeps publish latency flat "
-                    + "on small brokers; raise it when the old cluster must be emptied quickly.");
-    public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = new ConfigKey("migrationPromoteBatchSize", "100",
-            "Promotions per batch: the relocation epoch brokers react to is bumped once per batch, and the next "
-                    + "batch waits until every live broker has applied it (1-100000).");
-    public static final ConfigKey ROLLBACK_WINDOW_HOURS = new ConfigKey("rollbackWindowHours", "24",
-            "How long after a switch it may be rolled back, and before which cleanup needs force (0-8760).");
+
+    public static final ConfigKey MIGRATION_BYTES_PER_SECOND = wholeNumber("migrationBytesPerSecond", "1048576", 0, Long.MAX_VALUE / 2,
+            "Upper bound on the bytes per second the migration reads: from the old cluster while "
+            + "copying, and from the copy on the active cluster while verifying it (so copying runs "
+            + "at about half this rate); `0`: unlimited. The default keeps publish latency flat on "
+            + "small brokers (see operations.md); raise it (and `migrationConcurrency`) when the "
+            + "bookies have headroom and the old cluster must be emptied quickly.");
+
+    public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = wholeNumber("migrationPromoteBatchSize", "100", 1, 100_000,
+            "Promotions per batch (1-100000). After each batch the relocation epoch is bumped, "
+            + "every broker re-reads that batch's relocations, and the next batch waits until every "
+            + "live broker has applied it (at most 30 s).");
+
+    public static final ConfigKey ROLLBACK_WINDOW_HOURS = wholeNumber("rollbackWindowHours", "24", 0, 8760,
+            "How long after a switch it may be rolled back; inside it, cleanup needs `force`.");
 
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
@@ -65,5 +136,30 @@ public record ConfigKey(String name, String defaultValue, String doc) {
 
     public String fullName() {
         return SwitchConfig.PREFIX + name;
+    }
+
+    /** The values the key accepts, as the docs say them. */
+    public String accepted() {
+        return switch (type) {
+            case TEXT -> "text";
+            case BOOLEAN -> "`true` or `false`";
+            case WHOLE_NUMBER -> "whole number, " + number(min) + " to " + number(max);
+            case RATE -> "number above 0, at most " + number(max);
+        };
+    }
+
+    private static String number(long n) {
+        return n >= Long.MAX_VALUE / 4 ? "unbounded" : String.format(Locale.ROOT, "%,d", n);
+    }
+
+    /** The key table of docs/configuration.md. */
+    public static String markdownTable() {
+        StringBuilder sb = new StringBuilder("| key | default | accepted | meaning |\n|---|---|---|---|\n");
+        for (ConfigKey k : all()) {
+            sb.append("| `").append(k.fullName()).append("` | ")
+                    .append(k.defaultValue().isEmpty() ? "*(empty)*" : "`" + k.defaultValue() + "`").append(" | ")
+                    .append(k.accepted()).append(" | ").append(k.doc()).append(" |\n");
+        }
+        return sb.toString();
     }
 }

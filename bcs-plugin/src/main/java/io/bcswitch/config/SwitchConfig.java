@@ -61,46 +61,57 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
         if (nameProblem != null) {
             throw new IllegalArgumentException(ConfigKey.CURRENT_CLUSTER_NAME.fullName() + ": " + nameProblem);
         }
-        double rate = parseDouble(props, ConfigKey.CUTOVER_TOPICS_PER_SECOND);
-        if (!(rate > 0) || rate > 100_000) {
-            throw new IllegalArgumentException(ConfigKey.CUTOVER_TOPICS_PER_SECOND.fullName()
-                    + " must be > 0 and <= 100000");
-        }
-        String enabled = get(props, ConfigKey.CUTOVER_ENABLED).trim();
-        if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
-            throw new IllegalArgumentException(ConfigKey.CUTOVER_ENABLED.fullName() + " must be true or false");
-        }
-        double probeValue = parseDouble(props, ConfigKey.PROBE_TIMEOUT_SECONDS);
-        if (probeValue != Math.rint(probeValue) || probeValue < 1 || probeValue > 3600) {
-            throw new IllegalArgumentException(ConfigKey.PROBE_TIMEOUT_SECONDS.fullName()
-                    + " must be a whole number of seconds between 1 and 3600");
-        }
-        int probe = (int) probeValue;
         Migration migration = new Migration(
-                (int) wholeNumber(props, ConfigKey.MIGRATION_CONCURRENCY, 1, 1024),
-                wholeNumber(props, ConfigKey.MIGRATION_BYTES_PER_SECOND, 0, Long.MAX_VALUE / 2),
-                (int) wholeNumber(props, ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE, 1, 100_000),
-                (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS, 0, 8760));
-        int resync = (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS, 1, 3600);
-        int inventoryReads = (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY, 1, 10_000);
-        int prepare = (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS, 0, 30_000);
-        return new SwitchConfig(configPath, current, rate, Boolean.parseBoolean(enabled), probe, migration, resync,
-                inventoryReads, prepare);
+                (int) wholeNumber(props, ConfigKey.MIGRATION_CONCURRENCY),
+                wholeNumber(props, ConfigKey.MIGRATION_BYTES_PER_SECOND),
+                (int) wholeNumber(props, ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE),
+                (int) wholeNumber(props, ConfigKey.ROLLBACK_WINDOW_HOURS));
+        return new SwitchConfig(configPath, current, rate(props, ConfigKey.CUTOVER_TOPICS_PER_SECOND),
+                bool(props, ConfigKey.CUTOVER_ENABLED), (int) wholeNumber(props, ConfigKey.PROBE_TIMEOUT_SECONDS),
+                migration, (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS),
+                (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY),
+                (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS));
     }
 
-    private static long wholeNumber(Properties props, ConfigKey key, long min, long max) {
+    /** A {@link ConfigKey.Type#WHOLE_NUMBER} key's value, within the key's range. */
+    private static long wholeNumber(Properties props, ConfigKey key) {
         String v = get(props, key).trim();
         long n;
         try {
             n = Long.parseLong(v);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key.fullName() + " is not a whole number: '" + v + "'");
+            throw new IllegalArgumentException(key.fullName() + " is not a whole number between " + key.min()
+                    + " and " + key.max() + ": '" + v + "'");
         }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException(key.fullName() + " must be between " + min + " and " + max
-                    + ", not " + n);
+        if (n < key.min() || n > key.max()) {
+            throw new IllegalArgumentException(key.fullName() + " must be between " + key.min() + " and "
+                    + key.max() + ", not " + n);
         }
         return n;
+    }
+
+    /** A {@link ConfigKey.Type#RATE} key's value: above 0, at most the key's maximum. */
+    private static double rate(Properties props, ConfigKey key) {
+        String v = get(props, key).trim();
+        double rate;
+        try {
+            rate = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.fullName() + " is not a number: '" + v + "'");
+        }
+        if (!(rate > 0) || rate > key.max()) {
+            throw new IllegalArgumentException(key.fullName() + " must be > 0 and <= " + key.max());
+        }
+        return rate;
+    }
+
+    /** A {@link ConfigKey.Type#BOOLEAN} key's value. */
+    private static boolean bool(Properties props, ConfigKey key) {
+        String v = get(props, key).trim();
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException(key.fullName() + " must be true or false");
+        }
+        return Boolean.parseBoolean(v);
     }
 
     public RegistryPaths paths() {
@@ -110,14 +121,5 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
     private static String get(Properties props, ConfigKey key) {
         Object v = props.get(key.fullName());
         return v == null ? key.defaultValue() : v.toString();
-    }
-
-    private static double parseDouble(Properties props, ConfigKey key) {
-        String v = get(props, key).trim();
-        try {
-            return Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key.fullName() + " is not a number: '" + v + "'");
-        }
     }
 }

@@ -11,11 +11,13 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@code zk[+manager]://host:port[;host:port]/ledgers/root}: BookKeeper's ZooKeeper driver; the
  *       URI path is the ledgers root;</li>
- *   <li>{@code metadata-store:zk:host:port[,host:port][/chroot]}: Pulsar's driver. Used on its own it
- *       opens a store chrooted at {@code /chroot} and keeps the cluster under {@code /ledgers} inside
- *       it. The broker's implicit default ({@code metadata-store:<metadataStoreUrl>/ledgers} with
- *       {@code bookkeeperMetadataServiceUri} unset) instead shares the broker's store, with the
- *       ledgers root {@code /ledgers} in it; {@code sharedWithBroker} marks that case.</li>
+ *   <li>{@code metadata-store:zk:host:port[,host:port][/chroot]}: Pulsar's driver. It opens a store
+ *       chrooted at {@code /chroot} and keeps the cluster under {@code /ledgers} inside it. (The broker's
+ *       implicit default {@code metadata-store:<metadataStoreUrl>/ledgers}, with
+ *       {@code bookkeeperMetadataServiceUri} unset, means {@code /ledgers} of the broker's own store only
+ *       because the broker shares its store with its BookKeeper client; the plugin registers the broker's
+ *       cluster in the stand-alone form {@code metadata-store:<metadataStoreUrl>}, which means the same
+ *       everywhere: see {@code BrokerConfigs.standaloneBookieUri}.)</li>
  * </ul>
  *
  * @param uri              the URI as registered
@@ -23,19 +25,14 @@ import java.util.stream.Collectors;
  * @param ledgersRoot      the ledgers root path inside that store
  * @param servers          sorted, comma-separated ZooKeeper servers (for duplicate detection)
  * @param absoluteRoot     the ledgers root as an absolute ZooKeeper path (chroot included)
- * @param sharedWithBroker the broker's implicit default cluster, reached through the broker's own store
  */
 public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, String servers,
-                              String absoluteRoot, boolean sharedWithBroker) {
+                              String absoluteRoot) {
 
     private static final String METADATA_STORE = "metadata-store:";
 
     /** Parses {@code uri}; throws {@link IllegalArgumentException} with a reason an operator can act on. */
     public static ClusterLocation parse(String uri) {
-        return parse(uri, false);
-    }
-
-    public static ClusterLocation parse(String uri, boolean sharedWithBroker) {
         if (uri == null || uri.isBlank()) {
             throw new IllegalArgumentException("metadataServiceUri is empty");
         }
@@ -64,15 +61,8 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
             String chroot = slash < 0 ? "" : stripTrailingSlash(rest.substring(slash));
             checkServers(servers, uri);
             checkPath(chroot, uri);
-            if (sharedWithBroker) {
-                // The broker's default: its own store (chroot excluded from this URL's path) + /ledgers.
-                String brokerChroot = chroot.endsWith("/ledgers")
-                        ? chroot.substring(0, chroot.length() - "/ledgers".length()) : chroot;
-                return new ClusterLocation(uri, "zk:" + servers.replace(';', ',') + brokerChroot, "/ledgers",
-                        normalizeServers(servers), brokerChroot + "/ledgers", true);
-            }
             return new ClusterLocation(uri, "zk:" + servers.replace(';', ',') + chroot, "/ledgers",
-                    normalizeServers(servers), chroot + "/ledgers", false);
+                    normalizeServers(servers), chroot + "/ledgers");
         }
         int sep = uri.indexOf("://");
         if (sep < 0) {
@@ -96,8 +86,7 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
             throw new IllegalArgumentException("metadataServiceUri has no ledgers root path: " + uri);
         }
         checkPath(root, uri);
-        return new ClusterLocation(uri, "zk:" + servers.replace(';', ','), root, normalizeServers(servers), root,
-                false);
+        return new ClusterLocation(uri, "zk:" + servers.replace(';', ','), root, normalizeServers(servers), root);
     }
 
     /** Two locations name the same cluster when they share ZooKeeper servers and ledgers root. */

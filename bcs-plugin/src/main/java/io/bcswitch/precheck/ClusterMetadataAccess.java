@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 public class ClusterMetadataAccess implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterMetadataAccess.class);
 
-    private final MetadataStoreExtended brokerStore;
     private final long timeoutMillis;
     private final Map<String, CompletableFuture<MetadataStoreExtended>> stores = new ConcurrentHashMap<>();
     private final ExecutorService opener = Executors.newCachedThreadPool(r -> {
@@ -28,8 +27,7 @@ public class ClusterMetadataAccess implements AutoCloseable {
         return t;
     });
 
-    public ClusterMetadataAccess(MetadataStoreExtended brokerStore, long timeoutMillis) {
-        this.brokerStore = brokerStore;
+    public ClusterMetadataAccess(long timeoutMillis) {
         this.timeoutMillis = timeoutMillis;
     }
 
@@ -38,10 +36,6 @@ public class ClusterMetadataAccess implements AutoCloseable {
     }
 
     public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
-        if (location.sharedWithBroker()) {
-            return CompletableFuture.completedFuture(
-                    new StoreClusterMetadata(brokerStore, location.ledgersRoot(), timeoutMillis));
-        }
         CompletableFuture<MetadataStoreExtended> f = stores.computeIfAbsent(location.storeUrl(), this::open);
         if (f.isCompletedExceptionally()) {
             stores.remove(location.storeUrl(), f);

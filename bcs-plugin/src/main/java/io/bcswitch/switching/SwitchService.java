@@ -262,7 +262,7 @@ public class SwitchService {
 
     private boolean sameCluster(BookieClusterRecord c, ClusterLocation location) {
         try {
-            return ClusterLocation.parse(c.metadataServiceUri(), isImplicit(c)).sameClusterAs(location);
+            return ClusterLocation.parse(c.metadataServiceUri()).sameClusterAs(location);
         } catch (IllegalArgumentException e) {
             return c.metadataServiceUri().equals(location.uri());
         }
@@ -451,29 +451,18 @@ public class SwitchService {
     public CompletableFuture<ClusterFacts> facts(BookieClusterRecord c) {
         ClusterLocation loc;
         try {
-            loc = ClusterLocation.parse(c.metadataServiceUri(), isImplicit(c));
+            loc = ClusterLocation.parse(c.metadataServiceUri());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
         return metadata.forLocation(loc).thenCompose(m -> m.facts());
     }
 
-    /** The broker's implicit default cluster ({@code metadata-store:<store>/ledgers} sharing the broker's store). */
-    private boolean isImplicit(BookieClusterRecord c) {
-        return implicitUri != null && implicitUri.equals(c.metadataServiceUri());
-    }
-
-    private volatile String implicitUri;
     private volatile java.util.function.LongConsumer switchCommitted = e -> { };
 
     /** Told the epoch of each switch this service commits (the migration starts on this broker). */
     public void onSwitchCommitted(java.util.function.LongConsumer listener) {
         this.switchCommitted = listener;
-    }
-
-    /** Tells the service which URI is the broker's implicit default (null when the broker sets one explicitly). */
-    public void setImplicitBrokerUri(String uri) {
-        this.implicitUri = uri;
     }
 
     /**
@@ -506,7 +495,7 @@ public class SwitchService {
                                 "precheck failed for '" + target + "': " + String.join("; ", report.problems()),
                                 report);
                     }
-                    ClusterLocation loc = ClusterLocation.parse(rec.metadataServiceUri(), isImplicit(rec));
+                    ClusterLocation loc = ClusterLocation.parse(rec.metadataServiceUri());
                     CompletableFuture<Void> previousRecorded = d.present()
                             ? RegistryFollowUp.recordRange(registry, d.value()) : CompletableFuture.completedFuture(null);
                     return previousRecorded

@@ -90,7 +90,7 @@ class SwitchConfigTest {
         assertRejected("cutoverEnabled", "yes", "true or false");
         assertRejected("cutoverEnabled", "1");
         assertRejected("cutoverEnabled", "");
-        assertRejected("probeTimeoutSeconds", "ten", "not a number", "ten");
+        assertRejected("probeTimeoutSeconds", "ten", "not a whole number", "ten");
         assertRejected("probeTimeoutSeconds", "0", "between 1 and 3600");
         assertRejected("probeTimeoutSeconds", "-1", "between 1 and 3600");
         assertRejected("probeTimeoutSeconds", "0.5", "between 1 and 3600");

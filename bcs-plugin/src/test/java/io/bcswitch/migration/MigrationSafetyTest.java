@@ -220,7 +220,7 @@ class MigrationSafetyTest {
     private final AtomicInteger aAdvances = new AtomicInteger();
 
     private ClusterMetadataAccess fakeMetadata() {
-        return new ClusterMetadataAccess(store, 1000) {
+        return new ClusterMetadataAccess(1000) {
             @Override
             public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
                 boolean isA = location.uri().contains("//zk-a");

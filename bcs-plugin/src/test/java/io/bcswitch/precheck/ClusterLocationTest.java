@@ -22,7 +22,7 @@ class ClusterLocationTest {
     @Test
     void zkHierarchical() {
         String uri = "zk+hierarchical://zk1:2181/ledgers";
-        assertEquals(new ClusterLocation(uri, "zk:zk1:2181", "/ledgers", "zk1:2181", "/ledgers", false),
+        assertEquals(new ClusterLocation(uri, "zk:zk1:2181", "/ledgers", "zk1:2181", "/ledgers"),
                 ClusterLocation.parse(uri));
     }
 
@@ -32,7 +32,6 @@ class ClusterLocationTest {
         assertEquals("zk:zk1:2181", l.storeUrl());
         assertEquals("/pulsar/bk/ledgers", l.ledgersRoot());
         assertEquals("/pulsar/bk/ledgers", l.absoluteRoot());
-        assertFalse(l.sharedWithBroker());
         assertEquals("/ledgers", ClusterLocation.parse("zk+longhierarchical://h:1/ledgers/").ledgersRoot());
         assertEquals("/ledgers", ClusterLocation.parse("ZK+Hierarchical://h:1/ledgers").ledgersRoot());
     }
@@ -54,7 +53,7 @@ class ClusterLocationTest {
     void metadataStoreForms() {
         ClusterLocation chrooted = ClusterLocation.parse("metadata-store:zk:zk1:2181/bk-west");
         assertEquals(new ClusterLocation("metadata-store:zk:zk1:2181/bk-west", "zk:zk1:2181/bk-west", "/ledgers",
-                "zk1:2181", "/bk-west/ledgers", false), chrooted);
+                "zk1:2181", "/bk-west/ledgers"), chrooted);
 
         ClusterLocation bare = ClusterLocation.parse("metadata-store:zk:zk1:2181");
         assertEquals("zk:zk1:2181", bare.storeUrl());
@@ -72,16 +71,12 @@ class ClusterLocationTest {
     }
 
     @Test
-    void brokerImplicitDefaultSharesTheBrokerStore() {
-        ClusterLocation l = ClusterLocation.parse("metadata-store:zk:zk1:2181/ledgers", true);
-        assertEquals(new ClusterLocation("metadata-store:zk:zk1:2181/ledgers", "zk:zk1:2181", "/ledgers",
-                "zk1:2181", "/ledgers", true), l);
-        ClusterLocation chrooted = ClusterLocation.parse("metadata-store:zk:zk1:2181/pulsar/ledgers", true);
-        assertEquals("zk:zk1:2181/pulsar", chrooted.storeUrl());
-        assertEquals("/pulsar/ledgers", chrooted.absoluteRoot());
-        assertTrue(chrooted.sharedWithBroker());
-        // the same URI on its own means a store chrooted at /ledgers, with the cluster under /ledgers inside
+    void theBrokersImplicitDefaultFormIsAChrootOnItsOwn() {
+        // Pulsar's implicit default "metadata-store:<store>/ledgers" means /ledgers of the broker's store only
+        // inside the broker; on its own the path is a chroot. The plugin registers the broker's cluster in the
+        // stand-alone form (no path), which means the store's /ledgers everywhere.
         assertEquals("/ledgers/ledgers", ClusterLocation.parse("metadata-store:zk:zk1:2181/ledgers").absoluteRoot());
+        assertEquals("/ledgers", ClusterLocation.parse("metadata-store:zk:zk1:2181").absoluteRoot());
     }
 
     @Test

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  */
 class BookieClustersApiTest {
     private static final String ROOT = "/admin/bookie-clusters";
-    private static final String EAST_URI = "metadata-store:zk:localhost:2181/ledgers";
+    private static final String EAST_URI = "metadata-store:zk:localhost:2181"; // the broker's own cluster, as the plugin registers it
     private static final String WEST_URI = "zk+hierarchical://zk-west:2181/ledgers";
     private static final String JSON = "application/json";
     private static final long NOW = 1_700_000_000_000L;
@@ -74,11 +74,10 @@ class BookieClustersApiTest {
         put("/ledgers/available/b2:3181", "");
         put("/ledgers/available/readonly/b3:3181", "");
 
-        access = new ClusterMetadataAccess(store, 2000);
+        access = new io.bcswitch.precheck.ServedClusterMetadata(2000, java.util.Map.of(EAST_URI, store));
         SwitchService service = new SwitchService(registry, access, 3,
                 Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC),
                 () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
-        service.setImplicitBrokerUri(EAST_URI);
         api = new BookieClustersApi(service);
         rest = new InMemoryRest(api);
     }
@@ -356,7 +355,7 @@ class BookieClustersApiTest {
     }
 
     @Test
-    void theImplicitClusterCannotBeRegisteredTwice() throws Exception {
+    void theBrokersOwnClusterCannotBeRegisteredTwiceUnderAnotherUri() throws Exception {
         Map<String, String> before = snapshot();
         RestResponse r = call("POST", "/east-again", JSON,
                 "{\"metadataServiceUri\":\"zk+hierarchical://127.0.0.1:2181/ledgers\"}");

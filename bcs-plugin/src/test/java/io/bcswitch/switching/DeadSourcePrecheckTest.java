@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeadSourcePrecheckTest {
     private static final String DEAD_URI = "zk+hierarchical://127.0.0.1:1/ledgers";
-    private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2/ledgers";
+    private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2";
 
     private MetadataStoreExtended store;
     private ClusterMetadataAccess access;
@@ -38,10 +38,9 @@ class DeadSourcePrecheckTest {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
         registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
         WestAndEast.seed(store, registry, DEAD_URI, EAST_URI);
-        access = new ClusterMetadataAccess(store, 1500);
+        access = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store));
         service = new SwitchService(registry, access, 2, Clock.systemUTC(),
                 () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
-        service.setImplicitBrokerUri(EAST_URI);
     }
 
     @AfterEach
@@ -100,7 +99,7 @@ class DeadSourcePrecheckTest {
         MetadataStoreExtended westStore = MetadataStoreExtended.create("memory:west", MetadataStoreConfig.builder()
                 .build());
         java.util.concurrent.atomic.AtomicBoolean westAlive = new java.util.concurrent.atomic.AtomicBoolean(true);
-        try (ClusterMetadataAccess flaky = new ClusterMetadataAccess(store, 1500) {
+        try (ClusterMetadataAccess flaky = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store)) {
             @Override
             public java.util.concurrent.CompletableFuture<io.bcswitch.precheck.ClusterMetadata> forLocation(
                     io.bcswitch.precheck.ClusterLocation location) {
@@ -122,7 +121,6 @@ class DeadSourcePrecheckTest {
             }
             SwitchService svc = new SwitchService(registry, flaky, 2, Clock.systemUTC(),
                     () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
-            svc.setImplicitBrokerUri(EAST_URI);
             PrecheckReport whileReadable = svc.precheck("east").join();
             assertTrue(whileReadable.sourceReachable());
             assertEquals(6, whileReadable.proposedHighOrderBits(), "above west's high-order bits 5");

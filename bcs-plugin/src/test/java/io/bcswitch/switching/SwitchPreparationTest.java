@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class SwitchPreparationTest {
     private static final String WEST_URI = "zk+hierarchical://127.0.0.1:1/ledgers";
-    private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2/ledgers";
+    private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2";
     private static final long EAST_FIRST_ID = 2L << 32;
 
     /** What the agent asked of its clients, in order. */
@@ -71,7 +71,7 @@ class SwitchPreparationTest {
         registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
         WestAndEast.seed(store, registry, WEST_URI, EAST_URI);
         registry.raiseWatermark("west", 0, 1000, 1, "broker start").join();
-        access = new ClusterMetadataAccess(store, 1500);
+        access = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store));
 
         BrokerPresence presence = new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC());
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/admin/bookie-clusters", "", 50, true, 10),
@@ -93,7 +93,6 @@ class SwitchPreparationTest {
         SwitchService s = new SwitchService(registry, access, 2, Clock.systemUTC(),
                 () -> CompletableFuture.completedFuture(List.of()), io.bcswitch.precheck.ClusterProbe.NONE,
                 prepareTimeoutMillis);
-        s.setImplicitBrokerUri(EAST_URI);
         return s;
     }
 

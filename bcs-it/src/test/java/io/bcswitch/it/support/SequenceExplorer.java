@@ -128,9 +128,9 @@ public final class SequenceExplorer {
                     .brokerConfig(p -> {
                         p.setProperty("metadataStoreSessionTimeoutMillis", Integer.toString(SESSION_TIMEOUT_MILLIS));
                         p.setProperty("zookeeperSessionExpiredPolicy", "reconnect");
-                        p.setProperty("bookieClusterSwitch.resyncIntervalSeconds", "5");
-                        p.setProperty("bookieClusterSwitch.migrationBytesPerSecond", "0");
-                        p.setProperty("bookieClusterSwitch.migrationPromoteBatchSize", "5");
+                        p.setProperty(io.bcswitch.config.ConfigKey.RESYNC_INTERVAL_SECONDS.fullName(), "5");
+                        p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), "0");
+                        p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE.fullName(), "5");
                         p.setProperty("brokerDeleteInactiveTopicsEnabled", "false");
                     })
                     .start();
