@@ -72,7 +72,8 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
             "Longest wait for a bookie cluster's metadata service during register, precheck and "
             + "switch.");
 
-    public static final ConfigKey SWITCH_PREPARE_TIMEOUT_MILLIS = wholeNumber("switchPrepareTimeoutMillis", "3000", 0, 30_000,
+    public static final ConfigKey SWITCH_PREPARE_TIMEOUT_MILLIS = wholeNumber("switchPrepareTimeoutMillis", "3000",
+            0, 30_000,
             "Before a switch is committed, it is announced: each broker builds its BookKeeper "
             + "clients of the target for the new id range (and writes one probe ledger through each),"
             + " so that the first ledgers after the commit, while every topic starts rolling onto the"
@@ -92,7 +93,8 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
             + "broker's metadata store triggers the same re-read at once (ZooKeeper does not replay "
             + "what changed while a broker was cut off).");
 
-    public static final ConfigKey INVENTORY_READ_CONCURRENCY = wholeNumber("inventoryReadConcurrency", "256", 1, 10_000,
+    public static final ConfigKey INVENTORY_READ_CONCURRENCY = wholeNumber("inventoryReadConcurrency", "256",
+            1, 10_000,
             "How many metadata-store reads the ledger inventory has in flight at most on one broker"
             + " (1-10000). The inventory is every ledger the Pulsar cluster references (every managed"
             + " ledger's data and cursor ledgers, compacted-topic ledgers, schema ledgers); the drain"
@@ -112,14 +114,16 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
     public static final ConfigKey MIGRATION_CONCURRENCY = wholeNumber("migrationConcurrency", "4", 1, 1024,
             "After a switch, how many ledgers the migration copies at the same time (1-1024).");
 
-    public static final ConfigKey MIGRATION_BYTES_PER_SECOND = wholeNumber("migrationBytesPerSecond", "1048576", 0, Long.MAX_VALUE / 2,
+    public static final ConfigKey MIGRATION_BYTES_PER_SECOND = wholeNumber("migrationBytesPerSecond", "1048576",
+            0, Long.MAX_VALUE / 2,
             "Upper bound on the bytes per second the migration reads: from the old cluster while "
             + "copying, and from the copy on the active cluster while verifying it (so copying runs "
             + "at about half this rate); `0`: unlimited. The default keeps publish latency flat on "
             + "small brokers (see operations.md); raise it (and `migrationConcurrency`) when the "
             + "bookies have headroom and the old cluster must be emptied quickly.");
 
-    public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = wholeNumber("migrationPromoteBatchSize", "100", 1, 100_000,
+    public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = wholeNumber("migrationPromoteBatchSize", "100",
+            1, 100_000,
             "Promotions per batch (1-100000). After each batch the relocation epoch is bumped, "
             + "every broker re-reads that batch's relocations, and the next batch waits until every "
             + "live broker has applied it (at most 30 s).");

@@ -17,8 +17,8 @@ import org.apache.bookkeeper.mledger.proto.ManagedLedgerInfo.LedgerInfo;
 import org.apache.pulsar.metadata.api.Stat;
 
 /**
- * Pulsar 4.1 and later (built for 4.2 and 5.0): a managed ledger's ledger list as LightProto {@code LedgerInfo}s, with the per-ledger properties of
- * PIP-404 (Pulsar 4.1 on).
+ * Pulsar 4.1 and later (built for 4.2 and 5.0): a managed ledger's ledger list as LightProto {@code LedgerInfo}s,
+ * with the per-ledger properties of PIP-404 (Pulsar 4.1 on).
  */
 final class LineManagedLedgers {
     /** Whether ledgers carry properties on this line (the bookie cluster's name can be stamped on them). */

@@ -4,8 +4,10 @@ import io.bcswitch.concurrent.RetryDelays;
 import java.time.Duration;
 import org.apache.pulsar.common.util.Backoff;
 
-/** {@link RetryDelays} on Pulsar's {@link Backoff}: doubling from the first delay, capped, with Pulsar's jitter (4.2: up to 10 % less;
- * 5.0: ±5 %). */
+/**
+ * {@link RetryDelays} on Pulsar's {@link Backoff}: doubling from the first delay, capped, with Pulsar's jitter (4.2: up
+ * to 10 % less; 5.0: ±5 %).
+ */
 public final class PulsarRetryDelays implements RetryDelays {
     private final Backoff backoff;
 

@@ -10,8 +10,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The routing client for the Pulsar 5.0 line (BookKeeper 4.18): {@link RoutingBookKeeper} plus the overloads this
- * BookKeeper release has and older ones lack, and the metadata-service check 4.18 adds. Every line's source folder ({@code src/main/pulsar-<line>/java}) has
- * its own version of this class; the shared code only constructs it.
+ * BookKeeper release has and older ones lack, and the metadata-service check 4.18 adds. Every line has its own
+ * version of this class ({@code src/main/pulsar-<line>/java}; the 4.2 one lacks only that check, which BookKeeper
+ * 4.17.3 does not declare); the shared code only constructs it.
  */
 final class LineRoutingBookKeeper extends RoutingBookKeeper {
 
