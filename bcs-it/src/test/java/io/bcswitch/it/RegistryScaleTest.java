@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
@@ -58,7 +60,7 @@ class RegistryScaleTest extends ClusterTestBase {
     void openStore() throws Exception {
         store = MetadataStoreExtended.create(cluster.metadataStoreUrl(), MetadataStoreConfig.builder().build());
         paths = new RegistryPaths("/admin/bookie-clusters");
-        registry = new RegistryStore(store, paths);
+        registry = new RegistryStore(new PulsarMetadataPort(store), paths);
     }
 
     @AfterEach
@@ -147,7 +149,7 @@ class RegistryScaleTest extends ClusterTestBase {
             f.cancel(true);
             return fail(what + ": no answer within " + seconds + " s");
         } catch (java.util.concurrent.ExecutionException e) {
-            return fail(what + " failed: " + RegistryStore.unwrap(e), e);
+            return fail(what + " failed: " + Failures.unwrap(e), e);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.bcswitch.audit;
 
 import io.bcswitch.audit.VerifyReport.Violation;
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.concurrent.Windows;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
@@ -209,13 +210,7 @@ public final class InvariantAuditor {
     }
 
     private CompletableFuture<List<MigrationState>> migrations() {
-        String root = registry.paths().orchestrators();
-        return registry.metadataStore().getChildren(root).thenCompose(names -> {
-            List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
-            names.forEach(n -> reads.add(registry.read(root + "/" + n, MigrationState.class)));
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> reads.stream()
-                    .map(CompletableFuture::join).filter(Versioned::present).map(Versioned::value).toList());
-        });
+        return registry.listMigrationStates();
     }
 
     /** 1: every referenced ledger exists on its home cluster, closed where expected. */
@@ -496,7 +491,7 @@ public final class InvariantAuditor {
     }
 
     private static String root(Throwable e) {
-        Throwable t = RegistryStore.unwrap(e);
+        Throwable t = Failures.unwrap(e);
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 }

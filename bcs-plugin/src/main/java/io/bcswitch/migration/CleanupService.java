@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.concurrent.Windows;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
@@ -270,8 +271,8 @@ public final class CleanupService {
             return (originals > 0 && epoch > 0 ? orchestrator.claimOriginalDeletions(epoch, originals)
                     : CompletableFuture.completedFuture((Void) null)).thenApply(v -> recheck);
         }).exceptionally(e -> {
-            errors.add(String.valueOf(RegistryStore.unwrap(e).getMessage()));
-            log.warn("bookie-cluster={} cleanup stops: {}", src, RegistryStore.unwrap(e).getMessage());
+            errors.add(String.valueOf(Failures.unwrap(e).getMessage()));
+            log.warn("bookie-cluster={} cleanup stops: {}", src, Failures.unwrap(e).getMessage());
             stop[0] = true;
             return null;
         }).thenCompose(recheck -> {

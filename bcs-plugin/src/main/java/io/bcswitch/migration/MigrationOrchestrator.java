@@ -1,5 +1,6 @@
 package io.bcswitch.migration;
 
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.registry.BrokerView;
@@ -29,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import org.apache.pulsar.metadata.api.extended.CreateOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,11 +58,18 @@ public final class MigrationOrchestrator implements AutoCloseable {
     static final long START_GRACE_MILLIS = 10_000;
     /** How long PROMOTE waits, after each batch, for every live broker to apply the batch's relocation epoch. */
     static final long APPLY_WAIT_MILLIS = 30_000;
+    /** Brokers apply an epoch within milliseconds of its notification: polled often, the wait ends promptly. */
     private static final long APPLY_POLL_MILLIS = 100;
     /** An unfinished rollback is resumed by the periodic pass at most this often. */
     static final long ROLLBACK_RESUME_MILLIS = 30_000;
     /** How long an operator's rollback waits for the orchestrator lock (the running pass stops within seconds). */
     private static final long LOCK_WAIT_MILLIS = 30_000;
+    /** A failed lock release is tried again this much later (a metadata store hiccup is usually over by then). */
+    private static final long UNLOCK_RETRY_MILLIS = 1_000;
+    /** A request waiting for another broker's pass asks for the lock this often (a pass's step takes longer). */
+    private static final long LOCK_POLL_MILLIS = 200;
+    /** {@link #await} reads the state this often: tests and tools wait for phases that take seconds. */
+    private static final long AWAIT_POLL_MILLIS = 100;
 
     /** A finished rollback: its state, and the switch back (null when a later switch had been made already). */
     public record RollbackOutcome(MigrationState state, SwitchResult switched) {
@@ -83,6 +90,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     private final RegistryStore registry;
+    /** Held by the broker whose driver runs a pass: one pass at a time across the brokers. */
+    private final io.bcswitch.registry.RegistryLock lock;
     private final LedgerInventory inventory;
     private final LedgerCopier copier;
     private final SwitchConfig.Migration config;
@@ -145,6 +154,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                           ByteBudget.Factory budgets, Clock clock, MigrationMetrics metrics, SwitchBack switchBack, long applyWaitMillis) {
         this.tuning = tuning;
         this.registry = registry;
+        this.lock = registry.lock(registry.paths().orchestratorLock());
         this.inventory = inventory;
         this.copier = copier;
         this.config = config;
@@ -352,11 +362,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * driver's next step never overlaps a release of this one.
      */
     private CompletableFuture<Boolean> tryLocked(Supplier<CompletableFuture<Void>> body) {
-        String path = registry.paths().orchestratorLock();
-        String value = lockPrefix() + lockAcquisitions.incrementAndGet() + "-" + lockNonce;
-        return registry.metadataStore().put(path, value.getBytes(StandardCharsets.UTF_8), Optional.of(-1L),
-                        java.util.EnumSet.of(CreateOption.Ephemeral))
-                .handle((stat, e) -> e == null)
+        String holder = lockPrefix() + lockAcquisitions.incrementAndGet() + "-" + lockNonce;
+        return lock.tryAcquire(holder)
                 .thenCompose(acquired -> {
                     if (!acquired) {
                         return CompletableFuture.completedFuture(false);
@@ -367,7 +374,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                     } catch (RuntimeException e) {
                         ran = CompletableFuture.failedFuture(e);
                     }
-                    return ran.handle((v, e) -> e).thenCompose(e -> unlock(path, value, 1).thenApply(x -> {
+                    return ran.handle((v, e) -> e).thenCompose(e -> unlock(holder, 1).thenApply(x -> {
                         if (e != null) {
                             throw e instanceof java.util.concurrent.CompletionException c ? c
                                     : new java.util.concurrent.CompletionException(e);
@@ -387,13 +394,10 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * may be waiting for it).
      */
     private CompletableFuture<Void> releaseLeftLock() {
-        String path = registry.paths().orchestratorLock();
-        return registry.metadataStore().get(path).thenCompose(cur -> {
-            if (cur.isPresent() && new String(cur.get().getValue(), StandardCharsets.UTF_8).startsWith(lockPrefix())) {
-                log.info("releasing the migration lock an earlier pass of broker {} left behind", me());
-                return registry.metadataStore().delete(path, Optional.of(cur.get().getStat().getVersion()));
+        return lock.releaseIf(holder -> holder.startsWith(lockPrefix())).thenAccept(released -> {
+            if (released) {
+                log.info("released the migration lock an earlier pass of broker {} left behind", me());
             }
-            return CompletableFuture.completedFuture(null);
         }).exceptionally(e -> null);
     }
 
@@ -402,20 +406,18 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * failed delete is retried {@code retries} more time(s) a second later, and otherwise left to this broker's next
      * pass ({@link #releaseLeftLock}). Never fails.
      */
-    private CompletableFuture<Void> unlock(String path, String value, int retries) {
-        return registry.metadataStore().get(path).thenCompose(cur -> cur.isPresent()
-                        && new String(cur.get().getValue(), StandardCharsets.UTF_8).equals(value)
-                        ? registry.metadataStore().delete(path, Optional.of(cur.get().getStat().getVersion()))
-                        : CompletableFuture.completedFuture(null))
+    private CompletableFuture<Void> unlock(String holder, int retries) {
+        return lock.release(holder)
                 .handle((v, x) -> x)
                 .thenCompose(x -> {
                     if (x == null) {
                         return CompletableFuture.completedFuture(null);
                     }
                     if (retries > 0 && !closed) {
-                        return delay(1_000).thenCompose(d -> unlock(path, value, retries - 1));
+                        return delay(UNLOCK_RETRY_MILLIS).thenCompose(d -> unlock(holder, retries - 1));
                     }
-                    log.warn("cannot release the migration lock {} yet (the next pass does): {}", path, x.toString());
+                    log.warn("cannot release the migration lock {} yet (the next pass does): {}", lock.path(),
+                            x.toString());
                     return CompletableFuture.completedFuture(null);
                 });
     }
@@ -431,7 +433,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         + "migration lock; the rollback is recorded and will be finished by the broker that runs "
                         + "the migration, or ask again"));
             }
-            return delay(200).thenCompose(v -> lockedWaiting(body, deadlineNanos));
+            return delay(LOCK_POLL_MILLIS).thenCompose(v -> lockedWaiting(body, deadlineNanos));
         });
     }
 
@@ -467,14 +469,15 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     /**
-     * Completes with switch {@code epoch}'s stored state once {@code condition} holds for it (checked every 100 ms,
-     * whoever wrote it); for tests and tools that must wait for a phase instead of sleeping.
+     * Completes with switch {@code epoch}'s stored state once {@code condition} holds for it (checked every
+     * {@value #AWAIT_POLL_MILLIS} ms, whoever wrote it); for tests and tools that must wait for a phase instead of
+     * sleeping.
      */
     public CompletableFuture<MigrationState> await(long epoch, Predicate<MigrationState> condition) {
         return readState(epoch).thenCompose(s -> s.present() && condition.test(s.value())
                 ? CompletableFuture.completedFuture(s.value())
                 : closed ? CompletableFuture.failedFuture(new IllegalStateException("closed"))
-                : delay(100).thenCompose(v -> await(epoch, condition)));
+                : delay(AWAIT_POLL_MILLIS).thenCompose(v -> await(epoch, condition)));
     }
 
     /**
@@ -531,16 +534,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     private CompletableFuture<List<MigrationState>> states() {
-        String root = registry.paths().orchestrators();
-        return registry.metadataStore().getChildren(root).thenCompose(names -> {
-            List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
-            for (String n : names) {
-                reads.add(registry.read(root + "/" + n, MigrationState.class));
-            }
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v ->
-                    reads.stream().map(CompletableFuture::join).filter(Versioned::present)
-                            .map(Versioned::value).toList());
-        });
+        return registry.listMigrationStates();
     }
 
     // ---- the phases of the latest switch's migration ----
@@ -764,7 +758,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
             }
             CompletableFuture<MigrationState> flipped = s.rollbackFlipEpoch() > 0
                     ? CompletableFuture.completedFuture(s) : flip(s).exceptionallyCompose(e -> {
-                        String why = String.valueOf(RegistryStore.unwrap(e).getMessage());
+                        String why = String.valueOf(Failures.unwrap(e).getMessage());
                         log.warn("switch epoch={} rollback: cannot route the promoted ledgers back yet (the rollback "
                                 + "stays recorded and is finished when asked again, or by itself): {}", epoch, why);
                         return recordRollbackError(epoch, why, e);
@@ -877,7 +871,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
             restorable.put(r.ledgerId(), copier.facts(r.ledgerId(), back).thenApply(Optional::isPresent)
                     .exceptionallyCompose(e -> CompletableFuture.failedFuture(new IllegalStateException(
                             "cannot tell whether ledger " + r.ledgerId() + " is still on bookie-cluster " + back
-                                    + ", where it would be read again: " + RegistryStore.unwrap(e).getMessage()))));
+                                    + ", where it would be read again: " + Failures.unwrap(e).getMessage()))));
         }
         return CompletableFuture.allOf(restorable.values().toArray(CompletableFuture[]::new)).thenCompose(v ->
                 registry.updateRelocations(restorable.keySet(), (id, cur) -> {
@@ -913,7 +907,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                         sw.directive().epoch(), s.rollbackTo());
                 return sw;
             }).exceptionallyCompose(e -> {
-                String why = String.valueOf(RegistryStore.unwrap(e).getMessage());
+                String why = String.valueOf(Failures.unwrap(e).getMessage());
                 log.warn("switch epoch={} rollback: cannot switch back to bookie-cluster={} yet (the rollback stays "
                         + "recorded and is finished when asked again, or by itself): {}", epoch, s.rollbackTo(), why);
                 return recordRollbackError(epoch, why, e);
@@ -983,7 +977,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 // holds up neither the others nor the lists that can go
                 chain = chain.thenCompose(v -> deleteCopies(s).exceptionally(e -> {
                     log.warn("switch epoch={} rollback: deleting the copies on bookie-cluster={} waits for the next "
-                            + "pass: {}", s.switchEpoch(), s.target(), RegistryStore.unwrap(e).toString());
+                            + "pass: {}", s.switchEpoch(), s.target(), Failures.unwrap(e).toString());
                     return null;
                 }));
             }

@@ -1,13 +1,12 @@
 package io.bcswitch.precheck;
 
+import io.bcswitch.registry.MetadataPort;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.metadata.api.MetadataStoreConfig;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,17 +17,27 @@ import org.slf4j.LoggerFactory;
  */
 public class ClusterMetadataAccess implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterMetadataAccess.class);
+    /** Sessions shorter than this expire on an ordinary GC pause of the broker. */
+    private static final int MIN_SESSION_TIMEOUT_MILLIS = 2000;
+
+    /** Opens a metadata store of its own at a URL (blocking: it is called on a thread of this class). */
+    @FunctionalInterface
+    public interface Opener {
+        MetadataPort open(String url, int sessionTimeoutMillis);
+    }
 
     private final long timeoutMillis;
-    private final Map<String, CompletableFuture<MetadataStoreExtended>> stores = new ConcurrentHashMap<>();
-    private final ExecutorService opener = Executors.newCachedThreadPool(r -> {
+    private final Opener opener;
+    private final Map<String, CompletableFuture<MetadataPort>> stores = new ConcurrentHashMap<>();
+    private final ExecutorService openers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "bcs-metadata-opener");
         t.setDaemon(true);
         return t;
     });
 
-    public ClusterMetadataAccess(long timeoutMillis) {
+    public ClusterMetadataAccess(long timeoutMillis, Opener opener) {
         this.timeoutMillis = timeoutMillis;
+        this.opener = opener;
     }
 
     public long timeoutMillis() {
@@ -36,7 +45,7 @@ public class ClusterMetadataAccess implements AutoCloseable {
     }
 
     public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
-        CompletableFuture<MetadataStoreExtended> f = stores.computeIfAbsent(location.storeUrl(), this::open);
+        CompletableFuture<MetadataPort> f = stores.computeIfAbsent(location.storeUrl(), this::open);
         if (f.isCompletedExceptionally()) {
             stores.remove(location.storeUrl(), f);
             f = stores.computeIfAbsent(location.storeUrl(), this::open);
@@ -44,18 +53,10 @@ public class ClusterMetadataAccess implements AutoCloseable {
         return f.thenApply(s -> new StoreClusterMetadata(s, location.ledgersRoot(), timeoutMillis));
     }
 
-    private CompletableFuture<MetadataStoreExtended> open(String url) {
-        CompletableFuture<MetadataStoreExtended> f = CompletableFuture.supplyAsync(() -> {
-            try {
-                return MetadataStoreExtended.create(url, MetadataStoreConfig.builder()
-                        .sessionTimeoutMillis((int) Math.max(timeoutMillis, 2000))
-                        .metadataStoreName("bcs-probe")
-                        .build());
-            } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
-            }
-        }, opener);
-        CompletableFuture<MetadataStoreExtended> bounded = f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+    private CompletableFuture<MetadataPort> open(String url) {
+        CompletableFuture<MetadataPort> f = CompletableFuture.supplyAsync(() ->
+                opener.open(url, (int) Math.max(timeoutMillis, MIN_SESSION_TIMEOUT_MILLIS)), openers);
+        CompletableFuture<MetadataPort> bounded = f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
         bounded.whenComplete((s, e) -> {
             if (e != null) {
                 // a store that opens after the deadline must not leak
@@ -70,10 +71,10 @@ public class ClusterMetadataAccess implements AutoCloseable {
     public void close() {
         stores.values().forEach(f -> f.thenAccept(ClusterMetadataAccess::closeQuietly));
         stores.clear();
-        opener.shutdownNow();
+        openers.shutdownNow();
     }
 
-    private static void closeQuietly(MetadataStoreExtended s) {
+    private static void closeQuietly(MetadataPort s) {
         try {
             s.close();
         } catch (Exception e) {

@@ -1,26 +1,26 @@
 package io.bcswitch.precheck;
 
+import io.bcswitch.registry.MetadataPort;
+import io.bcswitch.registry.StoreFailure;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.metadata.api.MetadataStore;
-import org.apache.pulsar.metadata.api.MetadataStoreException;
 
 /**
- * {@link ClusterMetadata} over a Pulsar {@link MetadataStore} that holds the cluster's ledgers root.
+ * {@link ClusterMetadata} over the metadata store that holds the cluster's ledgers root.
  * Both BookKeeper's ZooKeeper driver and Pulsar's metadata-store driver keep the same znodes:
  * {@code LAYOUT}, {@code idgen}, {@code idgen-long/HOB-%010d}, {@code available[/readonly]}.
  */
 public class StoreClusterMetadata implements ClusterMetadata {
     private static final String HOB_PREFIX = "HOB-";
 
-    private final MetadataStore store;
+    private final MetadataPort store;
     private final String root;
     private final long timeoutMillis;
 
-    public StoreClusterMetadata(MetadataStore store, String ledgersRoot, long timeoutMillis) {
+    public StoreClusterMetadata(MetadataPort store, String ledgersRoot, long timeoutMillis) {
         this.store = store;
         this.root = ledgersRoot;
         this.timeoutMillis = timeoutMillis;
@@ -29,14 +29,14 @@ public class StoreClusterMetadata implements ClusterMetadata {
     @Override
     public CompletableFuture<ClusterFacts> facts() {
         CompletableFuture<String> layout = store.get(root + "/LAYOUT").thenApply(r -> r
-                .map(g -> new String(g.getValue(), StandardCharsets.UTF_8))
+                .map(g -> new String(g.value(), StandardCharsets.UTF_8))
                 .orElseThrow(() -> new IllegalStateException("no " + root + "/LAYOUT: the bookie cluster is not "
                         + "initialised (run 'bookkeeper shell initnewcluster' or start its bookies once)")));
-        CompletableFuture<List<String>> hobs = store.getChildren(root + "/idgen-long");
-        CompletableFuture<List<String>> available = store.getChildren(root + "/available");
-        CompletableFuture<List<String>> readonly = store.getChildren(root + "/available/readonly");
+        CompletableFuture<List<String>> hobs = store.children(root + "/idgen-long");
+        CompletableFuture<List<String>> available = store.children(root + "/available");
+        CompletableFuture<List<String>> readonly = store.children(root + "/available/readonly");
         CompletableFuture<String> instance = store.get(root + "/INSTANCEID").thenApply(r -> r
-                .map(g -> new String(g.getValue(), StandardCharsets.UTF_8).trim()).filter(x -> !x.isEmpty())
+                .map(g -> new String(g.value(), StandardCharsets.UTF_8).trim()).filter(x -> !x.isEmpty())
                 .orElse(null));
         return CompletableFuture.allOf(layout, hobs, available, readonly, instance).thenCompose(v -> {
             String factory = layoutFactory(layout.join());
@@ -62,14 +62,14 @@ public class StoreClusterMetadata implements ClusterMetadata {
     }
 
     private CompletableFuture<Void> createIfAbsent(String path) {
-        return store.put(path, new byte[0], Optional.of(-1L)).<Void>thenApply(s -> null).exceptionally(e -> {
-            Throwable t = e.getCause() != null ? e.getCause() : e;
-            if (t instanceof MetadataStoreException.BadVersionException
-                    || t instanceof MetadataStoreException.AlreadyExistsException) {
-                return null;
-            }
-            throw new java.util.concurrent.CompletionException(t);
-        });
+        return store.put(path, new byte[0], Optional.of(MetadataPort.ABSENT), false).<Void>thenApply(s -> null)
+                .exceptionally(e -> {
+                    Throwable t = e.getCause() != null ? e.getCause() : e;
+                    if (t instanceof StoreFailure.VersionConflict) {
+                        return null; // created meanwhile: what was asked for
+                    }
+                    throw new java.util.concurrent.CompletionException(t);
+                });
     }
 
     /**
@@ -78,7 +78,7 @@ public class StoreClusterMetadata implements ClusterMetadata {
      * {@code 3/4/4/4/L4}-digit paths and short ids under {@code 2/4/L4}-digit paths.
      */
     CompletableFuture<Long> maxLedgerId() {
-        return store.getChildren(root).thenCompose(top -> {
+        return store.children(root).thenCompose(top -> {
             List<String> longTop = numericDesc(top, 3, "");
             List<String> shortTop = numericDesc(top, 2, "");
             return firstPresent(longTop, 0, name -> descend(root + "/" + name, name, new int[] {4, 4, 4}, 0))
@@ -88,7 +88,7 @@ public class StoreClusterMetadata implements ClusterMetadata {
     }
 
     private CompletableFuture<Optional<Long>> descend(String path, String digits, int[] widths, int level) {
-        return store.getChildren(path).thenCompose(children -> {
+        return store.children(path).thenCompose(children -> {
             if (level == widths.length) {
                 List<String> leaves = numericDesc(children, 4, "L");
                 return CompletableFuture.completedFuture(leaves.isEmpty() ? Optional.<Long>empty()

@@ -1,30 +1,28 @@
 package io.bcswitch.registry;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
-import org.apache.pulsar.metadata.api.MetadataStoreException;
-import org.apache.pulsar.metadata.api.extended.CreateOption;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import io.bcswitch.concurrent.Failures;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Typed access to the registry in the broker metadata store. Every write is conditional on the
- * version that was read, so concurrent writers never overwrite each other silently.
+ * Typed access to the registry in the broker metadata store (through a {@link MetadataPort}). Every write is
+ * conditional on the version that was read, so concurrent writers never overwrite each other silently; a lost race
+ * fails with {@link StoreFailure.VersionConflict} ({@link #isVersionConflict}).
  */
 public class RegistryStore {
     private static final Logger log = LoggerFactory.getLogger(RegistryStore.class);
     private static final int MAX_UPDATE_ATTEMPTS = 20;
 
-    private final MetadataStoreExtended store;
+    private final MetadataPort store;
     private final RegistryPaths paths;
 
-    public RegistryStore(MetadataStoreExtended store, RegistryPaths paths) {
+    public RegistryStore(MetadataPort store, RegistryPaths paths) {
         this.store = store;
         this.paths = paths;
     }
@@ -33,19 +31,15 @@ public class RegistryStore {
         return paths;
     }
 
-    public MetadataStoreExtended metadataStore() {
-        return store;
-    }
-
     public <T> CompletableFuture<Versioned<T>> read(String path, Class<T> type) {
         return store.get(path).thenApply(r -> r
-                .map(g -> new Versioned<>(Json.read(g.getValue(), type), g.getStat().getVersion()))
+                .map(n -> new Versioned<>(Json.read(n.value(), type), n.version()))
                 .orElseGet(Versioned::absent));
     }
 
     /** Writes {@code value} if the node still has {@code expectedVersion} (-1: must not exist). */
     public CompletableFuture<Long> write(String path, Object value, long expectedVersion) {
-        return store.put(path, Json.write(value), Optional.of(expectedVersion)).thenApply(s -> s.getVersion());
+        return store.put(path, Json.write(value), Optional.of(expectedVersion), false);
     }
 
     /** Deletes the node if it still has {@code expectedVersion}. */
@@ -54,8 +48,7 @@ public class RegistryStore {
     }
 
     public CompletableFuture<Void> writeEphemeral(String path, Object value) {
-        return store.put(path, Json.write(value), Optional.empty(), EnumSet.of(CreateOption.Ephemeral))
-                .thenApply(s -> null);
+        return store.put(path, Json.write(value), Optional.empty(), true).thenApply(s -> null);
     }
 
     /**
@@ -91,25 +84,15 @@ public class RegistryStore {
         });
     }
 
+    /** Whether {@code e} is a lost race: the node's version was not the one expected. */
     public static boolean isVersionConflict(Throwable e) {
-        Throwable t = unwrap(e);
-        return t instanceof MetadataStoreException.BadVersionException
-                || t instanceof MetadataStoreException.AlreadyExistsException;
-    }
-
-    public static Throwable unwrap(Throwable e) {
-        Throwable t = e;
-        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return Failures.unwrap(e) instanceof StoreFailure.VersionConflict;
     }
 
     // ---- typed accessors ----
 
     public CompletableFuture<List<BookieClusterRecord>> listClusters() {
-        return store.getChildren(paths.clusters()).thenCompose(names -> {
+        return store.children(paths.clusters()).thenCompose(names -> {
             List<CompletableFuture<Versioned<BookieClusterRecord>>> reads = new ArrayList<>();
             for (String n : names) {
                 reads.add(read(paths.cluster(n), BookieClusterRecord.class));
@@ -146,12 +129,12 @@ public class RegistryStore {
 
     /** The ids of the brokers that have a record (names only: nothing else is read). */
     public CompletableFuture<java.util.Set<String>> listBrokerIds() {
-        return store.getChildren(paths.brokers()).thenApply(java.util.TreeSet::new);
+        return store.children(paths.brokers()).thenApply(java.util.TreeSet::new);
     }
 
     /** The ids of the stored operations (names only). */
     public CompletableFuture<List<String>> listOperationIds() {
-        return store.getChildren(paths.operations());
+        return store.children(paths.operations());
     }
 
     public CompletableFuture<Versioned<OperationRecord>> readOperation(String id) {
@@ -159,7 +142,7 @@ public class RegistryStore {
     }
 
     public CompletableFuture<List<BrokerCutoverRecord>> listBrokerProgress() {
-        return store.getChildren(paths.brokers()).thenCompose(ids -> {
+        return store.children(paths.brokers()).thenCompose(ids -> {
             List<CompletableFuture<Versioned<BrokerCutoverRecord>>> reads = new ArrayList<>();
             for (String id : ids) {
                 reads.add(read(paths.broker(id), BrokerCutoverRecord.class));
@@ -191,11 +174,11 @@ public class RegistryStore {
     public CompletableFuture<java.util.Map<Long, Relocation>> listRelocations() {
         List<CompletableFuture<List<String>>> listings = new ArrayList<>();
         // getChildren, not exists: a parent created implicitly may not "exist" in every store implementation
-        listings.add(store.getChildren(paths.relocations()).thenApply(names -> names.stream()
+        listings.add(store.children(paths.relocations()).thenApply(names -> names.stream()
                 .filter(RegistryStore::isNumber).map(n -> paths.relocations() + "/" + n).toList()));
         for (int shard = 0; shard < RegistryPaths.RELOCATION_SHARDS; shard++) {
             String dir = paths.relocations() + "/" + RegistryPaths.shardName(shard);
-            listings.add(store.getChildren(dir).thenApply(ids -> ids.stream().filter(RegistryStore::isNumber)
+            listings.add(store.children(dir).thenApply(ids -> ids.stream().filter(RegistryStore::isNumber)
                     .map(id -> dir + "/" + id).toList()));
         }
         return CompletableFuture.allOf(listings.toArray(CompletableFuture[]::new)).thenCompose(v -> {
@@ -287,6 +270,22 @@ public class RegistryStore {
                 }));
     }
 
+    /** The lock at {@code path} (an ephemeral node naming its holder). */
+    public RegistryLock lock(String path) {
+        return new RegistryLock(store, path);
+    }
+
+    /** The migration state of every switch that has one. */
+    public CompletableFuture<List<MigrationState>> listMigrationStates() {
+        String root = paths.orchestrators();
+        return store.children(root).thenCompose(names -> {
+            List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
+            names.forEach(n -> reads.add(read(root + "/" + n, MigrationState.class)));
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> reads.stream()
+                    .map(CompletableFuture::join).filter(Versioned::present).map(Versioned::value).toList());
+        });
+    }
+
     /** The relocation epoch (0 when nothing was ever relocated). */
     public CompletableFuture<Long> readRelocationEpoch() {
         return readRelocationEpochRecord().thenApply(RelocationEpoch::epoch);
@@ -323,14 +322,14 @@ public class RegistryStore {
         for (int chunk = from / IdChunk.MAX_IDS; chunk * IdChunk.MAX_IDS < ids.size(); chunk++) {
             List<Long> part = ids.subList(chunk * IdChunk.MAX_IDS, Math.min(ids.size(), (chunk + 1) * IdChunk.MAX_IDS));
             writes.add(store.put(paths.copiesChunk(epoch, chunk), Json.write(new IdChunk(IdChunk.FORMAT_VERSION,
-                    part)), Optional.empty()));
+                    part)), Optional.empty(), false));
         }
         return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
     }
 
     /** The copies recorded for switch {@code epoch}, by chunk number. */
     public CompletableFuture<java.util.SortedMap<Integer, List<Long>>> readCopies(long epoch) {
-        return store.getChildren(paths.copies(epoch)).thenCompose(names -> {
+        return store.children(paths.copies(epoch)).thenCompose(names -> {
             java.util.Map<Integer, CompletableFuture<Versioned<IdChunk>>> reads = new java.util.TreeMap<>();
             for (String n : names) {
                 if (isNumber(n)) {
@@ -354,13 +353,13 @@ public class RegistryStore {
         String path = paths.copiesChunk(epoch, chunk);
         if (remaining.isEmpty()) {
             return store.delete(path, Optional.empty()).exceptionally(e -> {
-                if (unwrap(e) instanceof MetadataStoreException.NotFoundException) {
+                if (Failures.unwrap(e) instanceof StoreFailure.NotFound) {
                     return null;
                 }
-                throw new CompletionException(unwrap(e));
+                throw new CompletionException(Failures.unwrap(e));
             });
         }
-        return store.put(path, Json.write(new IdChunk(IdChunk.FORMAT_VERSION, remaining)), Optional.empty())
+        return store.put(path, Json.write(new IdChunk(IdChunk.FORMAT_VERSION, remaining)), Optional.empty(), false)
                 .thenApply(s -> null);
     }
 
@@ -375,7 +374,7 @@ public class RegistryStore {
 
     /** Switch epochs that have copies recorded. */
     public CompletableFuture<List<Long>> copyEpochs() {
-        return store.getChildren(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
+        return store.children(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
                 .map(Long::parseLong).sorted().toList());
     }
 
@@ -388,7 +387,7 @@ public class RegistryStore {
     /** Every cluster's id watermark, by cluster (clusters no longer registered included: their ranges remain). */
     public CompletableFuture<java.util.Map<String, IdWatermark>> listWatermarks() {
         String root = paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2);
-        return store.getChildren(root).thenCompose(names -> {
+        return store.children(root).thenCompose(names -> {
             java.util.Map<String, CompletableFuture<Versioned<IdWatermark>>> reads = new java.util.TreeMap<>();
             names.forEach(n -> reads.put(n, read(root + "/" + n, IdWatermark.class)));
             return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -419,15 +418,14 @@ public class RegistryStore {
      * node does not exist.
      */
     public CompletableFuture<java.util.Set<String>> pulsarLiveBrokers() {
-        return store.getChildren(PULSAR_BROKER_REGISTRY).thenApply(java.util.TreeSet::new);
+        return store.children(PULSAR_BROKER_REGISTRY).thenApply(java.util.TreeSet::new);
     }
 
     public static final String PULSAR_BROKER_REGISTRY = "/loadbalance/brokers";
 
     /** Whether {@code path} exists as an ephemeral node of this process's current metadata session. */
     public CompletableFuture<Boolean> ownsEphemeral(String path) {
-        return store.get(path).thenApply(r -> r.isPresent() && r.get().getStat().isEphemeral()
-                && r.get().getStat().isCreatedBySelf());
+        return store.get(path).thenApply(r -> r.isPresent() && r.get().ephemeral() && r.get().ownSession());
     }
 
     /**
@@ -436,35 +434,15 @@ public class RegistryStore {
      */
     public CompletableFuture<Void> putOwnEphemeral(String path, Object value) {
         return store.get(path).thenCompose(r -> {
-            if (r.isPresent() && !r.get().getStat().isCreatedBySelf()) {
-                return store.delete(path, Optional.of(r.get().getStat().getVersion())).exceptionally(e -> null);
+            if (r.isPresent() && !r.get().ownSession()) {
+                return store.delete(path, Optional.of(r.get().version())).exceptionally(e -> null);
             }
             return CompletableFuture.completedFuture(null);
         }).thenCompose(v -> writeEphemeral(path, value));
     }
 
-    /** Session changes of the broker's metadata store connection, without Pulsar's types. */
-    public enum SessionChange {
-        /** disconnected; the session may still be alive */
-        CONNECTION_LOST,
-        /** connected again within the same session: watches missed nothing the server kept, but re-read anyway */
-        RECONNECTED,
-        /** the session is (or may be) gone with its ephemeral nodes */
-        SESSION_LOST,
-        /** a session is established again: ephemeral nodes must be re-created, everything re-read */
-        SESSION_REESTABLISHED
-    }
-
-    public void onSessionChange(java.util.function.Consumer<SessionChange> listener) {
-        store.registerSessionListener(e -> {
-            switch (e) {
-                case ConnectionLost -> listener.accept(SessionChange.CONNECTION_LOST);
-                case Reconnected -> listener.accept(SessionChange.RECONNECTED);
-                case SessionLost -> listener.accept(SessionChange.SESSION_LOST);
-                case SessionReestablished -> listener.accept(SessionChange.SESSION_REESTABLISHED);
-                default -> { }
-            }
-        });
+    public void onSessionChange(java.util.function.Consumer<MetadataPort.SessionChange> listener) {
+        store.onSessionChange(listener);
     }
 
     /**
@@ -473,11 +451,19 @@ public class RegistryStore {
      * {@link #onSessionChange} too.
      */
     public void onChange(String path, Runnable listener) {
-        store.registerListener(n -> {
-            if (n.getPath().equals(path)) {
+        store.onChange(changed -> {
+            if (changed.equals(path)) {
                 listener.run();
             }
         });
+    }
+
+    /**
+     * Calls {@code listener} with the path of every changed node (on the store's notification thread: hand off
+     * anything slow), for a component that follows several nodes.
+     */
+    public void onAnyChange(java.util.function.Consumer<String> listener) {
+        store.onChange(listener);
     }
 
     /** The pacing settings changed at run time; {@link TuningOverrides#NONE} when none were. */
@@ -504,9 +490,9 @@ public class RegistryStore {
      */
     public CompletableFuture<Void> nextChangeAtOrBelow(String path) {
         if (changeListening.compareAndSet(false, true)) {
-            store.registerListener(n -> {
+            store.onChange(changed -> {
                 for (ChangeWaiter w : changeWaiters) {
-                    if (w.changed().isDone() || w.matches(n.getPath()) && w.changed().complete(null)) {
+                    if (w.changed().isDone() || w.matches(changed) && w.changed().complete(null)) {
                         changeWaiters.remove(w);
                     }
                 }
@@ -520,7 +506,7 @@ public class RegistryStore {
 
     /** Relocation epoch applied by each live broker, by broker id. */
     public CompletableFuture<java.util.Map<String, Long>> listRelocationApplied() {
-        return store.getChildren(paths.relocationApplied()).thenCompose(ids -> {
+        return store.children(paths.relocationApplied()).thenCompose(ids -> {
                     java.util.Map<String, CompletableFuture<Versioned<RelocationEpoch>>> reads =
                             new java.util.TreeMap<>();
                     for (String id : ids) {

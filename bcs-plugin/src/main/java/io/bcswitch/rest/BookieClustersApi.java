@@ -1,6 +1,7 @@
 package io.bcswitch.rest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.registry.Json;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
@@ -77,8 +78,8 @@ public class BookieClustersApi {
     private final SwitchService service;
     private final io.bcswitch.tuning.TuningService tuning;
     private final Operations operations;
-    private volatile TopicLedgerReports topics;
-    private volatile io.bcswitch.migration.MigrationService migration;
+    private final TopicLedgerReports topics;
+    private final io.bcswitch.migration.MigrationService migration;
 
     public BookieClustersApi(SwitchService service) {
         this(service, null, null);
@@ -99,19 +100,21 @@ public class BookieClustersApi {
      */
     public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations,
                              java.util.concurrent.Executor answers) {
+        this(service, tuning, operations, answers, null, null);
+    }
+
+    /**
+     * @param migration the migration endpoints (rollback, drain, cleanup, close-client); null: they answer 503
+     * @param topics    {@code GET /topics/...}; null: it answers 503
+     */
+    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations,
+                             java.util.concurrent.Executor answers, io.bcswitch.migration.MigrationService migration,
+                             TopicLedgerReports topics) {
         this.answers = answers;
         this.service = service;
         this.tuning = tuning;
         this.operations = operations;
-    }
-
-    /** Enables the migration endpoints (rollback, drain, cleanup, close-client); without it they answer 503. */
-    public void setMigration(io.bcswitch.migration.MigrationService migration) {
         this.migration = migration;
-    }
-
-    /** Enables {@code GET /topics/...}; without it that endpoint answers 503. */
-    public void setTopicLedgers(TopicLedgerReports topics) {
         this.topics = topics;
     }
 
@@ -549,7 +552,7 @@ public class BookieClustersApi {
     }
 
     static RestResponse toResponse(Throwable e) {
-        Throwable t = RegistryStore.unwrap(e);
+        Throwable t = Failures.unwrap(e);
         if (t instanceof ApiError a) {
             return RestResponse.error(a.status, a.getMessage());
         }

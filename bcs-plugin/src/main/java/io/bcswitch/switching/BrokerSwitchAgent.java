@@ -1,11 +1,13 @@
 package io.bcswitch.switching;
 
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BootstrapRecord;
 import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.SwitchDirective;
@@ -61,11 +63,20 @@ public class BrokerSwitchAgent implements AutoCloseable {
     private final io.bcswitch.concurrent.RetryDelays activationDelays;
     private ScheduledFuture<?> activationRetry;
     private volatile boolean closed;
+    private final Listener listener;
 
     /** @param retries the waits between attempts to activate a switch's client (the adapter's: Pulsar's back-off) */
     public BrokerSwitchAgent(RegistryStore registry, SwitchConfig config, ClientActivation activation,
                              CutoverTrigger cutover, BrokerPresence presence, Clock clock,
                              io.bcswitch.concurrent.RetryDelays.Factory retries) {
+        this(registry, config, activation, cutover, presence, clock, retries, Listener.NONE);
+    }
+
+    /** @param listener told when a cluster is retired and when a relocation epoch is applied */
+    public BrokerSwitchAgent(RegistryStore registry, SwitchConfig config, ClientActivation activation,
+                             CutoverTrigger cutover, BrokerPresence presence, Clock clock,
+                             io.bcswitch.concurrent.RetryDelays.Factory retries, Listener listener) {
+        this.listener = listener;
         this.activationDelays = retries.between(FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS);
         this.registry = registry;
         this.config = config;
@@ -89,17 +100,17 @@ public class BrokerSwitchAgent implements AutoCloseable {
      * @param brokerUri the broker's own {@code bookkeeperMetadataServiceUri} (or its implicit default)
      */
     public CompletableFuture<Ownership> start(String brokerUri) {
-        registry.metadataStore().registerListener(n -> {
+        registry.onAnyChange(path -> {
             if (closed) {
                 return;
             }
-            if (n.getPath().equals(registry.paths().switchTarget())) {
+            if (path.equals(registry.paths().switchTarget())) {
                 events.execute(this::applyLatest);
-            } else if (n.getPath().equals(registry.paths().switchPrepare())) {
+            } else if (path.equals(registry.paths().switchPrepare())) {
                 events.execute(this::prepareLatest);
-            } else if (n.getPath().equals(registry.paths().relocationEpoch())) {
+            } else if (path.equals(registry.paths().relocationEpoch())) {
                 events.execute(() -> reloadRelocations(false));
-            } else if (n.getPath().equals(registry.paths().ranges())) {
+            } else if (path.equals(registry.paths().ranges())) {
                 events.execute(() -> resync(false));
             }
         });
@@ -107,8 +118,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
             if (closed) {
                 return;
             }
-            if (change == RegistryStore.SessionChange.RECONNECTED
-                    || change == RegistryStore.SessionChange.SESSION_REESTABLISHED) {
+            if (change == MetadataPort.SessionChange.RECONNECTED
+                    || change == MetadataPort.SessionChange.SESSION_REESTABLISHED) {
                 log.info("metadata session {}: re-reading the switch directive, the range table and the relocation "
                         + "table, re-creating this broker's records", change);
                 events.execute(() -> resync(true));
@@ -334,7 +345,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
     }
 
     private static String rootMessage(Throwable e) {
-        Throwable t = RegistryStore.unwrap(e);
+        Throwable t = Failures.unwrap(e);
         while (t.getCause() != null && t.getCause() != t && t.getMessage() == null) {
             t = t.getCause();
         }
@@ -395,11 +406,11 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         }
                         log.info("relocation epoch={} applied: {} relocated ledger(s) ({} read)", r.epoch(),
                                 r.homes().size(), r.read());
-                        relocationListener.accept(r.epoch());
+                        listener.relocationsApplied(r.epoch());
                     }, events).thenCompose(x -> registry.listClusters()).thenAcceptAsync(clusters -> {
                         for (BookieClusterRecord c : clusters) {
                             if (c.status() == ClusterStatus.DEPRECATED) {
-                                deprecatedListener.accept(c.name());
+                                listener.deprecated(c.name());
                             }
                         }
                     }, events);
@@ -421,25 +432,29 @@ public class BrokerSwitchAgent implements AutoCloseable {
         return o == null ? 0 : Math.max(0, relocationEpochSeen.get() - o.relocationEpoch());
     }
 
-    private volatile java.util.function.LongConsumer relocationListener = e -> { };
-    private volatile java.util.function.Consumer<String> deprecatedListener = c -> { };
+    /** What the broker does when the agent has changed its routing; told on the agent's thread. */
+    public interface Listener {
+        Listener NONE = new Listener() { };
 
-    /**
-     * Told (on the agent thread) each DEPRECATED cluster when the registry changes: its clients can close. The
-     * listener must not block for long: the agent applies directives on the same thread.
-     */
-    public void onDeprecated(java.util.function.Consumer<String> listener) {
-        this.deprecatedListener = listener;
+        /**
+         * A cluster is DEPRECATED in the registry: its clients can close. Must not block for long: the agent applies
+         * directives on the same thread.
+         */
+        default void deprecated(String cluster) {
+        }
+
+        /** This broker now routes with relocation epoch {@code epoch}. */
+        default void relocationsApplied(long epoch) {
+        }
     }
 
-    /** Told (on the agent thread) each relocation epoch this broker now routes with. */
-    public void onRelocationsApplied(java.util.function.LongConsumer listener) {
-        this.relocationListener = listener;
+    /** Tells the listener again (on the agent thread) the relocation epoch this broker routes with now. */
+    public void retellRelocationEpoch() {
         try {
             events.execute(() -> {
                 Ownership o = ownership;
                 if (o != null) {
-                    listener.accept(o.relocationEpoch());
+                    listener.relocationsApplied(o.relocationEpoch());
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -1,5 +1,6 @@
 package io.bcswitch.tuning;
 
+import io.bcswitch.config.ConfigKey;
 import io.bcswitch.registry.TuningOverrides;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,15 +61,19 @@ public final class LiveTuning {
             return null;
         }
         return switch (key) {
-            case MIGRATION_BYTES_PER_SECOND -> value.longValue() < 0 || value.longValue() > Long.MAX_VALUE / 2
-                    ? key + " must be between 0 (unlimited) and " + Long.MAX_VALUE / 2 + ", not " + value : null;
-            case MIGRATION_CONCURRENCY -> value.longValue() < 1 || value.longValue() > 1024
-                    ? key + " must be between 1 and 1024, not " + value : null;
+            case MIGRATION_BYTES_PER_SECOND -> outside(ConfigKey.MIGRATION_BYTES_PER_SECOND, value, " (unlimited)");
+            case MIGRATION_CONCURRENCY -> outside(ConfigKey.MIGRATION_CONCURRENCY, value, "");
             case CUTOVER_TOPICS_PER_SECOND -> !(value.doubleValue() >= MIN_CUTOVER_TOPICS_PER_SECOND)
-                    || value.doubleValue() > 100_000
-                    ? key + " must be >= " + MIN_CUTOVER_TOPICS_PER_SECOND + " and <= 100000, not " + value : null;
+                    || value.doubleValue() > ConfigKey.CUTOVER_TOPICS_PER_SECOND.max()
+                    ? key + " must be >= " + MIN_CUTOVER_TOPICS_PER_SECOND + " and <= "
+                    + ConfigKey.CUTOVER_TOPICS_PER_SECOND.max() + ", not " + value : null;
             default -> "unknown setting '" + key + "'";
         };
+    }
+
+    private static String outside(ConfigKey key, Number value, String minMeans) {
+        return value.longValue() < key.min() || value.longValue() > key.max() ? key.name() + " must be between " + key.min() + minMeans
+                + " and " + key.max() + ", not " + value : null;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.bcswitch.tuning;
 
+import io.bcswitch.concurrent.Failures;
+import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.TuningOverrides;
@@ -71,7 +73,7 @@ public final class TuningService implements AutoCloseable {
         // the store's listeners cannot be removed: once closed they do nothing
         registry.onChange(path, this::reloadSoon);
         registry.onSessionChange(c -> {
-            if (c == RegistryStore.SessionChange.RECONNECTED || c == RegistryStore.SessionChange.SESSION_REESTABLISHED) {
+            if (c == MetadataPort.SessionChange.RECONNECTED || c == MetadataPort.SessionChange.SESSION_REESTABLISHED) {
                 reloadSoon();
             }
         });
@@ -80,7 +82,7 @@ public final class TuningService implements AutoCloseable {
         // a broker starts whatever is stored: one it cannot read leaves broker.conf's values (and says so)
         return reload().exceptionally(e -> {
             log.warn("cannot read the pacing settings at {}; using broker.conf's {} until they can be read: {}",
-                    registry.paths().tuning(), live.effective(), RegistryStore.unwrap(e).toString());
+                    registry.paths().tuning(), live.effective(), Failures.unwrap(e).toString());
             return null;
         });
     }
@@ -101,7 +103,7 @@ public final class TuningService implements AutoCloseable {
         if (!closed) {
             reload().exceptionally(e -> {
                 log.warn("cannot read the pacing settings at {} (keeping {}): {}", registry.paths().tuning(),
-                        live.effective(), RegistryStore.unwrap(e).toString());
+                        live.effective(), Failures.unwrap(e).toString());
                 return null;
             });
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
@@ -67,7 +68,7 @@ class InvariantAuditorTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         scheduler = Executors.newSingleThreadScheduledExecutor();
         for (String c : List.of("a", "b")) {
             registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk+hierarchical://zk-" + c

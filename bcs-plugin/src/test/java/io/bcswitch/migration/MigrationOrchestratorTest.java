@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -54,7 +55,7 @@ class MigrationOrchestratorTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         scheduler = Executors.newSingleThreadScheduledExecutor();
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
@@ -381,7 +382,7 @@ class MigrationOrchestratorTest {
                     }
                     return out;
                 });
-        registry = new RegistryStore(held, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(held), new RegistryPaths("/bcs"));
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
             o.switchAccepted(1);
             releasing.get(30, TimeUnit.SECONDS);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -70,7 +71,7 @@ class MigrationSafetyTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         scheduler = Executors.newSingleThreadScheduledExecutor();
         clusters.put("a", SCHEMA_LEDGER, "schema-v1", "schema");
     }
@@ -220,7 +221,7 @@ class MigrationSafetyTest {
     private final AtomicInteger aAdvances = new AtomicInteger();
 
     private ClusterMetadataAccess fakeMetadata() {
-        return new ClusterMetadataAccess(1000) {
+        return new ClusterMetadataAccess(1000, PulsarMetadataPort::probe) {
             @Override
             public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
                 boolean isA = location.uri().contains("//zk-a");

@@ -1,5 +1,6 @@
 package io.bcswitch.precheck;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.pulsar.metadata.api.MetadataStore;
@@ -12,7 +13,7 @@ public class ServedClusterMetadata extends ClusterMetadataAccess {
     private final Map<String, ? extends MetadataStore> served;
 
     public ServedClusterMetadata(long timeoutMillis, Map<String, ? extends MetadataStore> served) {
-        super(timeoutMillis);
+        super(timeoutMillis, PulsarMetadataPort::probe);
         this.served = served;
     }
 
@@ -20,7 +21,7 @@ public class ServedClusterMetadata extends ClusterMetadataAccess {
     public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
         MetadataStore store = served.get(location.uri());
         return store != null
-                ? CompletableFuture.completedFuture(new StoreClusterMetadata(store, "/ledgers", timeoutMillis()))
+                ? CompletableFuture.completedFuture(new StoreClusterMetadata(new PulsarMetadataPort(store), "/ledgers", timeoutMillis()))
                 : super.forLocation(location);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -51,7 +52,7 @@ class StoreClusterMetadataTest {
     }
 
     private ClusterFacts facts(String root) throws Exception {
-        return new StoreClusterMetadata(store, root, 5000).facts().get(5, TimeUnit.SECONDS);
+        return new StoreClusterMetadata(new PulsarMetadataPort(store), root, 5000).facts().get(5, TimeUnit.SECONDS);
     }
 
     private void initialised(String root) throws Exception {
@@ -178,7 +179,7 @@ class StoreClusterMetadataTest {
     @Test
     void uninitialisedClusterFailsWithAnActionableMessage() {
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> new StoreClusterMetadata(store, ROOT, 5000).facts().get(5, TimeUnit.SECONDS));
+                () -> new StoreClusterMetadata(new PulsarMetadataPort(store), ROOT, 5000).facts().get(5, TimeUnit.SECONDS));
         Throwable cause = e.getCause();
         assertInstanceOf(IllegalStateException.class, cause);
         assertTrue(cause.getMessage().contains("/ledgers/LAYOUT"), cause.getMessage());
@@ -196,18 +197,18 @@ class StoreClusterMetadataTest {
                 });
         long start = System.nanoTime();
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> new StoreClusterMetadata(silent, ROOT, 200).facts().get(5, TimeUnit.SECONDS));
+                () -> new StoreClusterMetadata(new PulsarMetadataPort(silent), ROOT, 200).facts().get(5, TimeUnit.SECONDS));
         assertInstanceOf(TimeoutException.class, e.getCause());
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(3));
         ExecutionException e2 = assertThrows(ExecutionException.class,
-                () -> new StoreClusterMetadata(silent, ROOT, 200).advanceHighOrderBits(2).get(5, TimeUnit.SECONDS));
+                () -> new StoreClusterMetadata(new PulsarMetadataPort(silent), ROOT, 200).advanceHighOrderBits(2).get(5, TimeUnit.SECONDS));
         assertInstanceOf(TimeoutException.class, e2.getCause());
     }
 
     @Test
     void advanceHighOrderBitsCreatesTheHobNodeAndIsIdempotent() throws Exception {
         initialised(ROOT);
-        StoreClusterMetadata m = new StoreClusterMetadata(store, ROOT, 5000);
+        StoreClusterMetadata m = new StoreClusterMetadata(new PulsarMetadataPort(store), ROOT, 5000);
         m.advanceHighOrderBits(4).get(5, TimeUnit.SECONDS);
         assertEquals(List.of("HOB-0000000004"), store.getChildren(ROOT + "/idgen-long").get());
         assertTrue(store.exists(ROOT + "/idgen-long").get());
@@ -232,14 +233,14 @@ class StoreClusterMetadataTest {
         initialised(ROOT);
         put(ROOT + "/idgen-long");
         put(ROOT + "/idgen-long/HOB-0000000001");
-        new StoreClusterMetadata(store, ROOT, 5000).advanceHighOrderBits(2).get(5, TimeUnit.SECONDS);
+        new StoreClusterMetadata(new PulsarMetadataPort(store), ROOT, 5000).advanceHighOrderBits(2).get(5, TimeUnit.SECONDS);
         assertEquals(List.of("HOB-0000000001", "HOB-0000000002"), store.getChildren(ROOT + "/idgen-long").get());
         assertEquals(2L, facts(ROOT).maxHighOrderBits());
     }
 
     @Test
     void advanceHighOrderBitsRejectsOutOfRangeValues() throws Exception {
-        StoreClusterMetadata m = new StoreClusterMetadata(store, ROOT, 5000);
+        StoreClusterMetadata m = new StoreClusterMetadata(new PulsarMetadataPort(store), ROOT, 5000);
         for (long bad : new long[] {0, -1, Integer.MAX_VALUE + 1L, Long.MAX_VALUE}) {
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> m.advanceHighOrderBits(bad).get(5, TimeUnit.SECONDS), String.valueOf(bad));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.precheck.PrecheckReport;
 import io.bcswitch.registry.BookieClusterRecord;
@@ -58,7 +59,7 @@ class BookieClustersApiTest {
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
         RegistryPaths paths = new RegistryPaths(ROOT);
-        RegistryStore registry = new RegistryStore(store, paths);
+        RegistryStore registry = new RegistryStore(new PulsarMetadataPort(store), paths);
         registry.write(paths.cluster("east"), new BookieClusterRecord(1, "east", EAST_URI, ClusterStatus.STANDBY,
                 NOW - 2000), -1).get();
         registry.write(paths.cluster("west"), new BookieClusterRecord(1, "west", WEST_URI, ClusterStatus.STANDBY,
@@ -103,7 +104,7 @@ class BookieClustersApiTest {
     @Test
     void unregisterIsRefusedWhileTheClusterOwnsReferencedLedgers() throws Exception {
         RegistryPaths paths = new RegistryPaths(ROOT);
-        RegistryStore registry = new RegistryStore(store, paths);
+        RegistryStore registry = new RegistryStore(new PulsarMetadataPort(store), paths);
         // west was active once (epoch 1), so it owns ids from 2^32 up
         registry.write(paths.ranges(), RangeTable.bootstrap("old", NOW - 5000)
                 .with(new io.bcswitch.registry.IdRange("west", 1L << 32, 1, NOW - 3000)), 0).get();

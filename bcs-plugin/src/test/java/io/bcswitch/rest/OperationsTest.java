@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.registry.Json;
 import io.bcswitch.registry.OperationRecord;
 import io.bcswitch.registry.RegistryPaths;
@@ -39,7 +40,7 @@ class OperationsTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         // two live brokers, as Pulsar registers them
         store.put(RegistryStore.PULSAR_BROKER_REGISTRY + "/b1:8080", new byte[0], java.util.Optional.empty()).get();
         store.put(RegistryStore.PULSAR_BROKER_REGISTRY + "/b2:8080", new byte[0], java.util.Optional.empty()).get();

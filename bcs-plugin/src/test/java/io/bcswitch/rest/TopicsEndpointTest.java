@@ -38,8 +38,8 @@ class TopicsEndpointTest {
                     new TopicLedgers.Ledger(5, 2L, 100L, Map.of())));
         };
         Ownership o = new Ownership(RangeTable.bootstrap("cluster-a", 0), "cluster-a", 0);
-        api = new BookieClustersApi(null);
-        api.setTopicLedgers(new TopicLedgerReports(port, () -> o, () -> CompletableFuture.completedFuture(o)));
+        api = new BookieClustersApi(null, null, null, Runnable::run, null,
+                new TopicLedgerReports(port, () -> o, () -> CompletableFuture.completedFuture(o)));
         rest = new InMemoryRest(api);
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.IdRange;
@@ -44,7 +45,7 @@ class AgentSafetyTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B, 1, 0)), -1)
                 .get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B), -1).get();

@@ -3,6 +3,7 @@ package io.bcswitch.switching;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -24,7 +25,7 @@ class BrokerPresenceTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
     }
 
     @AfterEach

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.precheck.PrecheckReport;
 import io.bcswitch.registry.BookieClusterRecord;
@@ -36,7 +37,7 @@ class DeadSourcePrecheckTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/admin/bookie-clusters"));
         WestAndEast.seed(store, registry, DEAD_URI, EAST_URI);
         access = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store));
         service = new SwitchService(registry, access, 2, Clock.systemUTC(),
@@ -72,7 +73,7 @@ class DeadSourcePrecheckTest {
 
     @Test
     void aDeadSourceWhoseIdsWereNeverSeenIsOnlySwitchedFromWithAnExplicitOverride() throws Exception {
-        byte[] before = registry.metadataStore().get(registry.paths().ranges()).join().orElseThrow().getValue();
+        byte[] before = store.get(registry.paths().ranges()).join().orElseThrow().getValue();
         PrecheckReport report = service.precheck("east").join();
         assertFalse(report.ok());
         assertTrue(report.problems().get(0).contains("allowUnknownSourceIds"), report.problems().toString());
@@ -81,7 +82,7 @@ class DeadSourcePrecheckTest {
         assertTrue(refused.getCause().getMessage().contains("nothing records which ledger ids it issued"),
                 refused.getCause().getMessage());
         assertFalse(registry.readDirective().join().present(), "nothing switched");
-        assertTrue(java.util.Arrays.equals(before, registry.metadataStore().get(registry.paths().ranges()).join()
+        assertTrue(java.util.Arrays.equals(before, store.get(registry.paths().ranges()).join()
                 .orElseThrow().getValue()));
 
         SwitchResult forced = service.switchTo("east", true).join();
@@ -106,7 +107,7 @@ class DeadSourcePrecheckTest {
                 if (location.uri().equals(DEAD_URI)) {
                     return westAlive.get()
                             ? java.util.concurrent.CompletableFuture.completedFuture(
-                                    new io.bcswitch.precheck.StoreClusterMetadata(westStore, "/ledgers", 1500))
+                                    new io.bcswitch.precheck.StoreClusterMetadata(new PulsarMetadataPort(westStore), "/ledgers", 1500))
                             : java.util.concurrent.CompletableFuture.failedFuture(
                                     new IllegalStateException("metadata service did not answer"));
                 }

@@ -3,6 +3,7 @@ package io.bcswitch.switching;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.RangeTable;
@@ -33,17 +34,29 @@ class RelocationReloadTest {
     private MetadataStoreExtended store;
     private RegistryStore registry;
     private BrokerSwitchAgent agent;
+    /** What the agent told its listener, and on which thread. */
+    private final java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10),
                 cluster -> CompletableFuture.completedFuture(null), o -> { },
                 new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC(),
-                PulsarRetryDelays::between);
+                PulsarRetryDelays::between, new BrokerSwitchAgent.Listener() {
+                    @Override
+                    public void deprecated(String cluster) {
+                        told.add("deprecated " + cluster + " on " + Thread.currentThread().getName());
+                    }
+
+                    @Override
+                    public void relocationsApplied(long epoch) {
+                        told.add("relocations epoch " + epoch + " on " + Thread.currentThread().getName());
+                    }
+                });
         agent.start("zk:unused").get(10, TimeUnit.SECONDS);
     }
 
@@ -81,10 +94,7 @@ class RelocationReloadTest {
      */
     @Test
     void listenersAreToldOnTheAgentsThreadNeverOnTheMetadataStores() throws Exception {
-        java.util.List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
-        agent.onRelocationsApplied(e -> threads.add("relocations epoch " + e + " on " + Thread.currentThread()
-                .getName()));
-        agent.onDeprecated(c -> threads.add("deprecated " + c + " on " + Thread.currentThread().getName()));
+        java.util.List<String> threads = told;
         registry.write(registry.paths().cluster("a"), new io.bcswitch.registry.BookieClusterRecord(1, "a", "zk:a",
                 io.bcswitch.registry.ClusterStatus.DEPRECATED, 1L), -1).get();
         relocate(10);

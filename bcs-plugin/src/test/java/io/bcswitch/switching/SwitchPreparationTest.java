@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.precheck.ClusterMetadataAccess;
@@ -68,7 +69,7 @@ class SwitchPreparationTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/admin/bookie-clusters"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/admin/bookie-clusters"));
         WestAndEast.seed(store, registry, WEST_URI, EAST_URI);
         registry.raiseWatermark("west", 0, 1000, 1, "broker start").join();
         access = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -33,7 +34,7 @@ class TuningServiceTest {
     @BeforeEach
     void setUp() throws Exception {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(store, new RegistryPaths("/bcs"));
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
         scheduler = Executors.newSingleThreadScheduledExecutor();
     }
 

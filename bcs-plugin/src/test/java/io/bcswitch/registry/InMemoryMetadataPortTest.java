@@ -1,0 +1,34 @@
+package io.bcswitch.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The in-memory store against the contract, and its session expiry. */
+class InMemoryMetadataPortTest extends MetadataPortContract {
+
+    @Override
+    protected MetadataPort newPort() {
+        return new InMemoryMetadataPort();
+    }
+
+    @Test
+    void anExpiredSessionTakesItsEphemeralNodesAndSaysSo() throws Exception {
+        InMemoryMetadataPort memory = (InMemoryMetadataPort) port;
+        List<MetadataPort.SessionChange> heard = new CopyOnWriteArrayList<>();
+        memory.onSessionChange(heard::add);
+        memory.put("/t/e", new byte[] {1}, Optional.empty(), true).get(10, TimeUnit.SECONDS);
+        memory.put("/t/p", new byte[] {1}, Optional.empty(), false).get(10, TimeUnit.SECONDS);
+        memory.expireSession().get(10, TimeUnit.SECONDS);
+        assertTrue(memory.get("/t/e").get(10, TimeUnit.SECONDS).isEmpty(), "the ephemeral node is gone");
+        assertTrue(memory.get("/t/p").get(10, TimeUnit.SECONDS).isPresent(), "the persistent one stays");
+        memory.get("/t").get(10, TimeUnit.SECONDS); // the re-established event is queued before this answer
+        assertEquals(List.of(MetadataPort.SessionChange.CONNECTION_LOST, MetadataPort.SessionChange.SESSION_LOST,
+                MetadataPort.SessionChange.SESSION_REESTABLISHED), heard);
+    }
+}
