@@ -112,7 +112,7 @@ class CommandsTest {
     void verifyWithViolationsFailsInJsonToo() {
         body = VIOLATIONS;
         PulsarAdminException e = assertThrows(PulsarAdminException.class,
-                () -> run("verify", Map.of(BookieClustersCommandFactory.OUTPUT, "json")));
+                () -> run("verify", Map.of(AdminCommand.OUTPUT, "json")));
         assertEquals("error: verify found 2 violation(s)", e.getHttpError());
         assertEquals("GET /admin/v2/bookie-clusters/verify ", requests.get(0));
         assertTrue(printed().startsWith("{") && printed().contains("\"check\" : \"COPY_DIFFERS\""), printed());
@@ -130,9 +130,9 @@ class CommandsTest {
     void switchSendsAllowUnknownSourceIdsOnlyWithTheFlag() throws Exception {
         body = "{\"directive\":{\"target\":\"cluster-b\",\"origin\":\"cluster-a\",\"epoch\":1,\"ts\":7,"
                 + "\"firstLedgerId\":4294967296}}";
-        run("switch", Map.of(BookieClustersCommandFactory.CLUSTER, "cluster-b", "--yes", true));
+        run("switch", Map.of(Params.CLUSTER, "cluster-b", "--yes", true));
         assertEquals("POST /admin/v2/bookie-clusters/switch {\"target\":\"cluster-b\"}", requests.get(0));
-        run("switch", Map.of(BookieClustersCommandFactory.CLUSTER, "cluster-b", "--yes", true,
+        run("switch", Map.of(Params.CLUSTER, "cluster-b", "--yes", true,
                 "--allow-unknown-source-ids", true));
         assertEquals("POST /admin/v2/bookie-clusters/switch {\"target\":\"cluster-b\",\"allowUnknownSourceIds\":true}",
                 requests.get(1));

@@ -1,0 +1,120 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.concurrent.ElasticWorkers;
+import io.bcswitch.migration.MigrationPlan.Item;
+import io.bcswitch.registry.LedgerIssue;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * BUILD: copies every planned ledger to the target, a few at a time, and counts each outcome in the tally (stored
+ * about once a second). Ledgers still open are tried again a few times, then left as skipped.
+ */
+final class BuildPhase {
+    // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
+    private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
+    private static final int OPEN_RETRY_PASSES = 3;
+    private static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
+    private static final long PERSIST_INTERVAL_MILLIS = 1_000;
+
+    private final MigrationOrchestrator o;
+    private final long epoch;
+    private final String target;
+    private final RunWatch watch;
+    private final ProgressStore progress;
+    private final LedgerCopyStep copyStep;
+
+    BuildPhase(MigrationOrchestrator o, long epoch, String target, RunWatch watch, ProgressStore progress,
+               LedgerCopyStep copyStep) {
+        this.o = o;
+        this.epoch = epoch;
+        this.target = target;
+        this.watch = watch;
+        this.progress = progress;
+        this.copyStep = copyStep;
+    }
+
+    /** Copies {@code items}; completes when each is settled, or when the run must stop. */
+    CompletableFuture<Void> copyAll(List<Item> items, MigrationTally tally) {
+        return copyAll(items, tally, 1);
+    }
+
+    private CompletableFuture<Void> copyAll(List<Item> items, MigrationTally tally, int pass) {
+        List<Item> stillOpen = Collections.synchronizedList(new ArrayList<>());
+        // the concurrency is read again after every ledger: an operator's change applies to the copying under way
+        return ElasticWorkers.run(items, o::concurrency, item -> copyOne(item, tally, stillOpen)).thenCompose(v -> {
+            if (stillOpen.isEmpty() || pass >= OPEN_RETRY_PASSES || o.closed() || watch.stopped()) {
+                tally.skipped.addAll(stillOpen);
+                return CompletableFuture.completedFuture(null);
+            }
+            // an open cursor ledger usually closes within seconds: the cutover rolls it over
+            return o.delay(OPEN_RETRY_DELAY_MILLIS).thenCompose(x -> copyAll(new ArrayList<>(stillOpen), tally,
+                    pass + 1));
+        });
+    }
+
+    /** Copies one ledger; completes with whether the run goes on. */
+    private CompletableFuture<Boolean> copyOne(Item item, MigrationTally tally, List<Item> stillOpen) {
+        if (o.closed() || watch.stopped()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        tally.byId.put(item.ledgerId(), item);
+        return copyStep.copy(item).thenCompose(out -> {
+            record(item, out, tally, stillOpen);
+            long now = o.now();
+            if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
+                tally.lastPersist = now;
+                return progress.persist(tally, s -> s).thenApply(o::goOn);
+            }
+            return CompletableFuture.completedFuture(true);
+        });
+    }
+
+    private void record(Item item, LedgerCopier.Outcome out, MigrationTally tally, List<Item> stillOpen) {
+        if (out.result() != LedgerCopier.Result.NOT_CLOSED) {
+            tally.settled(item.ledgerId());
+        }
+        switch (out.result()) {
+            case COPIED -> {
+                tally.copied.incrementAndGet();
+                tally.bytes.addAndGet(out.bytes());
+                tally.unpersistedBytes.addAndGet(out.bytes());
+                tally.copies.add(item.ledgerId());
+                tally.toPromote.add(item.ledgerId());
+                o.metrics().ledgerCopied(item.from(), target, out.bytes());
+            }
+            case ALREADY_PRESENT -> {
+                tally.present.incrementAndGet();
+                tally.copies.add(item.ledgerId());
+                tally.toPromote.add(item.ledgerId());
+            }
+            case NOT_CLOSED -> stillOpen.add(item);
+            case SOURCE_MISSING -> {
+                tally.gone.add(item.ledgerId());
+                log.info("switch epoch={} ledger={} bookie-cluster={} gone before it was copied (deleted meanwhile); "
+                        + "nothing to move", epoch, item.ledgerId(), item.from());
+            }
+            case COLLISION -> {
+                tally.collisions.incrementAndGet();
+                o.metrics().collision(target);
+                tally.issues.put(item.ledgerId(), new LedgerIssue(item.ledgerId(), item.kind().name(), item.from(),
+                        "COLLISION", out.detail()));
+                log.warn("switch epoch={} ledger={} COLLISION: bookie-cluster={} already holds a different ledger "
+                        + "with this id; the ledger stays home on {}: {}", epoch, item.ledgerId(), target,
+                        item.from(), out.detail());
+            }
+            case FAILED -> {
+                tally.failed.incrementAndGet();
+                o.metrics().verificationFailed(target);
+                tally.issues.put(item.ledgerId(), new LedgerIssue(item.ledgerId(), item.kind().name(), item.from(),
+                        "FAILED", out.detail()));
+                log.warn("switch epoch={} ledger={} copy from bookie-cluster={} to {} failed; it stays home on {}: {}",
+                        epoch, item.ledgerId(), item.from(), target, item.from(), out.detail());
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.concurrent.Windows;
+import io.bcswitch.registry.RegistryView;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes the copies on the target of ledgers Pulsar deleted while they were being moved, so that none is left
+ * there unreferenced for good (the target is the active cluster, which cleanup never sweeps). Pulsar deletes a
+ * ledger where it is home; until its copy is promoted that is the original, wherever the delete happens: before
+ * the copy (an earlier, interrupted run may have made one already), between copy and promotion (it is then not
+ * promoted), or while a broker still routes by the previous relocation table.
+ *
+ * <p>A copy is deleted only when all of this holds: it carries the migration's mark, the target is neither its
+ * home nor the cluster that issued its id, and both its home and the cluster it was copied from answer that they
+ * have no such ledger (a cluster that does not answer may be what the copy is for). Nothing routes to such a copy.
+ */
+final class DeletedLedgerCopies {
+    // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
+    private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
+
+    private final MigrationOrchestrator o;
+    private final long epoch;
+    private final String target;
+
+    DeletedLedgerCopies(MigrationOrchestrator o, long epoch, String target) {
+        this.o = o;
+        this.epoch = epoch;
+        this.target = target;
+    }
+
+    CompletableFuture<Void> discard() {
+        // every ledger on the target that it did not issue itself, and that is not home there, may be such a copy:
+        // the run's own lists would miss one an interrupted run made but had not recorded yet
+        return o.stillMine(epoch).thenCompose(mine -> !mine ? CompletableFuture.<Void>completedFuture(null)
+                : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
+                    List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
+                            && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();
+                    if (candidates.isEmpty()) {
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    return o.registry().readRelocations(candidates).thenApply(view::withFresh).thenCompose(fresh ->
+                            Windows.map(candidates, Math.max(1, o.concurrency()),
+                                    id -> discardIfDeleted(id, fresh).exceptionally(e -> {
+                                        log.warn("switch epoch={} ledger={} bookie-cluster={}: could not tell whether "
+                                                + "its copy is left over from a deleted ledger; it stays: {}", epoch,
+                                                id, target, e.toString());
+                                        return false;
+                                    })).thenAccept(deleted -> {
+                                        long n = deleted.stream().filter(Boolean::booleanValue).count();
+                                        if (n > 0) {
+                                            log.info("switch epoch={} bookie-cluster={}: deleted {} copy/copies of "
+                                                    + "ledgers Pulsar deleted before they were moved", epoch, target,
+                                                    n);
+                                        }
+                                    }));
+                })).exceptionally(e -> {
+                    log.warn("switch epoch={} bookie-cluster={}: copies of ledgers deleted meanwhile not looked for "
+                            + "(they stay until the next run): {}", epoch, target, e.toString());
+                    return null;
+                }));
+    }
+
+    private CompletableFuture<Boolean> discardIfDeleted(long id, RegistryView view) {
+        Optional<String> home = view.home(id);
+        if (home.isEmpty() || home.get().equals(target)
+                || view.ranges().owner(id).map(target::equals).orElse(false)) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return o.copier().facts(id, target).thenCompose(copy -> {
+            String copyOf = copy.map(LedgerCopier.LedgerFacts::copyOf).orElse(null);
+            if (copyOf == null) {
+                return CompletableFuture.completedFuture(false); // no copy (or not ours): nothing to do
+            }
+            return o.copier().facts(id, home.get()).thenCombine(o.copier().facts(id, copyOf),
+                    (atHome, atSource) -> atHome.isEmpty() && atSource.isEmpty()).thenCompose(gone -> {
+                        if (!gone) {
+                            return CompletableFuture.completedFuture(false);
+                        }
+                        log.info("switch epoch={} ledger={} bookie-cluster={}: deleting its copy: Pulsar deleted "
+                                + "the ledger (no longer on {}) before the copy became its home", epoch, id, target,
+                                home.get().equals(copyOf) ? copyOf : home.get() + " nor on " + copyOf);
+                        return o.copier().delete(id, target).thenApply(v -> true);
+                    });
+        });
+    }
+}

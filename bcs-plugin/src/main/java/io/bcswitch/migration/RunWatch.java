@@ -1,0 +1,52 @@
+package io.bcswitch.migration;
+
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Re-reads a run's migration state while it copies, and says when the run must stop (rolled back, superseded,
+ * taken over, or this broker closing): the copies in flight stop at their next batch rather than at their end.
+ */
+final class RunWatch {
+    // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
+    private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
+    /** How often a run in BUILD re-reads its state, so that a long copy stops within about this long. */
+    private static final long WATCH_MILLIS = 1_000;
+
+    private final MigrationOrchestrator o;
+    private final long epoch;
+
+    /** Set once the run must stop (rolled back, superseded, taken over): copies in flight stop at their next batch. */
+    private volatile boolean stopped;
+
+    RunWatch(MigrationOrchestrator o, long epoch) {
+        this.o = o;
+        this.epoch = epoch;
+    }
+
+    boolean stopped() {
+        return stopped;
+    }
+
+    /** While {@code until} runs, re-reads the state every {@link #WATCH_MILLIS}; stops the run when it must. */
+    void watch(CompletableFuture<Void> until) {
+        o.delay(WATCH_MILLIS).thenCompose(v -> until.isDone() ? CompletableFuture.completedFuture(null)
+                : o.readState(epoch).thenAccept(st -> {
+                    if (o.closed() || (st.present() && !o.goOn(st.value()))) {
+                        if (!stopped) {
+                            log.info("switch epoch={} migration on broker {} stops its copies: {}", epoch, o.me(),
+                                    st.present() ? st.value().phase() + " owned by " + st.value().owner() : "closing");
+                        }
+                        stopped = true;
+                    } else {
+                        watch(until);
+                    }
+                })).exceptionally(e -> {
+                    if (!until.isDone()) {
+                        watch(until);
+                    }
+                    return null;
+                });
+    }
+}
