@@ -1,17 +1,22 @@
 package io.bcswitch.rest;
 
+import static io.bcswitch.rest.RequestInput.emptyOrEmptyObject;
+import static io.bcswitch.rest.RequestInput.flag;
+import static io.bcswitch.rest.RequestInput.jsonBody;
+import static io.bcswitch.rest.RequestInput.numberOrNull;
+import static io.bcswitch.rest.RequestInput.optionalBoolean;
+import static io.bcswitch.rest.RequestInput.optionalInt;
+import static io.bcswitch.rest.RequestInput.read;
+import static io.bcswitch.rest.RequestInput.requiredString;
+import static io.bcswitch.rest.RequestInput.wholeOrNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bcswitch.concurrent.Failures;
 import io.bcswitch.registry.Json;
-import io.bcswitch.registry.RegistryException;
-import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.rest.ApiErrors.ApiError;
 import io.bcswitch.switching.SwitchService;
 import io.bcswitch.topics.TopicLedgerReports;
-import java.io.IOException;
 import java.io.InputStream;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -187,8 +192,9 @@ public class BookieClustersApi {
     /**
      * A cluster-name route ({@code /{name}}) reached with one of the API's own words: Jersey falls back to the name
      * template when the word's route does not take the method. Such a word is refused as a route (405 for a method
-     * its route does not take, 404 for the first segment of a longer route alone, {@code /drain}, {@code /precheck}), not looked up as
-     * a cluster; a word that is only reserved ({@code brokers}) goes on and is refused as a name.
+     * its route does not take, 404 for the first segment of a longer route alone, {@code /drain},
+     * {@code /precheck}), not looked up as a cluster; a word that is only reserved ({@code brokers}) goes on and is
+     * refused as a name.
      */
     private java.util.Optional<CompletableFuture<RestResponse>> notAnEndpoint(String name) {
         if (PREFIXES_ONLY.contains(name)) {
@@ -350,28 +356,6 @@ public class BookieClustersApi {
         });
     }
 
-    private static Long wholeOrNull(JsonNode json, String field) {
-        JsonNode v = json.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
-            throw new ApiError(400, "field '" + field + "' must be a whole number (or null for broker.conf's value)");
-        }
-        return v.asLong();
-    }
-
-    private static Double numberOrNull(JsonNode json, String field) {
-        JsonNode v = json.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isNumber()) {
-            throw new ApiError(400, "field '" + field + "' must be a number (or null for broker.conf's value)");
-        }
-        return v.asDouble();
-    }
-
     private io.bcswitch.migration.MigrationService migration() {
         io.bcswitch.migration.MigrationService m = migration;
         if (m == null) {
@@ -410,41 +394,6 @@ public class BookieClustersApi {
         return check.get().thenCompose(ok -> ops.start(operation, parameters, work));
     }
 
-    /** A body that must be absent or an empty JSON object (POST /rollback, POST /migration/retry). */
-    private static void emptyOrEmptyObject(String contentType, byte[] body) {
-        if (body.length > 0) {
-            jsonBody(contentType, body, Set.of());
-        }
-    }
-
-    /**
-     * A true/false query parameter: absent is false, the name alone ({@code ?deep}, which arrives empty) is true.
-     */
-    private static boolean flag(String name, String value) {
-        if (value == null) {
-            return false;
-        }
-        if (value.isEmpty() || value.equals("true")) {
-            return true;
-        }
-        if (value.equals("false")) {
-            return false;
-        }
-        throw new ApiError(400, "query parameter '" + name + "' must be true or false");
-    }
-
-    /** Reads at most {@link #MAX_BODY_BYTES} + 1 bytes: enough to tell an oversized body without buffering it all. */
-    private static byte[] read(InputStream body) {
-        if (body == null) {
-            return new byte[0];
-        }
-        try {
-            return body.readNBytes(MAX_BODY_BYTES + 1);
-        } catch (IOException e) {
-            throw new ApiError(400, "cannot read the request body: " + e.getMessage());
-        }
-    }
-
     /**
      * Runs a route's work and turns its outcome, or its refusal, into the HTTP answer. A request not answered within
      * {@link #REQUEST_TIMEOUT_SECONDS} gets 503 (it may still be running); the long ones can be started with
@@ -453,123 +402,16 @@ public class BookieClustersApi {
     private CompletionStage<Response> respond(Supplier<CompletableFuture<RestResponse>> work) {
         CompletableFuture<RestResponse> answer;
         try {
-            answer = work.get().exceptionally(BookieClustersApi::toResponse);
+            answer = work.get().exceptionally(ApiErrors::toResponse);
         } catch (RuntimeException e) {
-            answer = done(toResponse(e));
+            answer = done(ApiErrors.toResponse(e));
         }
         return answer.thenApply(r -> r).completeOnTimeout(RestResponse.stillRunning(REQUEST_TIMEOUT_SECONDS),
-                REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS).thenApplyAsync(BookieClustersApi::toHttp, answers);
-    }
-
-    /** The JAX-RS answer: the status, and the {@link RestResponse} itself, written as JSON by {@link JsonWriter}. */
-    static Response toHttp(RestResponse r) {
-        return Response.status(r.status()).type(MediaType.APPLICATION_JSON_TYPE).entity(r).build();
-    }
-
-    private static boolean optionalBoolean(JsonNode json, String field, boolean dflt) {
-        JsonNode v = json.get(field);
-        if (v == null || v.isNull()) {
-            return dflt;
-        }
-        if (!v.isBoolean()) {
-            throw new ApiError(400, "field '" + field + "' must be true or false");
-        }
-        return v.asBoolean();
-    }
-
-    private static int optionalInt(JsonNode json, String field, int dflt) {
-        JsonNode v = json.get(field);
-        if (v == null || v.isNull()) {
-            return dflt;
-        }
-        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < 0) {
-            throw new ApiError(400, "field '" + field + "' must be a whole number >= 0");
-        }
-        return v.asInt();
+                REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS).thenApplyAsync(ApiErrors::toHttp, answers);
     }
 
     private static CompletableFuture<RestResponse> done(RestResponse r) {
         return CompletableFuture.completedFuture(r);
-    }
-
-    private static JsonNode jsonBody(String contentType, byte[] body, Set<String> fields) {
-        if (body != null && body.length > MAX_BODY_BYTES) {
-            throw new ApiError(413, "request body is larger than " + MAX_BODY_BYTES + " bytes");
-        }
-        if (contentType == null || !contentType.toLowerCase(Locale.ROOT).split(";")[0].trim()
-                .equals("application/json")) {
-            throw new ApiError(415, "request body must be application/json");
-        }
-        if (body == null || body.length == 0) {
-            throw new ApiError(400, "request body is empty; expected a JSON object");
-        }
-        JsonNode node;
-        try {
-            node = Json.mapper().reader().with(
-                    com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
-        } catch (IOException e) {
-            throw new ApiError(400, "request body is not valid JSON: " + firstLine(e.getMessage()));
-        }
-        if (node == null || !node.isObject()) {
-            throw new ApiError(400, "request body must be a JSON object");
-        }
-        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!fields.contains(f)) {
-                throw new ApiError(400, "unknown field '" + f + "' (expected: " + String.join(", ", fields) + ")");
-            }
-        }
-        return node;
-    }
-
-    private static String requiredString(JsonNode json, String field) {
-        JsonNode v = json.get(field);
-        if (v == null || v.isNull()) {
-            throw new ApiError(400, "field '" + field + "' is required");
-        }
-        if (!v.isTextual()) {
-            throw new ApiError(400, "field '" + field + "' must be a string");
-        }
-        return v.asText();
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "";
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    /** A request refused at the HTTP layer. */
-    static final class ApiError extends RuntimeException {
-        final int status;
-
-        ApiError(int status, String message) {
-            super(message);
-            this.status = status;
-        }
-    }
-
-    static RestResponse toResponse(Throwable e) {
-        Throwable t = Failures.unwrap(e);
-        if (t instanceof ApiError a) {
-            return RestResponse.error(a.status, a.getMessage());
-        }
-        if (t instanceof RegistryException r) {
-            int status = switch (r.kind()) {
-                case INVALID -> 400;
-                case NOT_FOUND -> 404;
-                case CONFLICT -> 409;
-                case UNAVAILABLE -> 503;
-            };
-            if (r.details() != null) {
-                return RestResponse.error(status, r.getMessage(), "precheck", r.details());
-            }
-            return RestResponse.error(status, r.getMessage());
-        }
-        log.error("Unexpected error serving bookie-clusters request", t);
-        return RestResponse.error(500, "internal error: " + t);
     }
 
     /** Serialises a response body. */

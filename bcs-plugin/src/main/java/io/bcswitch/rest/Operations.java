@@ -74,9 +74,9 @@ public final class Operations {
             try {
                 f = work.get();
             } catch (RuntimeException e) {
-                f = CompletableFuture.completedFuture(BookieClustersApi.toResponse(e));
+                f = CompletableFuture.completedFuture(ApiErrors.toResponse(e));
             }
-            f.exceptionally(BookieClustersApi::toResponse).thenApply(Operations::keepable)
+            f.exceptionally(ApiErrors::toResponse).thenApply(Operations::keepable)
                     .thenCompose(answer -> registry.update(registry.paths().operation(id), OperationRecord.class,
                             cur -> cur.map(c -> c.finished(answer.status(), (JsonNode) answer.body(), clock.millis()))))
                     .whenComplete((done, e) -> {

@@ -83,7 +83,7 @@ public final class RestApplication {
         @Override
         public Response toResponse(Throwable e) {
             if (!(e instanceof WebApplicationException w)) {
-                return BookieClustersApi.toHttp(BookieClustersApi.toResponse(e));
+                return ApiErrors.toHttp(ApiErrors.toResponse(e));
             }
             int status = w.getResponse().getStatus();
             String message = switch (status) {
@@ -92,7 +92,7 @@ public final class RestApplication {
                         + allowed(w.getResponse().getAllowedMethods()) + ")";
                 default -> w.getMessage();
             };
-            return BookieClustersApi.toHttp(RestResponse.error(status, message));
+            return ApiErrors.toHttp(RestResponse.error(status, message));
         }
     }
 }

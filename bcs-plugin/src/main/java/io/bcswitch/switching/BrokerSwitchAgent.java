@@ -3,8 +3,6 @@ package io.bcswitch.switching;
 import io.bcswitch.concurrent.Failures;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BootstrapRecord;
-import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MetadataPort;
@@ -14,9 +12,7 @@ import io.bcswitch.registry.SwitchDirective;
 import io.bcswitch.registry.Versioned;
 import io.bcswitch.routing.Ownership;
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -64,6 +60,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
     private ScheduledFuture<?> activationRetry;
     private volatile boolean closed;
     private final Listener listener;
+    private final FirstActivation firstActivation;
+    private final RelocationReader relocationReader;
 
     /** @param retries the waits between attempts to activate a switch's client (the adapter's: Pulsar's back-off) */
     public BrokerSwitchAgent(RegistryStore registry, SwitchConfig config, ClientActivation activation,
@@ -84,6 +82,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
         this.cutover = cutover;
         this.presence = presence;
         this.clock = clock;
+        this.firstActivation = new FirstActivation(registry, config, clock);
+        this.relocationReader = new RelocationReader(registry, e -> relocationEpochSeen.accumulateAndGet(e, Math::max));
     }
 
     /** This broker's current routing view. Never null after {@link #start}. */
@@ -129,22 +129,9 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         change);
             }
         });
-        return registry.readDirective().thenCompose(d -> {
-            if (d.present()) {
-                return startFromDirective(d.value());
-            }
-            return registry.listClusters().thenCompose(clusters -> {
-                Optional<BookieClusterRecord> active = clusters.stream()
-                        .filter(c -> c.status() == ClusterStatus.ACTIVE).findFirst();
-                if (active.isPresent()) {
-                    return bootstrap(active.get().name());
-                }
-                String name = config.currentClusterName().isEmpty()
-                        ? ClusterNames.derive(brokerUri) : config.currentClusterName();
-                return registerActive(name, brokerUri, clusters).thenCompose(v -> bootstrap(name));
-            });
-        }).thenCompose(o -> activation.activate(o.activeCluster()).thenApply(v -> o))
-          .thenCompose(o -> readRelocations(null).thenApply(r -> o.withRelocations(r.homes(), r.epoch())))
+        return firstActivation.decide(brokerUri)
+                .thenCompose(o -> activation.activate(o.activeCluster()).thenApply(v -> o))
+          .thenCompose(o -> relocationReader.read(null).thenApply(r -> o.withRelocations(r.homes(), r.epoch())))
           .thenApply(o -> {
               ownership = o;
               log.info("bookie-cluster={} active at start-up, epoch={}, ranges={}", o.activeCluster(),
@@ -158,42 +145,6 @@ public class BrokerSwitchAgent implements AutoCloseable {
               }, period, period, TimeUnit.SECONDS);
               return o;
           });
-    }
-
-    private CompletableFuture<Ownership> startFromDirective(SwitchDirective d) {
-        return registry.readRanges().thenApply(r -> {
-            RangeTable table = r.orElseGet(() -> RangeTable.bootstrap(d.origin(), d.ts())).with(d.range());
-            return new Ownership(table, d.target(), d.epoch());
-        });
-    }
-
-    private CompletableFuture<Void> registerActive(String name, String uri, List<BookieClusterRecord> clusters) {
-        Optional<BookieClusterRecord> existing = clusters.stream().filter(c -> c.name().equals(name)).findFirst();
-        if (existing.isPresent() && !existing.get().metadataServiceUri().equals(uri)) {
-            log.warn("bookie-cluster={} is registered with metadataServiceUri={}, but this broker is configured "
-                    + "with {}; using the registered URI", name, existing.get().metadataServiceUri(), uri);
-        }
-        long now = clock.millis();
-        return registry.update(registry.paths().cluster(name), BookieClusterRecord.class, cur -> {
-            if (cur.isPresent() && cur.get().status() == ClusterStatus.ACTIVE) {
-                return Optional.empty();
-            }
-            return Optional.of(cur.map(c -> c.withStatus(ClusterStatus.ACTIVE)).orElseGet(() ->
-                    new BookieClusterRecord(BookieClusterRecord.FORMAT_VERSION, name, uri, ClusterStatus.ACTIVE,
-                            now)));
-        }).thenAccept(rec -> log.info("bookie-cluster={} registered ACTIVE with metadataServiceUri={}", name,
-                rec.metadataServiceUri()));
-    }
-
-    /** First activation ever: the bootstrap record and the range table are created once, never rewritten. */
-    private CompletableFuture<Ownership> bootstrap(String cluster) {
-        long now = clock.millis();
-        CompletableFuture<BootstrapRecord> boot = registry.update(registry.paths().bootstrap(), BootstrapRecord.class,
-                cur -> cur.isPresent() ? Optional.empty()
-                        : Optional.of(new BootstrapRecord(BootstrapRecord.FORMAT_VERSION, cluster, now)));
-        return boot.thenCompose(b -> registry.update(registry.paths().ranges(), RangeTable.class,
-                cur -> cur.isPresent() ? Optional.empty() : Optional.of(RangeTable.bootstrap(b.cluster(), b.ts()))))
-                .thenApply(table -> new Ownership(table, cluster, 0L));
     }
 
     /**
@@ -258,7 +209,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                         if (e != null) {
                             log.warn("bookie-cluster={} switch epoch={}: cannot prepare clients ({} ms), they will be "
-                                    + "built when the switch is applied: {}", p.target(), p.epoch(), ms, rootMessage(e));
+                                    + "built when the switch is applied: {}", p.target(), p.epoch(), ms,
+                                    rootMessage(e));
                         } else {
                             log.info("bookie-cluster={} switch epoch={}: clients prepared in {} ms", p.target(),
                                     p.epoch(), ms);
@@ -352,38 +304,6 @@ public class BrokerSwitchAgent implements AutoCloseable {
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
-    private record Relocations(Map<Long, String> homes, long epoch, int read) {
-    }
-
-    /**
-     * Reads the epoch first: a table read after it is at least as new as that epoch. One epoch behind,
-     * with the epoch listing what it changed (a PROMOTE batch, a rollback), only those ledgers' entries
-     * are read; otherwise (and with no {@code current}, at start-up and after a session change) the whole table.
-     */
-    private CompletableFuture<Relocations> readRelocations(Ownership current) {
-        return registry.readRelocationEpochRecord().thenCompose(rec -> {
-            relocationEpochSeen.accumulateAndGet(rec.epoch(), Math::max);
-            if (current != null && rec.changed() != null && rec.epoch() == current.relocationEpoch() + 1) {
-                return registry.readRelocations(rec.changed()).thenApply(changes -> {
-                    Map<Long, String> homes = new HashMap<>(current.relocations());
-                    changes.forEach((id, r) -> {
-                        if (r.isPresent()) {
-                            homes.put(id, r.get().home());
-                        } else {
-                            homes.remove(id);
-                        }
-                    });
-                    return new Relocations(homes, rec.epoch(), changes.size());
-                });
-            }
-            return registry.listRelocations().thenApply(all -> {
-                Map<Long, String> homes = new HashMap<>();
-                all.forEach((id, r) -> homes.put(id, r.home()));
-                return new Relocations(homes, rec.epoch(), all.size());
-            });
-        });
-    }
-
     /**
      * Re-reads the relocation table (all of it when {@code full}; else only if its epoch moved, by what the epoch
      * lists); runs on the agent thread, in order.
@@ -398,7 +318,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
                     }
                     // what the listeners do may block (closing a retired cluster's clients): on the agent's
                     // thread, never on the metadata store's
-                    return readRelocations(full ? null : ownership).thenAcceptAsync(r -> {
+                    return relocationReader.read(full ? null : ownership).thenAcceptAsync(r -> {
                         synchronized (this) {
                             if (full || r.epoch() >= ownership.relocationEpoch()) {
                                 ownership = ownership.withRelocations(r.homes(), r.epoch());
@@ -421,7 +341,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
     }
 
     /** The newest relocation epoch this broker has read from the table's epoch record. */
-    private final java.util.concurrent.atomic.AtomicLong relocationEpochSeen = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong relocationEpochSeen =
+            new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * How many relocation epochs this broker routes behind the newest one it has read (0 when it is up to date, or
