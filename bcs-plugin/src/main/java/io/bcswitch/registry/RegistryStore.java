@@ -1,11 +1,14 @@
 package io.bcswitch.registry;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import io.bcswitch.concurrent.Failures;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,14 +20,16 @@ import org.slf4j.LoggerFactory;
  */
 public class RegistryStore {
     private static final Logger log = LoggerFactory.getLogger(RegistryStore.class);
-    private static final int MAX_UPDATE_ATTEMPTS = 20;
+    static final int MAX_UPDATE_ATTEMPTS = 20;
 
     private final MetadataPort store;
     private final RegistryPaths paths;
+    private final RelocationTable relocations;
 
     public RegistryStore(MetadataPort store, RegistryPaths paths) {
         this.store = store;
         this.paths = paths;
+        this.relocations = new RelocationTable(this, store, paths);
     }
 
     public RegistryPaths paths() {
@@ -91,24 +96,35 @@ public class RegistryStore {
 
     // ---- typed accessors ----
 
-    public CompletableFuture<List<BookieClusterRecord>> listClusters() {
-        return store.children(paths.clusters()).thenCompose(names -> {
-            List<CompletableFuture<Versioned<BookieClusterRecord>>> reads = new ArrayList<>();
-            for (String n : names) {
-                reads.add(read(paths.cluster(n), BookieClusterRecord.class));
-            }
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                List<BookieClusterRecord> out = new ArrayList<>();
-                for (var r : reads) {
-                    Versioned<BookieClusterRecord> rec = r.join();
-                    if (rec.present()) {
-                        out.add(rec.value());
+    /**
+     * The records stored directly under {@code root}, by node name (sorted); a node that vanishes between the listing
+     * and its read is left out. One listing and one read per node, all at once.
+     */
+    private <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type) {
+        return readChildren(root, type, n -> true);
+    }
+
+    /** {@link #readChildren(String, Class)} of the nodes whose names {@code names} accepts (no others are read). */
+    private <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type,
+                                                                              Predicate<String> names) {
+        return store.children(root).thenCompose(listed -> {
+            Map<String, CompletableFuture<Versioned<T>>> reads = new java.util.TreeMap<>();
+            listed.stream().filter(names).forEach(n -> reads.put(n, read(root + "/" + n, type)));
+            return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
+                java.util.SortedMap<String, T> out = new java.util.TreeMap<>();
+                reads.forEach((n, f) -> {
+                    if (f.join().present()) {
+                        out.put(n, f.join().value());
                     }
-                }
-                out.sort(java.util.Comparator.comparing(BookieClusterRecord::name));
+                });
                 return out;
             });
         });
+    }
+
+    public CompletableFuture<List<BookieClusterRecord>> listClusters() {
+        return readChildren(paths.clusters(), BookieClusterRecord.class).thenApply(m -> m.values().stream()
+                .sorted(java.util.Comparator.comparing(BookieClusterRecord::name)).toList());
     }
 
     public CompletableFuture<Optional<BookieClusterRecord>> getCluster(String name) {
@@ -142,134 +158,31 @@ public class RegistryStore {
     }
 
     public CompletableFuture<List<BrokerCutoverRecord>> listBrokerProgress() {
-        return store.children(paths.brokers()).thenCompose(ids -> {
-            List<CompletableFuture<Versioned<BrokerCutoverRecord>>> reads = new ArrayList<>();
-            for (String id : ids) {
-                reads.add(read(paths.broker(id), BrokerCutoverRecord.class));
-            }
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
-                List<BrokerCutoverRecord> out = new ArrayList<>();
-                for (var r : reads) {
-                    if (r.join().present()) {
-                        out.add(r.join().value());
-                    }
-                }
-                out.sort(java.util.Comparator.comparing(BrokerCutoverRecord::broker));
-                return out;
-            });
-        });
+        return readChildren(paths.brokers(), BrokerCutoverRecord.class).thenApply(m -> m.values().stream()
+                .sorted(java.util.Comparator.comparing(BrokerCutoverRecord::broker)).toList());
     }
 
-    // ---- the relocation table: one node per ledger, in shard directories ----
+    // ---- the relocation table: one node per ledger, in shard directories (see RelocationTable) ----
 
-    private static final java.util.regex.Pattern SHARD = java.util.regex.Pattern.compile("s\\d{4}");
-
-    /**
-     * Every relocation, by ledger id: one listing per shard directory (each bounded: ids are spread over
-     * {@link RegistryPaths#RELOCATION_SHARDS} of them) and one read per relocation; relocations an earlier version
-     * kept directly under the table are read too. The shard directories are listed by their known names, not found
-     * by listing the table: a directory created implicitly with its first node would not show in a cached listing
-     * of its parent until the change notification arrives.
-     */
-    public CompletableFuture<java.util.Map<Long, Relocation>> listRelocations() {
-        List<CompletableFuture<List<String>>> listings = new ArrayList<>();
-        // getChildren, not exists: a parent created implicitly may not "exist" in every store implementation
-        listings.add(store.children(paths.relocations()).thenApply(names -> names.stream()
-                .filter(RegistryStore::isNumber).map(n -> paths.relocations() + "/" + n).toList()));
-        for (int shard = 0; shard < RegistryPaths.RELOCATION_SHARDS; shard++) {
-            String dir = paths.relocations() + "/" + RegistryPaths.shardName(shard);
-            listings.add(store.children(dir).thenApply(ids -> ids.stream().filter(RegistryStore::isNumber)
-                    .map(id -> dir + "/" + id).toList()));
-        }
-        return CompletableFuture.allOf(listings.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            List<CompletableFuture<Versioned<Relocation>>> reads = new ArrayList<>();
-            listings.forEach(f -> f.join().forEach(p -> reads.add(read(p, Relocation.class))));
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(x -> {
-                // legacy nodes come first in the listing: a shard node of the same ledger replaces one
-                java.util.Map<Long, Relocation> out = new java.util.TreeMap<>();
-                for (var r : reads) {
-                    if (r.join().present()) {
-                        out.put(r.join().value().ledgerId(), r.join().value());
-                    }
-                }
-                return out;
-            });
-        });
-    }
-
-    private static boolean isNumber(String s) {
-        return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
-    }
-
-    /** A ledger's relocation as stored now: its shard node, else an earlier version's node, with its version. */
-    private CompletableFuture<Versioned<Relocation>> readRelocation(long id) {
-        return read(paths.relocation(id), Relocation.class).thenCompose(v -> v.present()
-                ? CompletableFuture.completedFuture(v)
-                : read(paths.legacyRelocation(id), Relocation.class).thenApply(l -> l.present()
-                        ? new Versioned<>(l.value(), -1L) : l));
+    /** Every relocation, by ledger id (see {@link RelocationTable#list}). */
+    public CompletableFuture<Map<Long, Relocation>> listRelocations() {
+        return relocations.list();
     }
 
     /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
-    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> readRelocations(java.util.Collection<Long> ids) {
-        java.util.Map<Long, CompletableFuture<Versioned<Relocation>>> reads = new java.util.TreeMap<>();
-        for (long id : ids) {
-            reads.put(id, readRelocation(id));
-        }
-        return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
-            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
-            reads.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
-            return out;
-        });
+    public CompletableFuture<Map<Long, Optional<Relocation>>> readRelocations(Collection<Long> ids) {
+        return relocations.read(ids);
     }
 
-    /**
-     * Changes the relocations of several ledgers: {@code change} gets each one's current relocation (empty: none)
-     * and returns the one to store (empty: none). A version-checked update loop per ledger, so concurrent writers
-     * never lose each other's changes and a ledger relocated before can be relocated again. An earlier version's
-     * node of a changed ledger is removed (the relocation now lives in its shard). Completes with what is stored
-     * for each id afterwards.
-     */
-    public CompletableFuture<java.util.Map<Long, Optional<Relocation>>> updateRelocations(
-            java.util.Collection<Long> ids, java.util.function.BiFunction<Long, Optional<Relocation>,
-            Optional<Relocation>> change) {
-        java.util.Map<Long, CompletableFuture<Optional<Relocation>>> each = new java.util.TreeMap<>();
-        for (long id : new java.util.TreeSet<>(ids)) {
-            each.put(id, updateRelocation(id, change, 1));
-        }
-        return CompletableFuture.allOf(each.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
-            java.util.Map<Long, Optional<Relocation>> out = new java.util.TreeMap<>();
-            each.forEach((id, f) -> out.put(id, f.join()));
-            return out;
-        });
+    /** Changes the relocations of several ledgers (see {@link RelocationTable#update}). */
+    public CompletableFuture<Map<Long, Optional<Relocation>>> updateRelocations(Collection<Long> ids,
+            java.util.function.BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
+        return relocations.update(ids, change);
     }
 
-    private CompletableFuture<Optional<Relocation>> updateRelocation(long id, java.util.function.BiFunction<Long,
-            Optional<Relocation>, Optional<Relocation>> change, int attempt) {
-        String path = paths.relocation(id);
-        return read(path, Relocation.class).thenCompose(sharded -> (sharded.present()
-                ? CompletableFuture.completedFuture(Optional.<Relocation>empty())
-                : read(paths.legacyRelocation(id), Relocation.class).thenApply(l -> Optional.ofNullable(l.value())))
-                .thenCompose(legacy -> {
-                    Optional<Relocation> current = sharded.present() ? Optional.of(sharded.value()) : legacy;
-                    Optional<Relocation> next = change.apply(id, current);
-                    CompletableFuture<Void> write;
-                    if (next.equals(current) && legacy.isEmpty()) {
-                        return CompletableFuture.completedFuture(current);
-                    } else if (next.isPresent()) {
-                        write = write(path, next.get(), sharded.version()).thenApply(x -> null);
-                    } else if (sharded.present()) {
-                        write = delete(path, sharded.version());
-                    } else {
-                        write = CompletableFuture.completedFuture(null);
-                    }
-                    return write.thenCompose(x -> legacy.isEmpty() ? CompletableFuture.completedFuture(null)
-                            : store.delete(paths.legacyRelocation(id), Optional.empty()).exceptionally(e -> null))
-                            .thenApply(x -> next)
-                            .exceptionallyCompose(e -> isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS
-                                    ? updateRelocation(id, change, attempt + 1) : CompletableFuture.failedFuture(e));
-                }));
+    static boolean isNumber(String s) {
+        return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
     }
-
     /** The lock at {@code path} (an ephemeral node naming its holder). */
     public RegistryLock lock(String path) {
         return new RegistryLock(store, path);
@@ -277,13 +190,7 @@ public class RegistryStore {
 
     /** The migration state of every switch that has one. */
     public CompletableFuture<List<MigrationState>> listMigrationStates() {
-        String root = paths.orchestrators();
-        return store.children(root).thenCompose(names -> {
-            List<CompletableFuture<Versioned<MigrationState>>> reads = new ArrayList<>();
-            names.forEach(n -> reads.add(read(root + "/" + n, MigrationState.class)));
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> reads.stream()
-                    .map(CompletableFuture::join).filter(Versioned::present).map(Versioned::value).toList());
-        });
+        return readChildren(paths.orchestrators(), MigrationState.class).thenApply(m -> List.copyOf(m.values()));
     }
 
     /** The relocation epoch (0 when nothing was ever relocated). */
@@ -304,7 +211,7 @@ public class RegistryStore {
      *                listed, every broker re-reads the whole table). More than {@link RelocationEpoch#MAX_LISTED}
      *                are not listed: the node stays bounded, brokers re-read the table.
      */
-    public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis, java.util.Collection<Long> changed) {
+    public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis, Collection<Long> changed) {
         List<Long> ids = changed == null || changed.size() > RelocationEpoch.MAX_LISTED ? null : List.copyOf(changed);
         return update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
                 RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids)))
@@ -329,22 +236,10 @@ public class RegistryStore {
 
     /** The copies recorded for switch {@code epoch}, by chunk number. */
     public CompletableFuture<java.util.SortedMap<Integer, List<Long>>> readCopies(long epoch) {
-        return store.children(paths.copies(epoch)).thenCompose(names -> {
-            java.util.Map<Integer, CompletableFuture<Versioned<IdChunk>>> reads = new java.util.TreeMap<>();
-            for (String n : names) {
-                if (isNumber(n)) {
-                    reads.put(Integer.parseInt(n), read(paths.copies(epoch) + "/" + n, IdChunk.class));
-                }
-            }
-            return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
-                java.util.SortedMap<Integer, List<Long>> out = new java.util.TreeMap<>();
-                reads.forEach((n, f) -> {
-                    if (f.join().present()) {
-                        out.put(n, f.join().value().ids());
-                    }
-                });
-                return out;
-            });
+        return readChildren(paths.copies(epoch), IdChunk.class, RegistryStore::isNumber).thenApply(m -> {
+            java.util.SortedMap<Integer, List<Long>> out = new java.util.TreeMap<>();
+            m.forEach((n, chunk) -> out.put(Integer.parseInt(n), chunk.ids()));
+            return out;
         });
     }
 
@@ -385,21 +280,9 @@ public class RegistryStore {
     }
 
     /** Every cluster's id watermark, by cluster (clusters no longer registered included: their ranges remain). */
-    public CompletableFuture<java.util.Map<String, IdWatermark>> listWatermarks() {
+    public CompletableFuture<Map<String, IdWatermark>> listWatermarks() {
         String root = paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2);
-        return store.children(root).thenCompose(names -> {
-            java.util.Map<String, CompletableFuture<Versioned<IdWatermark>>> reads = new java.util.TreeMap<>();
-            names.forEach(n -> reads.put(n, read(root + "/" + n, IdWatermark.class)));
-            return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
-                java.util.Map<String, IdWatermark> out = new java.util.TreeMap<>();
-                reads.forEach((n, f) -> {
-                    if (f.join().present()) {
-                        out.put(n, f.join().value());
-                    }
-                });
-                return out;
-            });
-        });
+        return readChildren(root, IdWatermark.class).thenApply(m -> m);
     }
 
     /** Raises {@code cluster}'s watermark to at least the observed values (never lowers it). */
@@ -505,22 +388,11 @@ public class RegistryStore {
     }
 
     /** Relocation epoch applied by each live broker, by broker id. */
-    public CompletableFuture<java.util.Map<String, Long>> listRelocationApplied() {
-        return store.children(paths.relocationApplied()).thenCompose(ids -> {
-                    java.util.Map<String, CompletableFuture<Versioned<RelocationEpoch>>> reads =
-                            new java.util.TreeMap<>();
-                    for (String id : ids) {
-                        reads.put(id, read(paths.relocationApplied(id), RelocationEpoch.class));
-                    }
-                    return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
-                        java.util.Map<String, Long> out = new java.util.TreeMap<>();
-                        reads.forEach((id, f) -> {
-                            if (f.join().present()) {
-                                out.put(id, f.join().value().epoch());
-                            }
-                        });
-                        return out;
-                    });
-                });
+    public CompletableFuture<Map<String, Long>> listRelocationApplied() {
+        return readChildren(paths.relocationApplied(), RelocationEpoch.class).thenApply(m -> {
+            Map<String, Long> out = new java.util.TreeMap<>();
+            m.forEach((id, e) -> out.put(id, e.epoch()));
+            return out;
+        });
     }
 }
