@@ -1,0 +1,112 @@
+package io.bcswitch.audit;
+
+import io.bcswitch.audit.VerifyReport.Violation;
+import io.bcswitch.concurrent.Windows;
+import io.bcswitch.migration.LedgerCopier;
+import io.bcswitch.migration.LedgerCopier.LedgerFacts;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
+
+/**
+ * Invariant 2: no ledger id exists on two clusters unless the relocation table explains it, every copy has its
+ * home's content, and no copy the migration made is left where it is not home once its ledger is gone elsewhere.
+ */
+final class CopiesCheck {
+    private final LedgerCopier copier;
+    private final LongFunction<CompletableFuture<Void>> pace;
+
+    /** @param pace paces the entry reads of a deep check (the migration's rate limit) */
+    CopiesCheck(LedgerCopier copier, LongFunction<CompletableFuture<Void>> pace) {
+        this.copier = copier;
+        this.pace = pace;
+    }
+
+    /** Ids on several clusters are explained, and copies have their home's content. */
+    CompletableFuture<Void> check(AuditWorld w, boolean deep, Findings found) {
+        Map<Long, List<String>> holders = new TreeMap<>();
+        w.ledgers().forEach((cluster, ids) -> ids.forEach(id -> holders.computeIfAbsent(id, k -> new ArrayList<>())
+                .add(cluster)));
+        Map<Long, String> refBy = new HashMap<>();
+        w.refs().forEach(r -> refBy.putIfAbsent(r.ledgerId(), r.referencedBy()));
+        List<Map.Entry<Long, List<String>>> several = holders.entrySet().stream().filter(h -> h.getValue().size() > 1)
+                .toList();
+        // an id held by one cluster that neither issued it nor is its home: a copy of a ledger gone everywhere else
+        List<Map.Entry<Long, List<String>>> alone = holders.entrySet().stream().filter(h -> h.getValue().size() == 1
+                && !w.view().home(h.getKey()).map(h.getValue().get(0)::equals).orElse(false)
+                && !w.view().ranges().owner(h.getKey()).map(h.getValue().get(0)::equals).orElse(false)).toList();
+        return Windows.map(several, InvariantAuditor.PARALLEL_CHECKS, h -> checkCopiesOf(h.getKey(), h.getValue(), w,
+                deep, refBy, found)).thenCompose(x -> Windows.map(alone, InvariantAuditor.PARALLEL_CHECKS, h ->
+                checkLeftOver(h.getKey(), h.getValue().get(0), w, refBy, found))).thenApply(x -> null);
+    }
+
+    /**
+     * 2b: a copy the migration made, of a ledger no other cluster holds any more, where it is not home: Pulsar deleted
+     * the ledger while it was moved, and the copy is read by nothing and deleted by nothing (a referenced one is
+     * named missing at its home instead).
+     */
+    private CompletableFuture<Void> checkLeftOver(long id, String cluster, AuditWorld w, Map<Long, String> refBy,
+                                                  Findings found) {
+        if (refBy.containsKey(id)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return copier.facts(id, cluster).exceptionally(e -> Optional.empty()).thenAccept(f -> {
+            if (f.map(x -> x.copyOf() != null).orElse(false)) {
+                found.violation(new Violation("ORPHAN_COPY", id, cluster, null, "a copy the migration made from "
+                        + f.get().copyOf() + " of a ledger no other cluster holds and nothing references; its home is "
+                        + w.view().home(id).orElse("(none)") + ", so nothing reads it and nothing deletes it"));
+            }
+        });
+    }
+
+    private CompletableFuture<Void> checkCopiesOf(long id, List<String> holderClusters, AuditWorld w, boolean deep,
+                                                  Map<Long, String> refBy, Findings found) {
+        Optional<String> home = w.view().home(id);
+        Optional<String> issuer = w.view().ranges().owner(id);
+        Map<String, CompletableFuture<Optional<LedgerFacts>>> facts = new TreeMap<>();
+        holderClusters.forEach(c -> facts.put(c, copier.facts(id, c).exceptionally(e -> Optional.empty())));
+        return CompletableFuture.allOf(facts.values().toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            Optional<LedgerFacts> homeFacts = home.flatMap(c -> facts.containsKey(c) ? facts.get(c).join()
+                    : Optional.empty());
+            List<CompletableFuture<Void>> checks = new ArrayList<>();
+            for (String c : holderClusters) {
+                if (home.map(c::equals).orElse(false)) {
+                    continue;
+                }
+                Optional<LedgerFacts> f = facts.get(c).join();
+                boolean explained = issuer.map(c::equals).orElse(false)
+                        || f.map(x -> x.copyOf() != null || x.probe()).orElse(false);
+                if (!explained) {
+                    found.violation(new Violation("UNEXPLAINED_COPY", id, c, refBy.get(id), "ledger id also "
+                            + "exists on " + holderClusters + "; its home is " + home.orElse("(none)")
+                            + ", and the one on " + c + " is neither the original nor a copy the migration made"));
+                    continue;
+                }
+                if (f.isEmpty() || homeFacts.isEmpty() || !f.get().closed() || !refBy.containsKey(id)) {
+                    continue; // a copy being written, or a copy of a ledger nothing references: cleanup's
+                }
+                if (!homeFacts.get().sameClosedContent(f.get())) {
+                    found.violation(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the copy on " + c
+                            + " has last entry " + f.get().lastEntryId() + " and length " + f.get().length()
+                            + ", its home on " + home.get() + " " + homeFacts.get().lastEntryId() + " and "
+                            + homeFacts.get().length()));
+                } else if (deep) {
+                    checks.add(copier.sameEntries(id, home.get(), c, pace).handle((same, e) -> {
+                        if (e == null && !same) {
+                            found.violation(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the entries "
+                                    + "on " + c + " differ from those of its home on " + home.get()
+                                    + " (CRC32C of the payloads)"));
+                        }
+                        return null;
+                    }));
+                }
+            }
+            return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new));
+        });
+    }
+}

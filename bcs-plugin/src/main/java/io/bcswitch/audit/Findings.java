@@ -1,0 +1,49 @@
+package io.bcswitch.audit;
+
+import io.bcswitch.audit.VerifyReport.Violation;
+import io.bcswitch.concurrent.Failures;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * What an audit found: the violations, and what could not be checked and why. The checks run concurrently and add
+ * to it from whichever thread their reads complete on.
+ */
+final class Findings {
+    private final List<Violation> violations = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> unchecked = Collections.synchronizedList(new ArrayList<>());
+
+    void violation(Violation v) {
+        violations.add(v);
+    }
+
+    void unchecked(String what) {
+        unchecked.add(what);
+    }
+
+    /** {@code what} could not be checked: the root cause of {@code failure} says why. */
+    void unchecked(String what, Throwable failure) {
+        unchecked.add(what + ": " + root(failure));
+    }
+
+    /** The violations in a stable order (by check, ledger, cluster), so that two reports compare line by line. */
+    List<Violation> sortedViolations() {
+        List<Violation> sorted = new ArrayList<>(violations);
+        sorted.sort(Comparator.comparing(Violation::check).thenComparing(x ->
+                x.ledgerId() == null ? -1 : x.ledgerId()).thenComparing(x -> String.valueOf(x.cluster())));
+        return sorted;
+    }
+
+    /** What could not be checked, each once, sorted. */
+    List<String> sortedUnchecked() {
+        return new ArrayList<>(new TreeSet<>(unchecked));
+    }
+
+    private static String root(Throwable e) {
+        Throwable t = Failures.unwrap(e);
+        return t.getMessage() != null ? t.getMessage() : t.toString();
+    }
+}

@@ -1,0 +1,237 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.concurrent.Failures;
+import io.bcswitch.migration.MigrationOrchestrator.RollbackOutcome;
+import io.bcswitch.migration.MigrationOrchestrator.SwitchBack;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RegistryException;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
+import io.bcswitch.switching.SwitchResult;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rollback of a switch: its intent recorded first (ROLLING_BACK; a run on any broker stops at its next step),
+ * then, under the lock, its promotions flipped back and the brokers switched back, and ROLLED_BACK. Each step is
+ * idempotent: one that fails leaves the intent and its reason in the state, and the rollback is finished when asked
+ * again or by a later pass. The copies it leaves are deleted by {@link RolledBackCopies}.
+ */
+final class Rollback {
+    // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
+    private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
+    /** An unfinished rollback is resumed by the periodic pass at most this often. */
+    static final long ROLLBACK_RESUME_MILLIS = 30_000;
+    /** How long an operator's rollback waits for the orchestrator lock (the running pass stops within seconds). */
+    private static final long LOCK_WAIT_MILLIS = 30_000;
+
+    private final RegistryStore registry;
+    private final MigrationStates states;
+    private final OrchestratorLock lock;
+    private final PromotionReversal reversal;
+    private final RolledBackCopies copies;
+    private final SwitchBack switchBack;
+    private final MigrationMetrics metrics;
+    private final Clock clock;
+    private final Supplier<String> brokerId;
+
+    Rollback(RegistryStore registry, MigrationStates states, OrchestratorLock lock, PromotionReversal reversal,
+             RolledBackCopies copies, SwitchBack switchBack, MigrationMetrics metrics, Clock clock,
+             Supplier<String> brokerId) {
+        this.registry = registry;
+        this.states = states;
+        this.lock = lock;
+        this.reversal = reversal;
+        this.copies = copies;
+        this.switchBack = switchBack;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.brokerId = brokerId;
+    }
+
+    /**
+     * Records the intent to roll switch {@code epoch} (to {@code target}) back to {@code origin}; completes with
+     * what is stored (ROLLING_BACK, or ROLLED_BACK when an earlier request got that far). Refused (409) when the
+     * migration cannot move to ROLLING_BACK, or cleanup deleted originals the rollback would read back.
+     */
+    CompletableFuture<MigrationState> recordIntent(long epoch, String target, String origin) {
+        MigrationState none = MigrationState.start(epoch, target, brokerId.get(), clock.millis());
+        return registry.update(states.path(epoch), MigrationState.class, cur -> {
+            MigrationState s = cur.orElse(none);
+            if (s.phase() == Phase.ROLLING_BACK || s.phase() == Phase.ROLLED_BACK) {
+                return Optional.empty(); // asked again: resume
+            }
+            if (!s.phase().canMove(Phase.ROLLING_BACK)) {
+                throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
+                        + "; it cannot be rolled back");
+            }
+            if (s.originalsDeleted() > 0) {
+                throw RegistryException.conflict("cleanup deleted " + s.originalsDeleted() + " original ledger(s) "
+                        + "after switch epoch " + epoch + "; a rollback could not read them back");
+            }
+            return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
+        });
+    }
+
+    /** Finishes switch {@code epoch}'s recorded rollback, waiting (bounded) for the lock another pass may hold. */
+    CompletableFuture<RollbackOutcome> finishWhenLocked(long epoch) {
+        CompletableFuture<RollbackOutcome> done = new CompletableFuture<>();
+        lock.lockedWaiting(() -> finish(epoch).thenAccept(done::complete),
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOCK_WAIT_MILLIS))
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        done.completeExceptionally(e);
+                    }
+                });
+        return done;
+    }
+
+    /** Rollbacks whose finish failed or was interrupted, resumed (at most every {@link #ROLLBACK_RESUME_MILLIS}). */
+    CompletableFuture<Void> resume() {
+        return states.all().thenCompose(all -> {
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            for (MigrationState s : all) {
+                if (s.phase() == Phase.ROLLING_BACK && (s.rollbackError() == null
+                        || clock.millis() - s.updatedAt() >= ROLLBACK_RESUME_MILLIS)) {
+                    chain = chain.thenCompose(v -> lock.locked(() -> finish(s.switchEpoch())
+                            .<Void>thenApply(x -> null).exceptionally(e -> null)));
+                }
+            }
+            return chain;
+        });
+    }
+
+    /**
+     * The answer for a rollback another pass already finished (a background pass on any broker may take the lock
+     * before the request's own finish runs): the switch back that pass made, read from the directive. That is the
+     * directive right after the rolled-back one, from its target back to the cluster rolled back to; when a later
+     * switch has replaced it, there is no switch back to report (null) and the status names the active cluster.
+     * The precheck the switch back passed is not kept, so it is not reported.
+     */
+    CompletableFuture<RollbackOutcome> rolledBackEarlier(MigrationState s) {
+        return registry.readDirective().thenApply(d -> {
+            boolean switchBack = d.present() && d.value().epoch() == s.switchEpoch() + 1
+                    && d.value().origin().equals(s.target()) && d.value().target().equals(s.rollbackTo());
+            return new RollbackOutcome(s, switchBack ? new SwitchResult(d.value(), null) : null);
+        });
+    }
+
+    /** The rollback's steps, each idempotent; under the lock. Fails (the intent stays) when the switch back fails. */
+    private CompletableFuture<RollbackOutcome> finish(long epoch) {
+        return states.read(epoch).thenCompose(st -> {
+            if (!st.present()) {
+                throw RegistryException.conflict("no migration state for switch epoch " + epoch);
+            }
+            MigrationState s = st.value();
+            if (s.phase() == Phase.ROLLED_BACK) {
+                return rolledBackEarlier(s);
+            }
+            if (s.phase() != Phase.ROLLING_BACK) {
+                throw RegistryException.conflict("switch epoch " + epoch + " is " + s.phase() + ", not ROLLING_BACK");
+            }
+            CompletableFuture<MigrationState> flipped = s.rollbackFlipEpoch() > 0
+                    ? CompletableFuture.completedFuture(s) : flip(s).exceptionallyCompose(e -> {
+                        String why = String.valueOf(Failures.unwrap(e).getMessage());
+                        log.warn("switch epoch={} rollback: cannot route the promoted ledgers back yet (the rollback "
+                                + "stays recorded and is finished when asked again, or by itself): {}", epoch, why);
+                        return recordError(epoch, why, e);
+                    });
+            return flipped.thenCompose(f -> switchBackIfLatest(f)).thenCompose(sw -> states.transition(epoch,
+                    Set.of(Phase.ROLLING_BACK), Phase.ROLLED_BACK, x -> x.edit().rollback(x.rollbackTo(), null,
+                            x.rollbackFlipEpoch()).build())
+                    .thenApply(done -> {
+                        metrics.rolledBack(done.target());
+                        log.info("switch epoch={} rolled back: promotions flipped back (relocation epoch={}), {} "
+                                + "copy/copies on bookie-cluster={} to delete once every broker has applied it", epoch,
+                                done.rollbackFlipEpoch(), done.pendingDeletionCount(), done.target());
+                        return new RollbackOutcome(done, sw);
+                    }));
+        });
+    }
+
+    /**
+     * Step 1: the switch's promotions are undone (each ledger's previous home is restored: its original, or the
+     * copy an earlier switch promoted), announced by one relocation epoch, which the copies' deletion waits for.
+     */
+    private CompletableFuture<MigrationState> flip(MigrationState s) {
+        long epoch = s.switchEpoch();
+        return RegistryView.read(registry).thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
+                .thenCompose(u -> registry.readCopies(epoch).thenCompose(chunks -> {
+                    Set<Long> ids = new TreeSet<>();
+                    chunks.values().forEach(ids::addAll);
+                    ids.addAll(s.built());
+                    ids.addAll(s.pendingDeletions());
+                    // copies an earlier version kept in the state go into the chunks, with the rest
+                    List<Long> legacy = new ArrayList<>(s.built());
+                    legacy.addAll(s.pendingDeletions());
+                    legacy.removeIf(id -> chunks.values().stream().anyMatch(c -> c.contains(id)));
+                    CompletableFuture<Void> folded = legacy.isEmpty() ? CompletableFuture.completedFuture(null)
+                            : registry.writeCopies(epoch, concat(chunks, legacy), chunkedSize(chunks));
+                    // a ledger that stays home on the target is its only copy: never on the list of copies to delete
+                    ids.removeAll(u.stayed());
+                    // every broker re-reads the whole table: the copies' deletion relies on all of it being applied
+                    return folded.thenCompose(v -> copies.dropFromCopies(epoch, u.stayed()))
+                            .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), null))
+                            .thenCompose(re -> {
+                                log.info("switch epoch={} rollback: {} promotion(s) flipped back, {} stay home on "
+                                        + "bookie-cluster={}, relocation epoch={}", epoch, u.flipped().size(),
+                                        u.stayed().size(), s.target(), re);
+                                return registry.update(states.path(epoch), MigrationState.class, cur -> cur
+                                        .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                                        .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
+                                                .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
+                            });
+                }));
+    }
+
+    private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {
+        List<Long> all = new ArrayList<>();
+        chunks.values().forEach(all::addAll);
+        all.addAll(more);
+        return all;
+    }
+
+    private static int chunkedSize(Map<Integer, List<Long>> chunks) {
+        return chunks.values().stream().mapToInt(List::size).sum();
+    }
+
+    /** Step 2: the brokers are switched back, unless a later switch was made meanwhile (it decides then). */
+    private CompletableFuture<SwitchResult> switchBackIfLatest(MigrationState s) {
+        long epoch = s.switchEpoch();
+        return registry.readDirective().thenCompose(d -> {
+            if (!d.present() || d.value().epoch() != epoch) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return switchBack.switchTo(s.rollbackTo()).thenApply(sw -> {
+                log.info("switch epoch={} to bookie-cluster={} rolled back: now epoch={} on {}", epoch, s.target(),
+                        sw.directive().epoch(), s.rollbackTo());
+                return sw;
+            }).exceptionallyCompose(e -> {
+                String why = String.valueOf(Failures.unwrap(e).getMessage());
+                log.warn("switch epoch={} rollback: cannot switch back to bookie-cluster={} yet (the rollback stays "
+                        + "recorded and is finished when asked again, or by itself): {}", epoch, s.rollbackTo(), why);
+                return recordError(epoch, why, e);
+            });
+        });
+    }
+
+    /** Records why the rollback of switch {@code epoch} is not finished (status shows it), then fails with it. */
+    private <T> CompletableFuture<T> recordError(long epoch, String why, Throwable e) {
+        return registry.update(states.path(epoch), MigrationState.class, cur -> cur
+                .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                .map(x -> x.edit().rollback(x.rollbackTo(), why, x.rollbackFlipEpoch())
+                        .updatedAt(clock.millis()).build()))
+                .thenCompose(x -> CompletableFuture.failedFuture(e));
+    }
+}
