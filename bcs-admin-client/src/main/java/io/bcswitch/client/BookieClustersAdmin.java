@@ -53,6 +53,24 @@ public final class BookieClustersAdmin implements AutoCloseable {
                 new TypeReference<BookieCluster>() { });
     }
 
+    /**
+     * Registers {@code name} with PIP-477's body: {@code status} may only be STANDBY (null: not sent), which is what
+     * every registration is; the broker refuses any other status (400).
+     */
+    public CompletableFuture<BookieCluster> registerAsync(String name, String metadataServiceUri, String status) {
+        return http.call("POST", "/" + AdminHttp.segment(name), RequestBodies.register(metadataServiceUri, status),
+                new TypeReference<BookieCluster>() { });
+    }
+
+    /**
+     * PIP-477's read-mode override: DUAL_READ, what every broker always does, is answered as set; the other modes
+     * are refused (409) with what to use instead. Completes with the read mode in use.
+     */
+    public CompletableFuture<String> setReadModeAsync(String mode) {
+        return http.call("POST", "/read-mode", Map.of("mode", mode), new TypeReference<Map<String, String>>() { })
+                .thenApply(m -> m.get("readMode"));
+    }
+
     public CompletableFuture<BookieCluster> unregisterAsync(String name) {
         return http.call("DELETE", "/" + AdminHttp.segment(name), null, new TypeReference<BookieCluster>() { });
     }
@@ -178,6 +196,15 @@ public final class BookieClustersAdmin implements AutoCloseable {
 
     public BookieCluster register(String name, String metadataServiceUri) throws BookieClustersAdminException {
         return AdminHttp.sync(registerAsync(name, metadataServiceUri));
+    }
+
+    public BookieCluster register(String name, String metadataServiceUri, String status)
+            throws BookieClustersAdminException {
+        return AdminHttp.sync(registerAsync(name, metadataServiceUri, status));
+    }
+
+    public String setReadMode(String mode) throws BookieClustersAdminException {
+        return AdminHttp.sync(setReadModeAsync(mode));
     }
 
     public BookieCluster unregister(String name) throws BookieClustersAdminException {

@@ -18,6 +18,16 @@ final class RequestBodies {
         return body;
     }
 
+    static Map<String, Object> register(String metadataServiceUri, String status) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("metadataServiceUri", metadataServiceUri);
+        if (status != null) {
+            // sent only when given: brokers that do not know the field refuse it (400 unknown field)
+            body.put("status", status);
+        }
+        return body;
+    }
+
     static Map<String, Object> cleanup(String srcCluster, boolean dryRun, int maxDeletions, boolean force) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("srcCluster", srcCluster);

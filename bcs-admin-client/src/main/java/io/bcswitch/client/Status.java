@@ -20,13 +20,25 @@ import java.util.List;
  * @param brokersWithoutRecord live brokers (Pulsar's broker registry) with no record of the plugin: they run
  *                        without it, or are starting; a switch is refused while there are any. Null from brokers
  *                        that do not report them
+ * @param tuning          pacing settings changed at run time, or null
+ * @param readMode        how ledgers are read: DUAL_READ (each from the cluster that holds it); null from brokers
+ *                        that do not report it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
                      List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
                      List<String> pendingBrokers, Migration migration, long relocationEpoch,
                      List<String> relocationPendingBrokers, List<String> brokersWithoutRecord,
-                     Tuning.Stored tuning) {
+                     Tuning.Stored tuning, String readMode) {
+
+    /** Without readMode (kept so that code written against earlier versions still compiles). */
+    public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
+                  List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
+                  List<String> pendingBrokers, Migration migration, long relocationEpoch,
+                  List<String> relocationPendingBrokers, List<String> brokersWithoutRecord, Tuning.Stored tuning) {
+        this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
+                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, tuning, null);
+    }
 
     /** Without tuning (kept so that code written against earlier versions still compiles). */
     public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
@@ -34,7 +46,7 @@ public record Status(String activeCluster, long epoch, SwitchDirective directive
                   List<String> pendingBrokers, Migration migration, long relocationEpoch,
                   List<String> relocationPendingBrokers, List<String> brokersWithoutRecord) {
         this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
-                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, null);
+                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, null, null);
     }
 
     /** Without brokersWithoutRecord (kept so that code written against earlier versions still compiles). */
@@ -43,6 +55,6 @@ public record Status(String activeCluster, long epoch, SwitchDirective directive
                   List<String> pendingBrokers, Migration migration, long relocationEpoch,
                   List<String> relocationPendingBrokers) {
         this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
-                relocationEpoch, relocationPendingBrokers, null, null);
+                relocationEpoch, relocationPendingBrokers, null, null, null);
     }
 }

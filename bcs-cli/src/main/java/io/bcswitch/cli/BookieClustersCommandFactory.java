@@ -48,7 +48,8 @@ public class BookieClustersCommandFactory implements CustomCommandFactory {
         InspectCommands inspect = new InspectCommands(out);
         return new ArrayList<>(List.of(clusters.list(), clusters.get(), clusters.register(), clusters.unregister(),
                 clusters.precheck(), switching.switchTo(), cleanup.drainReport(), cleanup.cleanupTargets(),
-                cleanup.cleanup(), switching.rollback(), switching.retryMigration(), tuning.getTuning(),
-                tuning.setTuning(), clusters.closeClient(), inspect.verify(), inspect.operation(), inspect.status()));
+                cleanup.listCleanupTargets(), cleanup.cleanup(), switching.rollback(), switching.retryMigration(),
+                tuning.getTuning(), tuning.setTuning(), clusters.closeClient(), inspect.verify(), inspect.operation(),
+                inspect.status(), switching.setReadMode()));
     }
 }

@@ -99,6 +99,10 @@ final class Render {
                     .append(time(s.directive().ts())).append(')');
         }
         sb.append('\n');
+        if (s.readMode() != null) {
+            sb.append("Read mode:             ").append(s.readMode())
+                    .append(" (each ledger from the cluster that holds it)\n");
+        }
         sb.append("Cutover:               ").append(s.cutoverComplete() ? "complete" : "in progress");
         if (!s.cutoverComplete() && s.pendingBrokers() != null && !s.pendingBrokers().isEmpty()) {
             sb.append(" (waiting for ").append(String.join(", ", s.pendingBrokers())).append(')');
@@ -282,7 +286,7 @@ final class Render {
             r.notes().forEach(n -> sb.append("  kept for now: ").append(n).append('\n'));
         }
         if (r.dryRun() && !r.targets().isEmpty()) {
-            sb.append("Run again with --dry-run false to delete them.\n");
+            sb.append("Run again with --delete to delete them.\n");
         }
         return sb.toString();
     }

@@ -21,14 +21,14 @@ final class SwitchCommands {
                 "Make a registered cluster the active one: new ledgers are created on it from "
                         + "now on, existing ledgers stay readable where they are. Runs precheck first. Asks for "
                         + "confirmation unless --yes is given",
-                List.of(Params.clusterParam(), yes(),
+                Params.with(Params.clusterParams(Params.TARGET), yes(),
                         ParameterDescriptor.builder().names(List.of("--allow-unknown-source-ids"))
                                 .description("switch although the active cluster's metadata cannot be read and "
                                         + "nothing records which ledger ids it issued (the new range may overlap "
                                         + "them)")
                                 .type(ParameterType.BOOLEAN_FLAG).build()),
                 (p, a, o) -> {
-                    String target = Params.cluster(p);
+                    String target = Params.cluster(p, Params.TARGET);
                     boolean allowUnknown = Boolean.TRUE.equals(p.get("--allow-unknown-source-ids"));
                     String question = "Switch new ledgers of this Pulsar cluster to bookie cluster '" + target + "'"
                             + (allowUnknown ? " although the ledger ids the active cluster issued may be unknown" : "")
@@ -39,6 +39,23 @@ final class SwitchCommands {
                     }
                     var s = a.switchTo(target, allowUnknown);
                     o.print(s, Render.switched(s));
+                }, out);
+    }
+
+    /** PIP-477's read-mode override: see the broker's {@code POST /read-mode}. */
+    CustomCommand setReadMode() {
+        return new AdminCommand("set-read-mode",
+                "PIP-477's read mode. Every ledger is always read from the one cluster that holds it: that is "
+                        + "DUAL_READ, which this accepts and changes nothing; OLD_CLUSTER_ONLY and NEW_CLUSTER_ONLY "
+                        + "are refused with what to use instead (rollback or switch; drain-report, cleanup, "
+                        + "close-client)",
+                List.of(ParameterDescriptor.builder().names(List.of("--mode"))
+                        .description("DUAL_READ (the others are refused)").type(ParameterType.STRING)
+                        .required(true).build()),
+                (p, a, o) -> {
+                    String mode = a.setReadMode((String) p.get("--mode"));
+                    o.print(java.util.Map.of("readMode", mode), "Read mode: " + mode + " (every ledger is read from "
+                            + "the cluster that holds it; nothing changed).\n");
                 }, out);
     }
 

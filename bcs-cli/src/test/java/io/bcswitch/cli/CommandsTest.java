@@ -175,4 +175,88 @@ class CommandsTest {
         }
         assertTrue(requests.isEmpty(), "nothing sent: " + requests);
     }
+
+    // ---- PIP-477's forms ----
+
+    @Test
+    void theClusterIsTheFirstArgumentOrNameAndSwitchTakesTarget() throws Exception {
+        body = "{\"name\":\"cluster-b\",\"metadataServiceUri\":\"zk://b:2181/ledgers\",\"status\":\"STANDBY\"}";
+        run("get", Map.of(Params.NAME, "cluster-b"));
+        run("get", Map.of(Params.CLUSTER, List.of("cluster-b")));
+        run("get", Map.of(Params.CLUSTER, List.of("cluster-b"), Params.NAME, "cluster-b"));
+        assertEquals(List.of("GET /admin/v2/bookie-clusters/cluster-b ", "GET /admin/v2/bookie-clusters/cluster-b ",
+                "GET /admin/v2/bookie-clusters/cluster-b "), requests);
+        PulsarAdminException two = assertThrows(PulsarAdminException.class,
+                () -> run("precheck", Map.of(Params.CLUSTER, "cluster-b", Params.NAME, "cluster-c")));
+        assertTrue(two.getHttpError().contains("two bookie clusters named"), two.getHttpError());
+        PulsarAdminException none = assertThrows(PulsarAdminException.class, () -> run("unregister", Map.of()));
+        assertTrue(none.getHttpError().contains("a bookie cluster name is required (first argument or --name)"),
+                none.getHttpError());
+        assertEquals(3, requests.size(), "nothing sent for the refused ones: " + requests);
+
+        body = "{\"directive\":{\"target\":\"cluster-b\",\"origin\":\"cluster-a\",\"epoch\":1,\"ts\":7,"
+                + "\"firstLedgerId\":4294967296}}";
+        run("switch", Map.of(Params.TARGET, "cluster-b", "--yes", true));
+        assertEquals("POST /admin/v2/bookie-clusters/switch {\"target\":\"cluster-b\"}", requests.get(3));
+    }
+
+    @Test
+    void registerTakesStatusStandbyOnly() throws Exception {
+        body = "{\"name\":\"cluster-b\",\"metadataServiceUri\":\"zk://b:2181/ledgers\",\"status\":\"STANDBY\"}";
+        run("register", Map.of(Params.NAME, "cluster-b", "--metadata-service-uri", "zk://b:2181/ledgers",
+                "--status", "STANDBY"));
+        assertEquals("POST /admin/v2/bookie-clusters/cluster-b {\"metadataServiceUri\":\"zk://b:2181/ledgers\","
+                + "\"status\":\"STANDBY\"}", requests.get(0));
+        PulsarAdminException active = assertThrows(PulsarAdminException.class, () -> run("register",
+                Map.of(Params.NAME, "cluster-b", "--metadata-service-uri", "zk://b:2181/ledgers", "--status",
+                        "ACTIVE")));
+        assertTrue(active.getHttpError().contains("statuses follow the switch"), active.getHttpError());
+        assertEquals(1, requests.size(), "nothing sent for ACTIVE: " + requests);
+    }
+
+    @Test
+    void setReadModeAndListCleanupTargetsAreThePipsWords() throws Exception {
+        body = "{\"readMode\":\"DUAL_READ\"}";
+        run("set-read-mode", Map.of("--mode", "DUAL_READ"));
+        assertEquals("POST /admin/v2/bookie-clusters/read-mode {\"mode\":\"DUAL_READ\"}", requests.get(0));
+        assertTrue(printed().startsWith("Read mode: DUAL_READ"), printed());
+        body = "[]";
+        run("list-cleanup-targets", Map.of());
+        assertEquals("GET /admin/v2/bookie-clusters/cleanup-targets ", requests.get(1));
+    }
+
+    @Test
+    void cleanupIsADryRunUnlessDeleteIsGiven() throws Exception {
+        body = "{\"srcCluster\":\"cluster-a\",\"dryRun\":false,\"deleted\":0,\"targets\":[],\"errors\":[]}";
+        run("cleanup", Map.of("--src-cluster", "cluster-a", "--delete", true));
+        assertTrue(requests.get(0).contains("\"dryRun\":false"), requests.get(0));
+        run("cleanup", Map.of("--src-cluster", "cluster-a", "--dry-run", true));
+        assertTrue(requests.get(1).contains("\"dryRun\":true"), requests.get(1));
+        run("cleanup", Map.of("--src-cluster", "cluster-a"));
+        assertTrue(requests.get(2).contains("\"dryRun\":true"), requests.get(2));
+        // the earlier spelling: pulsar-admin hands the value of '--dry-run false' over as a stray word
+        run("cleanup", Map.of("--src-cluster", "cluster-a", "--dry-run", true, "dry-run-value", List.of("false")));
+        assertTrue(requests.get(3).contains("\"dryRun\":false"), requests.get(3));
+        for (Map<String, Object> bad : List.<Map<String, Object>>of(
+                Map.of("--src-cluster", "cluster-a", "--dry-run", true, "--delete", true),
+                Map.of("--src-cluster", "cluster-a", "dry-run-value", List.of("now")))) {
+            PulsarAdminException e = assertThrows(PulsarAdminException.class, () -> run("cleanup", bad));
+            assertTrue(e.getHttpError().startsWith("error: "), e.getHttpError());
+        }
+        assertEquals(4, requests.size(), "nothing sent for the contradictions: " + requests);
+    }
+
+    @Test
+    void cleanupWithoutSrcClusterTakesTheOnlyClusterWithTargets() {
+        var a = new io.bcswitch.client.CleanupTarget(1, "cluster-a", "RELOCATED");
+        var a2 = new io.bcswitch.client.CleanupTarget(2, "cluster-a", "UNREFERENCED");
+        var c = new io.bcswitch.client.CleanupTarget(3, "cluster-c", "RELOCATED");
+        assertEquals("cluster-a", CleanupCommands.onlyClusterWithTargets(List.of(a, a2)));
+        IllegalArgumentException several = assertThrows(IllegalArgumentException.class,
+                () -> CleanupCommands.onlyClusterWithTargets(List.of(a, c)));
+        assertTrue(several.getMessage().contains("cluster-a, cluster-c"), several.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> CleanupCommands.onlyClusterWithTargets(List.of()));
+        assertTrue(none.getMessage().contains("nothing to do"), none.getMessage());
+    }
 }

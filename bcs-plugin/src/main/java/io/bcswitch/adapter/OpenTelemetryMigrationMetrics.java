@@ -22,6 +22,7 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
     private final LongCounter bytesCopied;
     private final LongCounter verificationFailures;
     private final LongCounter collisions;
+    private final LongCounter alreadyPresent;
     private final LongCounter promotions;
     private final LongCounter rollbacks;
     private final LongCounter deletions;
@@ -36,6 +37,9 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
                 "{ledger}");
         collisions = counter(meter, "migration.collision",
                 "Ledgers whose id the target already held with different content", "{ledger}");
+        alreadyPresent = counter(meter, "migration.ledger.already_present",
+                "Copies that found an identical ledger already on the target (PIP-477's "
+                + "migration_ledger_id_conflict_total)", "{ledger}");
         promotions = counter(meter, "migration.ledger.promoted", "Verified copies made the ledger's home", "{ledger}");
         rollbacks = counter(meter, "rollback", "Switches rolled back", "{switch}");
         deletions = counter(meter, "ledger.deleted", "Ledgers deleted by cleanup or after a rollback", "{ledger}");
@@ -62,6 +66,11 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
     @Override
     public void verificationFailed(String cluster) {
         verificationFailures.add(1, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void alreadyPresent(String cluster) {
+        alreadyPresent.add(1, Attributes.of(CLUSTER, cluster));
     }
 
     @Override

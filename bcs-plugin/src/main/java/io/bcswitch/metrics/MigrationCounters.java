@@ -44,6 +44,12 @@ public final class MigrationCounters implements MigrationMetrics {
     }
 
     @Override
+    public void alreadyPresent(String cluster) {
+        add(cluster, "already_present", 1);
+        next.alreadyPresent(cluster);
+    }
+
+    @Override
     public void collision(String cluster) {
         add(cluster, "id_conflict", 1);
         next.collision(cluster);
@@ -71,7 +77,8 @@ public final class MigrationCounters implements MigrationMetrics {
     public void write(PrometheusText text, Map<String, String> common) {
         new TreeMap<>(ledgers).forEach((cluster, byOutcome) -> new TreeMap<>(byOutcome).forEach((outcome, n) ->
                 text.counter(LEDGERS, "Ledgers the migration handled on a bookie cluster, by outcome (copied to it, "
-                        + "promoted to home there, verification_failed, id_conflict, deleted from it)",
+                        + "already_present: an identical copy was there already, promoted to home there, "
+                        + "verification_failed, id_conflict: it holds a different ledger of that id, deleted from it)",
                         labels(common, cluster, outcome), n.sum())));
         new TreeMap<>(bytes).forEach((cluster, n) -> text.counter(BYTES, "Bytes the migration copied to a bookie "
                 + "cluster", labels(common, cluster, null), n.sum()));

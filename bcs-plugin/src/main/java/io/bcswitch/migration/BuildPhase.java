@@ -89,6 +89,7 @@ final class BuildPhase {
             }
             case ALREADY_PRESENT -> {
                 tally.present.incrementAndGet();
+                o.metrics().alreadyPresent(target);
                 tally.copies.add(item.ledgerId());
                 tally.toPromote.add(item.ledgerId());
             }

@@ -10,6 +10,13 @@ public interface MigrationMetrics {
     default void verificationFailed(String cluster) {
     }
 
+    /**
+     * A copy found an identical, closed ledger of the same id already on {@code cluster} (an earlier, interrupted run
+     * made it) and took it as done: PIP-477's {@code migration_ledger_id_conflict_total}. Not a {@link #collision}.
+     */
+    default void alreadyPresent(String cluster) {
+    }
+
     default void collision(String cluster) {
     }
 

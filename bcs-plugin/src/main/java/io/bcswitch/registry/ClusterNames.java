@@ -8,7 +8,7 @@ public final class ClusterNames {
     /** Words used by REST endpoints under the registry path; they cannot name a cluster. */
     public static final Set<String> RESERVED = Set.of("precheck", "switch", "status", "topics", "drain",
             "cleanup", "cleanup-targets", "rollback", "migration", "brokers", "close-client", "verify",
-            "tuning", "operations");
+            "tuning", "operations", "read-mode", "internal");
 
     private ClusterNames() {
     }

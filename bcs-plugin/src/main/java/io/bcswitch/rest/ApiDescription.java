@@ -52,6 +52,9 @@ public final class ApiDescription {
                     + "referenced ledgers)", List.of(NAME), null, 200, "BookieCluster"),
             new Route("POST", "/rollback", "Undo the latest switch inside the rollback window", List.of(), null, 200,
                     "object"),
+            new Route("POST", "/read-mode", "PIP-477's read mode: DUAL_READ is what the system always does (each "
+                    + "ledger is read from the cluster that holds it); the others are refused (409) with what to use "
+                    + "instead", List.of(), "ReadModeRequest", 200, "object"),
             new Route("POST", "/migration/retry", "Run the latest switch's finished migration again", List.of(), null,
                     200, "object"),
             new Route("GET", "/drain/{name}", "What still pins a cluster, and when it can be switched off",
@@ -218,7 +221,9 @@ public final class ApiDescription {
                 "string", "registeredAt", "integer"), List.of("name", "metadataServiceUri", "status"));
         s.putObject("BookieClusters").put("type", "array").putObject("items")
                 .put("$ref", "#/components/schemas/BookieCluster");
-        object(s.putObject("RegisterRequest"), Map.of("metadataServiceUri", "string"), List.of("metadataServiceUri"));
+        object(s.putObject("RegisterRequest"), Map.of("metadataServiceUri", "string", "name", "string", "status",
+                "string"), List.of("metadataServiceUri"));
+        object(s.putObject("ReadModeRequest"), Map.of("mode", "string"), List.of("mode"));
         object(s.putObject("SwitchRequest"), Map.of("target", "string", "allowUnknownSourceIds", "boolean"),
                 List.of("target"));
         object(s.putObject("CleanupRequest"), Map.of("srcCluster", "string", "dryRun", "boolean", "maxDeletions",

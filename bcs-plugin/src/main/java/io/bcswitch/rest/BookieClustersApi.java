@@ -6,6 +6,7 @@ import static io.bcswitch.rest.RequestInput.jsonBody;
 import static io.bcswitch.rest.RequestInput.numberOrNull;
 import static io.bcswitch.rest.RequestInput.optionalBoolean;
 import static io.bcswitch.rest.RequestInput.optionalInt;
+import static io.bcswitch.rest.RequestInput.optionalString;
 import static io.bcswitch.rest.RequestInput.read;
 import static io.bcswitch.rest.RequestInput.requiredString;
 import static io.bcswitch.rest.RequestInput.wholeOrNull;
@@ -13,6 +14,7 @@ import static io.bcswitch.rest.RequestInput.wholeOrNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.registry.Json;
 import io.bcswitch.rest.ApiErrors.ApiError;
+import io.bcswitch.switching.ReadMode;
 import io.bcswitch.switching.SwitchService;
 import io.bcswitch.topics.TopicLedgerReports;
 import java.io.InputStream;
@@ -176,10 +178,39 @@ public class BookieClustersApi {
         return respond(() -> notAnEndpoint(name).orElseGet(() -> registerCluster(name, contentType, body)));
     }
 
+    /**
+     * The body is {@code {"metadataServiceUri": ...}}; PIP-477's {@code name} (the path's) and {@code status} (only
+     * STANDBY: a cluster becomes ACTIVE by a switch and DEPRECATED by close-client) are accepted as well.
+     */
     private CompletableFuture<RestResponse> registerCluster(String name, String contentType, InputStream body) {
-        JsonNode json = jsonBody(contentType, read(body), Set.of("metadataServiceUri"));
+        JsonNode json = jsonBody(contentType, read(body), Set.of("metadataServiceUri", "name", "status"));
         String uri = requiredString(json, "metadataServiceUri");
+        String named = optionalString(json, "name");
+        if (named != null && !named.equals(name)) {
+            throw new ApiError(400, "field 'name' ('" + named + "') must be the cluster name of the path ('" + name
+                    + "')");
+        }
+        String status = optionalString(json, "status");
+        if (status != null && !status.equals("STANDBY")) {
+            throw new ApiError(400, "field 'status' may only be STANDBY: a cluster registers as STANDBY, becomes "
+                    + "ACTIVE by a switch to it and DEPRECATED by close-client (statuses follow the switch)");
+        }
         return service.register(name, uri).thenApply(RestResponse::ok);
+    }
+
+    /**
+     * PIP-477's read-mode override. Every ledger is always read from the one cluster that holds it ({@code
+     * DUAL_READ}): that mode is answered as set (nothing changes); the two others are refused (409) with what to use
+     * instead (see {@link ReadMode}).
+     */
+    @POST
+    @Path("read-mode")
+    public CompletionStage<Response> setReadMode(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
+        return respond(() -> {
+            JsonNode json = jsonBody(contentType, read(body), Set.of("mode"));
+            ReadMode mode = ReadMode.set(requiredString(json, "mode"));
+            return done(RestResponse.ok(Map.of("readMode", mode.name())));
+        });
     }
 
     @DELETE
@@ -211,9 +242,10 @@ public class BookieClustersApi {
     /** The single-word routes and the methods each takes. */
     private static final Map<String, String> WORD_ROUTES = Map.of("status", "GET", "switch", "POST",
             "rollback", "POST", "cleanup", "POST", "cleanup-targets", "GET", "verify", "GET", "operations", "GET",
-            "tuning", "GET, POST", "topics", "GET");
+            "tuning", "GET, POST", "topics", "GET", "read-mode", "POST");
 
-    private static final Set<String> PREFIXES_ONLY = Set.of("migration", "drain", "close-client", "precheck");
+    private static final Set<String> PREFIXES_ONLY = Set.of("migration", "drain", "close-client", "precheck",
+            "internal");
 
     @POST
     @Path("rollback")

@@ -134,6 +134,18 @@ final class RequestInput {
         return node;
     }
 
+    /** A string field that may be absent (null). */
+    static String optionalString(JsonNode json, String field) {
+        JsonNode v = json.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isTextual()) {
+            throw new ApiError(400, "field '" + field + "' must be a string");
+        }
+        return v.asText();
+    }
+
     static String requiredString(JsonNode json, String field) {
         JsonNode v = json.get(field);
         if (v == null || v.isNull()) {

@@ -26,11 +26,12 @@ import java.util.List;
  * @param brokersWithoutRecord live brokers (Pulsar's broker registry) with no record of the plugin: they run
  *                        without it, or have not (re)created it yet; a switch is refused while there are any
  * @param tuning          pacing settings changed at run time (null: none; see {@code GET /tuning})
+ * @param readMode        how ledgers are read: always {@link ReadMode#DUAL_READ} (each from the cluster that holds it)
  */
 public record StatusReport(String activeCluster, long epoch, SwitchDirective directive, BootstrapRecord bootstrap,
                            List<IdRange> ranges, List<BookieClusterRecord> clusters,
                            List<BrokerCutoverRecord> brokers, boolean cutoverComplete, List<String> pendingBrokers,
                            io.bcswitch.registry.MigrationState migration, long relocationEpoch,
                            List<String> relocationPendingBrokers, List<String> brokersWithoutRecord,
-                           io.bcswitch.registry.TuningOverrides tuning) {
+                           io.bcswitch.registry.TuningOverrides tuning, ReadMode readMode) {
 }

@@ -48,7 +48,7 @@ public class StatusReporter {
                     table == null ? List.of() : table.ranges(), clusters.join(),
                     List.copyOf(new TreeMap<>(bv.records()).values()), bv.cutoverComplete(epoch), pending,
                     migration.join().value(), relocationEpoch.join(), bv.relocationPending(relocationEpoch.join()),
-                    withoutPlugin, tuning.join().value());
+                    withoutPlugin, tuning.join().value(), ReadMode.CURRENT);
         });
     }
 }

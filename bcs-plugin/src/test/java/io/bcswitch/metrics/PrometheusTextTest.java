@@ -45,19 +45,27 @@ class PrometheusTextTest {
             public void collision(String cluster) {
                 passedOn[0]++;
             }
+
+            @Override
+            public void alreadyPresent(String cluster) {
+                passedOn[0]++;
+            }
         });
         c.ledgerCopied("a", "b", 100);
         c.ledgerCopied("a", "b", 50);
         c.collision("b");
+        c.alreadyPresent("b");
+        c.alreadyPresent("b");
         c.promoted("b", 2);
         c.rolledBack("b");
         PrometheusText t = new PrometheusText();
         c.write(t, Map.of("cluster", "p"));
-        assertEquals(3, passedOn[0]);
+        assertEquals(5, passedOn[0]);
         String text = t.toString();
         for (String line : new String[] {
                 "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"copied\"} 2",
                 "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"id_conflict\"} 1",
+                "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"already_present\"} 2",
                 "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"promoted\"} 2",
                 "pulsar_bookie_switch_migration_copied_bytes_total{bookie_cluster=\"b\",cluster=\"p\"} 150",
                 "pulsar_bookie_switch_rollbacks_total{bookie_cluster=\"b\",cluster=\"p\"} 1"}) {

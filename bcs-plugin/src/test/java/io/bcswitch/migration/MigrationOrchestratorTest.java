@@ -288,7 +288,19 @@ class MigrationOrchestratorTest {
         store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
         store.delete(registry.paths().relocationApplied("broker-1"), Optional.empty()).get();
         applied("broker-2", Long.MAX_VALUE);
-        MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE, copier, 3, 60_000);
+        AtomicInteger presentForSecond = new AtomicInteger();
+        AtomicInteger collisionsForSecond = new AtomicInteger();
+        MigrationOrchestrator second = orchestrator("broker-2", new MigrationMetrics() {
+            @Override
+            public void alreadyPresent(String cluster) {
+                presentForSecond.incrementAndGet();
+            }
+
+            @Override
+            public void collision(String cluster) {
+                collisionsForSecond.incrementAndGet();
+            }
+        }, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
         waitUntil(10, () -> first.readState(1).get().value().owner().equals("broker-2"));
         applied("broker-3", Long.MAX_VALUE);
@@ -300,6 +312,11 @@ class MigrationOrchestratorTest {
         assertEquals(11, done.promoted());
         Thread.sleep(300);
         assertEquals(1, batchesOfFirst.get(), "the broker that lost the migration promoted nothing more");
+        // the copies the first run made are found again, identical: counted apart from the one collision (ledger 14)
+        long copiedByFirst = copies.values().stream().filter(n -> n.get() >= 2).count();
+        assertTrue(copiedByFirst > 0, "the second run met the first run's copies: " + copies);
+        assertEquals(copiedByFirst, presentForSecond.get());
+        assertEquals(1, collisionsForSecond.get());
         first.close();
         second.close();
     }

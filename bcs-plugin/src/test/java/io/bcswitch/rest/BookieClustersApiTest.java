@@ -213,8 +213,23 @@ class BookieClustersApiTest {
         r.add(Req.of("POST", "/switch", JSON, "", 400, "empty"));
         r.add(Req.of("POST", "/switch", JSON, null, 400, "empty"));
         r.add(Req.of("POST", "/switch", JSON, "{\"target\":\"east\",\"force\":true}", 400, "unknown field 'force'"));
+        // PIP-477's register body: status STANDBY only, name the path's
         r.add(Req.of("POST", "/newcluster", JSON,
-                "{\"metadataServiceUri\":\"zk://h:1/l\",\"status\":\"ACTIVE\"}", 400, "unknown field 'status'"));
+                "{\"metadataServiceUri\":\"zk://h:1/l\",\"status\":\"ACTIVE\"}", 400, "statuses follow the switch"));
+        r.add(Req.of("POST", "/newcluster", JSON,
+                "{\"metadataServiceUri\":\"zk://h:1/l\",\"name\":\"other\"}", 400, "must be the cluster name of the path"));
+        r.add(Req.of("POST", "/newcluster", JSON,
+                "{\"metadataServiceUri\":\"zk://h:1/l\",\"status\":7}", 400, "field 'status' must be a string"));
+        r.add(Req.of("POST", "/newcluster", JSON, "{\"metadataServiceUri\":\"zk://h:1/l\",\"force\":1}", 400,
+                "unknown field 'force'"));
+        // PIP-477's read modes: only DUAL_READ, which is what is always done
+        r.add(Req.of("POST", "/read-mode", JSON, "{\"mode\":\"OLD_CLUSTER_ONLY\"}", 409, "rollback"));
+        r.add(Req.of("POST", "/read-mode", JSON, "{\"mode\":\"NEW_CLUSTER_ONLY\"}", 409, "drain-report"));
+        r.add(Req.of("POST", "/read-mode", JSON, "{\"mode\":\"ANY\"}", 400, "unknown read mode 'ANY'"));
+        r.add(Req.of("POST", "/read-mode", JSON, "{}", 400, "field 'mode' is required"));
+        r.add(Req.of("GET", "/read-mode", null, null, 405, "allowed: POST"));
+        r.add(Req.of("POST", "/internal", JSON, uri, 404, "no such endpoint"));
+        r.add(Req.of("POST", "/internal/promote-cursor", JSON, "{}", 404, "no such endpoint"));
         r.add(Req.of("POST", "/switch", JSON, "{}", 400, "field 'target' is required"));
         r.add(Req.of("POST", "/switch", JSON, "{\"target\":null}", 400, "field 'target' is required"));
         r.add(Req.of("POST", "/switch", JSON, "{\"target\":7}", 400, "field 'target' must be a string"));
@@ -336,6 +351,26 @@ class BookieClustersApiTest {
         assertEquals(409, again.status());
         assertTrue(error(again).contains("already active"), error(again));
         assertEquals(after, snapshot());
+    }
+
+    /** PIP-477's forms: its register body, its one honoured read mode, the read mode in status. */
+    @Test
+    void thePipsRegisterBodyAndReadModeAreAccepted() throws Exception {
+        Map<String, String> before = snapshot();
+        RestResponse mode = call("POST", "/read-mode", JSON, "{\"mode\":\"DUAL_READ\"}");
+        assertEquals(200, mode.status(), String.valueOf(mode.body()));
+        assertEquals(Map.of("readMode", "DUAL_READ"), mode.body());
+        assertEquals(before, snapshot(), "setting the read mode that is always in use changes nothing");
+        StatusReport s = assertInstanceOf(StatusReport.class, call("GET", "/status", null, (String) null).body());
+        assertEquals(io.bcswitch.switching.ReadMode.DUAL_READ, s.readMode());
+
+        assertEquals(200, call("DELETE", "/east", null, (String) null).status());
+        RestResponse reg = call("POST", "/east", JSON, "{\"name\":\"east\",\"metadataServiceUri\":\"" + EAST_URI
+                + "\",\"status\":\"STANDBY\"}");
+        assertEquals(200, reg.status(), String.valueOf(reg.body()));
+        BookieClusterRecord east = assertInstanceOf(BookieClusterRecord.class, reg.body());
+        assertEquals(ClusterStatus.STANDBY, east.status());
+        assertEquals(EAST_URI, east.metadataServiceUri());
     }
 
     @Test
