@@ -41,6 +41,7 @@ public class BookieClusterSwitchStorage extends ManagedLedgerClientFactory {
                            OpenTelemetry openTelemetry) throws Exception {
         requireThisPulsarLine();
         SwitchConfig config = SwitchConfig.from(conf.getProperties());
+        SwitchConfig.notices(conf.getProperties()).forEach(n -> log.warn("broker.conf: {}", n));
         components = new BrokerComponents(conf, config, metadataStore, bookkeeperProvider, openTelemetry,
                 this::factoryOrNull);
         Ownership o = components.start(BrokerConfigs.standaloneBookieUri(conf))

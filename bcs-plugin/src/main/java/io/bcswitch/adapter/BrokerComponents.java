@@ -125,7 +125,7 @@ final class BrokerComponents implements AutoCloseable {
         migrationIo = Executors.newSingleThreadExecutor(daemon("bcs-migration-io"));
 
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership,
-                this::refresh, clientCloser);
+                this::refresh, clientCloser, config.oldLedgerReadTimeoutMillis());
         live = new LiveCompactionInventory(new MetadataLedgerInventory(metadataStore, factory, inventoryReads),
                 broker::compactedLedgerOf, inventoryAnswers);
         BrokerClientProbe probe = new BrokerClientProbe(routingFactory::newProbeClient,

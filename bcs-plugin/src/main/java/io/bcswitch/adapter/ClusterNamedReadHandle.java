@@ -8,7 +8,10 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.api.ReadHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,10 +35,13 @@ final class ClusterNamedReadHandle implements InvocationHandler {
     private final ReadHandle delegate;
     private final String cluster;
     private final Runnable onClose;
+    /** Milliseconds a read may take now (0: BookKeeper's own timeouts); asked at each read. */
+    private final LongSupplier readTimeout;
     private final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
     private final AtomicLong suppressed = new AtomicLong();
 
-    private ClusterNamedReadHandle(ReadHandle delegate, String cluster, Runnable onClose) {
+    private ClusterNamedReadHandle(ReadHandle delegate, String cluster, Runnable onClose, LongSupplier readTimeout) {
+        this.readTimeout = readTimeout;
         this.delegate = delegate;
         this.cluster = cluster;
         this.onClose = onClose;
@@ -43,11 +49,20 @@ final class ClusterNamedReadHandle implements InvocationHandler {
 
     /** {@code handle} with failed reads named; {@code onClose} runs when it is closed (close or closeAsync). */
     static ReadHandle wrap(ReadHandle handle, String cluster, Runnable onClose) {
-        if (handle == null || Proxy.isProxyClass(handle.getClass())) {
-            return handle;
+        return wrap(handle, cluster, onClose, () -> 0);
+    }
+
+    /**
+     * ... and each read failed with BookKeeper's timeout error once it took longer than {@code readTimeout} says at
+     * its start (0: no bound of ours), so readers of a cluster that no longer answers fail fast.
+     */
+    static ReadHandle wrap(ReadHandle handle, String cluster, Runnable onClose, LongSupplier readTimeout) {
+        if (handle == null || Proxy.isProxyClass(handle.getClass())
+                && Proxy.getInvocationHandler(handle) instanceof ClusterNamedReadHandle) {
+            return handle; // wrapped already
         }
         return (ReadHandle) Proxy.newProxyInstance(ClusterNamedReadHandle.class.getClassLoader(),
-                new Class<?>[] {ReadHandle.class}, new ClusterNamedReadHandle(handle, cluster, onClose));
+                new Class<?>[] {ReadHandle.class}, new ClusterNamedReadHandle(handle, cluster, onClose, readTimeout));
     }
 
     @Override
@@ -69,13 +84,41 @@ final class ClusterNamedReadHandle implements InvocationHandler {
             throw e.getCause();
         }
         if (result instanceof CompletableFuture<?> future && isRead(method)) {
-            future.whenComplete((r, e) -> {
+            long timeout = readTimeout.getAsLong();
+            CompletableFuture<?> answered = timeout > 0 ? bounded(future, timeout) : future;
+            answered.whenComplete((r, e) -> {
                 if (e != null) {
                     failed(method, args, e);
                 }
             });
+            return answered;
         }
         return result;
+    }
+
+    /**
+     * The read's outcome, or BookKeeper's timeout error after {@code timeoutMillis}; the read itself is left to
+     * finish (its future is BookKeeper's, not ours to complete).
+     */
+    private <T> CompletableFuture<T> bounded(CompletableFuture<T> read, long timeoutMillis) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        read.whenComplete((r, e) -> {
+            if (e != null) {
+                answer.completeExceptionally(e);
+            } else {
+                answer.complete(r);
+            }
+        });
+        // orTimeout drops its timer as soon as the read answers
+        return answer.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).exceptionallyCompose(e -> {
+            Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (t instanceof TimeoutException && !read.isDone()) {
+                log.warn("bookie-cluster={} ledger={} read took longer than {} ms (oldLedgerReadTimeoutMs: the "
+                        + "cluster is not the active one); failed", cluster, delegate.getId(), timeoutMillis);
+                return CompletableFuture.failedFuture(BKException.create(BKException.Code.TimeoutException));
+            }
+            return CompletableFuture.failedFuture(t);
+        });
     }
 
     private static boolean isRead(Method method) {

@@ -150,7 +150,8 @@ final class RecordedOpBuilder implements InvocationHandler {
     private Object track(String cluster, Object handle) {
         if (handle instanceof ReadHandle read && op.equals("open")) {
             LedgerHandleTracker.Tracked[] tracked = new LedgerHandleTracker.Tracked[1];
-            ReadHandle wrapped = ClusterNamedReadHandle.wrap(read, cluster, () -> tracked[0].closed.set(true));
+            ReadHandle wrapped = ClusterNamedReadHandle.wrap(read, cluster, () -> tracked[0].closed.set(true),
+                    () -> router.readTimeoutMillis(cluster));
             tracked[0] = tracker.opened(cluster, read.getId(), wrapped, false, false);
             return wrapped;
         }

@@ -39,11 +39,18 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
     private volatile RoutingBookKeeper.CreateListener createListener;
 
     private final java.util.concurrent.Executor closer;
+    private final long oldLedgerReadTimeoutMillis;
 
-    /** @param closer where clients built and then not used are closed ({@code BookKeeper.close} blocks) */
+    /**
+     * @param closer                     where clients built and then not used are closed ({@code BookKeeper.close}
+     *                                   blocks)
+     * @param oldLedgerReadTimeoutMillis how long a read of a ledger on a cluster that is not the active one may take
+     *                                   (0: BookKeeper's timeouts only)
+     */
     RoutingClientFactory(BookKeeperClientFactory brokerFactory, RegistryStore registry,
                          Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh,
-                         java.util.concurrent.Executor closer) {
+                         java.util.concurrent.Executor closer, long oldLedgerReadTimeoutMillis) {
+        this.oldLedgerReadTimeoutMillis = oldLedgerReadTimeoutMillis;
         this.closer = closer;
         this.brokerFactory = brokerFactory;
         this.registry = registry;
@@ -74,7 +81,7 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                 .name("bcs-bookkeeper-worker-" + poolName)
                 .numThreads(Math.max(1, conf.getBookkeeperClientNumWorkerThreads()))
                 .build();
-        SwitchRouter router = new SwitchRouter(ownership, refresh, pool);
+        SwitchRouter router = new SwitchRouter(ownership, refresh, pool, oldLedgerReadTimeoutMillis);
         return CompletableFuture.completedFuture(new LineRoutingBookKeeper(router, worker, () -> {
             pools.remove(pool);
             pool.close();

@@ -131,11 +131,40 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
     public static final ConfigKey ROLLBACK_WINDOW_HOURS = wholeNumber("rollbackWindowHours", "24", 0, 8760,
             "How long after a switch it may be rolled back; inside it, cleanup needs `force`.");
 
+    public static final ConfigKey OLD_LEDGER_READ_TIMEOUT_MS = wholeNumber("oldLedgerReadTimeoutMs", "5000", 0,
+            3_600_000,
+            "Longest a read of a ledger on a bookie cluster that is not the active one may take (PIP-477's key): "
+            + "a slower read fails with BookKeeper's timeout error and a log line naming the cluster, so the "
+            + "readers of an old cluster that stopped answering fail fast instead of waiting for the broker-wide "
+            + "BookKeeper timeouts. Applies to the data-ledger reads of topics; `0`: only BookKeeper's timeouts.");
+
+    /**
+     * PIP-477's keys this design has no use for: accepted, so that a broker.conf written from the PIP starts, and
+     * named in a warning at start-up with why they do nothing.
+     */
+    public static final ConfigKey SKIP_IDGEN_PRECHECK = text("skipIdgenPrecheck", "false",
+            "Not applicable (PIP-477's key; accepted and ignored, with a warning at start): the precheck cannot be "
+            + "skipped, and needs no id-generator preparation by hand: a switch moves the target's id generator to "
+            + "a fresh range itself. The one override is `allowUnknownSourceIds` on a switch, for a source that "
+            + "cannot be read.");
+
+    public static final ConfigKey DUAL_READ_TIMEOUT_DAYS = text("dualReadTimeoutDays", "15",
+            "Not applicable (PIP-477's key; accepted and ignored, with a warning at start): a ledger is read from "
+            + "the cluster that holds it for as long as it exists (`DUAL_READ` always). An old cluster is retired "
+            + "when the drain report says nothing needs it, by cleanup and close-client, not after a number of "
+            + "days.");
+
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
                 PROBE_TIMEOUT_SECONDS, SWITCH_PREPARE_TIMEOUT_MILLIS, RESYNC_INTERVAL_SECONDS,
                 INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY,
-                MIGRATION_BYTES_PER_SECOND, MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS);
+                MIGRATION_BYTES_PER_SECOND, MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS,
+                OLD_LEDGER_READ_TIMEOUT_MS);
+    }
+
+    /** PIP-477's keys that are accepted and do nothing here (see each one's doc). */
+    public static List<ConfigKey> notApplicable() {
+        return List.of(SKIP_IDGEN_PRECHECK, DUAL_READ_TIMEOUT_DAYS);
     }
 
     public String fullName() {
@@ -159,7 +188,7 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
     /** The key table of docs/configuration.md. */
     public static String markdownTable() {
         StringBuilder sb = new StringBuilder("| key | default | accepted | meaning |\n|---|---|---|---|\n");
-        for (ConfigKey k : all()) {
+        for (ConfigKey k : java.util.stream.Stream.concat(all().stream(), notApplicable().stream()).toList()) {
             sb.append("| `").append(k.fullName()).append("` | ")
                     .append(k.defaultValue().isEmpty() ? "*(empty)*" : "`" + k.defaultValue() + "`").append(" | ")
                     .append(k.accepted()).append(" | ").append(k.doc()).append(" |\n");

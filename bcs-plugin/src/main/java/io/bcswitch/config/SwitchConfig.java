@@ -2,6 +2,7 @@ package io.bcswitch.config;
 
 import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.registry.RegistryPaths;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -17,11 +18,13 @@ import java.util.Properties;
  * @param inventoryReadConcurrency metadata-store reads the ledger inventory has in flight at most
  * @param switchPrepareTimeoutMillis longest wait, before a switch is committed, for every broker to have its
  *                               clients of the target ready; 0: no preparation
+ * @param oldLedgerReadTimeoutMillis longest a read of a ledger on a cluster that is not the active one may take;
+ *                               0: BookKeeper's timeouts only
  */
 public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
                            boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration,
                            int resyncIntervalSeconds, int inventoryReadConcurrency,
-                           int switchPrepareTimeoutMillis) {
+                           int switchPrepareTimeoutMillis, long oldLedgerReadTimeoutMillis) {
 
     /**
      * @param concurrency       ledgers copied at the same time
@@ -43,7 +46,8 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
         this(configPath, currentClusterName, cutoverTopicsPerSecond, cutoverEnabled, probeTimeoutSeconds,
                 Migration.DEFAULTS, Integer.parseInt(ConfigKey.RESYNC_INTERVAL_SECONDS.defaultValue()),
                 Integer.parseInt(ConfigKey.INVENTORY_READ_CONCURRENCY.defaultValue()),
-                Integer.parseInt(ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS.defaultValue()));
+                Integer.parseInt(ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS.defaultValue()),
+                Long.parseLong(ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS.defaultValue()));
     }
 
     public static final String PREFIX = "bookieClusterSwitch.";
@@ -70,7 +74,29 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 bool(props, ConfigKey.CUTOVER_ENABLED), (int) wholeNumber(props, ConfigKey.PROBE_TIMEOUT_SECONDS),
                 migration, (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS),
                 (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY),
-                (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS));
+                (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS),
+                wholeNumber(props, ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS));
+    }
+
+    /**
+     * What an operator should hear at start-up about the keys under {@link #PREFIX}: each PIP-477 key that is
+     * accepted and does nothing here (with why), and each key nothing reads (a typo, or a key of another version),
+     * which would otherwise be ignored without a word.
+     */
+    public static List<String> notices(Properties props) {
+        java.util.Set<String> known = new java.util.HashSet<>();
+        ConfigKey.all().forEach(k -> known.add(k.fullName()));
+        List<String> out = new java.util.ArrayList<>();
+        for (ConfigKey k : ConfigKey.notApplicable()) {
+            if (props.containsKey(k.fullName())) {
+                out.add(k.fullName() + " is set but does nothing: " + k.doc().replaceFirst("^Not applicable \\("
+                        + "PIP-477's key; accepted and ignored, with a warning at start\\): ", ""));
+                known.add(k.fullName());
+            }
+        }
+        props.stringPropertyNames().stream().filter(n -> n.startsWith(PREFIX) && !known.contains(n)).sorted()
+                .forEach(n -> out.add(n + " is not a key of this plugin and is ignored (keys: docs/configuration.md)"));
+        return out;
     }
 
     /** A {@link ConfigKey.Type#WHOLE_NUMBER} key's value, within the key's range. */

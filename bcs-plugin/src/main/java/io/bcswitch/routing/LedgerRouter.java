@@ -23,6 +23,14 @@ public interface LedgerRouter {
         return CompletableFuture.completedFuture(java.util.Optional.empty());
     }
 
+    /**
+     * How long a read of a ledger on {@code cluster} may take before it fails, in milliseconds; 0: only BookKeeper's
+     * own timeouts. Asked at each read, since a cluster stops being the active one at a switch.
+     */
+    default long readTimeoutMillis(String cluster) {
+        return 0;
+    }
+
     /** A routing decision. */
     record Target(String cluster, BookKeeper client) {
     }

@@ -24,11 +24,30 @@ public final class SwitchRouter implements LedgerRouter {
     private final Supplier<CompletableFuture<Ownership>> refresh;
     private final ClusterClientPool pool;
 
+    private final long oldLedgerReadTimeoutMillis;
+
     public SwitchRouter(Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh,
                         ClusterClientPool pool) {
+        this(ownership, refresh, pool, 0);
+    }
+
+    /**
+     * @param oldLedgerReadTimeoutMillis how long a read of a ledger on a cluster that is not the active one may take
+     *                                   (0: BookKeeper's timeouts only): readers of an old cluster that is down fail
+     *                                   fast
+     */
+    public SwitchRouter(Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh,
+                        ClusterClientPool pool, long oldLedgerReadTimeoutMillis) {
+        this.oldLedgerReadTimeoutMillis = oldLedgerReadTimeoutMillis;
         this.ownership = ownership;
         this.refresh = refresh;
         this.pool = pool;
+    }
+
+    @Override
+    public long readTimeoutMillis(String cluster) {
+        Ownership o = ownership.get();
+        return o == null || cluster.equals(o.activeCluster()) ? 0 : oldLedgerReadTimeoutMillis;
     }
 
     @Override

@@ -143,4 +143,36 @@ class SwitchConfigTest {
             SwitchConfig.from(props(k.name(), k.defaultValue()));
         }
     }
+
+    @Test
+    void thePipsInapplicableKeysAndUnknownKeysAreNamedAtStart() {
+        Properties p = new Properties();
+        p.setProperty(SwitchConfig.PREFIX + "skipIdgenPrecheck", "true");
+        p.setProperty(SwitchConfig.PREFIX + "dualReadTimeoutDays", "15");
+        p.setProperty(SwitchConfig.PREFIX + "migrationConcurency", "8"); // a typo
+        p.setProperty(ConfigKey.MIGRATION_CONCURRENCY.fullName(), "8");
+        p.setProperty("managedLedgerDefaultEnsembleSize", "2"); // not ours
+        java.util.List<String> n = SwitchConfig.notices(p);
+        assertEquals(3, n.size(), n.toString());
+        assertTrue(n.get(0).startsWith("bookieClusterSwitch.skipIdgenPrecheck is set but does nothing: the precheck "
+                + "cannot be skipped"), n.get(0));
+        assertTrue(n.get(1).startsWith("bookieClusterSwitch.dualReadTimeoutDays is set but does nothing: a ledger "
+                + "is read from the cluster that holds it"), n.get(1));
+        assertEquals("bookieClusterSwitch.migrationConcurency is not a key of this plugin and is ignored (keys: "
+                + "docs/configuration.md)", n.get(2));
+        assertEquals(8, SwitchConfig.from(p).migration().concurrency(), "the broker starts");
+        assertTrue(SwitchConfig.notices(new Properties()).isEmpty());
+    }
+
+    @Test
+    void oldLedgerReadTimeoutIsAWholeNumberOfMillisecondsWithAFiveSecondDefault() {
+        assertEquals(5000, SwitchConfig.from(new Properties()).oldLedgerReadTimeoutMillis());
+        Properties p = new Properties();
+        p.setProperty(ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS.fullName(), "0");
+        assertEquals(0, SwitchConfig.from(p).oldLedgerReadTimeoutMillis());
+        p.setProperty(ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS.fullName(), "-1");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SwitchConfig.from(p));
+        assertTrue(e.getMessage().startsWith("bookieClusterSwitch.oldLedgerReadTimeoutMs must be between 0 and"),
+                e.getMessage());
+    }
 }

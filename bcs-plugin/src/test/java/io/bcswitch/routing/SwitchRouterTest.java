@@ -284,4 +284,16 @@ class SwitchRouterTest {
         assertTrue(renewed.closed);
         assertTrue(late.closed, "the client built before the renew leaked");
     }
+
+    @Test
+    void onlyReadsOfAClusterThatIsNotActiveAreBoundedAndTheBoundFollowsASwitch() {
+        SwitchRouter bounded = new SwitchRouter(view::get, () -> CompletableFuture.completedFuture(view.get()), pool,
+                5000);
+        assertEquals(0, bounded.readTimeoutMillis("b"), "the active cluster: BookKeeper's timeouts");
+        assertEquals(5000, bounded.readTimeoutMillis("a"));
+        view.set(new Ownership(view.get().ranges().with(new IdRange("a", 2 * B_START, 2, 0)), "a", 2));
+        assertEquals(0, bounded.readTimeoutMillis("a"), "switched back to a");
+        assertEquals(5000, bounded.readTimeoutMillis("b"));
+        assertEquals(0, router.readTimeoutMillis("a"), "0 configured: never bounded");
+    }
 }
