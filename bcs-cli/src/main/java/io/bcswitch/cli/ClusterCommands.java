@@ -37,7 +37,7 @@ final class ClusterCommands {
                         + "nothing is written to it. Example: register cluster-b "
                         + "--metadata-service-uri zk+hierarchical://zk-b:2181/ledgers",
                 Params.with(Params.clusterParams(), ParameterDescriptor.builder()
-                        .names(List.of("--metadata-service-uri", "-u"))
+                        .names(List.of("--metadata-service-uri", "-u", "--uri"))
                         .description("BookKeeper metadata service URI of the cluster, "
                                 + "e.g. zk+hierarchical://zk1:2181,zk2:2181/ledgers")
                         .type(ParameterType.STRING).required(true).build(), ParameterDescriptor.builder()

@@ -53,7 +53,7 @@ class PulsarAdminCliTest extends ClusterTestBase {
             assertEquals(0, help.exit(), help.all());
             for (String c : List.of("list", "get", "register", "unregister", "precheck", "switch", "status",
                     "drain-report", "cleanup-targets", "cleanup", "retry-migration", "rollback", "close-client",
-                    "operation", "get-tuning", "set-tuning")) {
+                    "operation", "get-tuning", "set-tuning", "set-read-mode", "list-cleanup-targets")) {
                 assertTrue(help.stdout().contains("  " + c + " "), c + " in help: " + help.stdout());
             }
             Result switchHelp = cli.run("bookie-clusters", "switch", "--help");
@@ -81,9 +81,7 @@ class PulsarAdminCliTest extends ClusterTestBase {
             failsWith(cli.run("bookie-clusters", "register", "bad name", "-u", uriC), "must match");
             failsWith(cli.run("bookie-clusters", "get", "cluster-x"), "not registered");
             failsWith(cli.run("bookie-clusters", "list", "-o", "yaml"), "--output must be text or json");
-            Result usage = cli.run("bookie-clusters", "get");
-            assertNotEquals(0, usage.exit(), usage.all());
-            assertTrue(usage.all().contains("Missing required parameter"), usage.all());
+            failsWith(cli.run("bookie-clusters", "get"), "a bookie cluster name is required (first argument or --name)");
             failsWith(app.run("bookie-clusters", "list"), "super-user");
             failsWith(anonymous.run("bookie-clusters", "list"), "401");
             assertEquals(before, snapshot(), "refused commands change nothing");
@@ -234,7 +232,67 @@ class PulsarAdminCliTest extends ClusterTestBase {
             assertEquals(0, rb.exit(), rb.all());
             assertTrue(rb.stdout().startsWith("Rolled back switch epoch 1: new ledgers are created on 'cluster-a' "
                     + "again (epoch 2"), rb.stdout());
+
+            pipCommandLines(cli, uriC);
         }
+    }
+
+    /**
+     * PIP-477's command lines as its text prints them (the placeholders of its CLI block filled in with this
+     * cluster's names): each works, or is refused with the reason docs/pip-477.md gives.
+     */
+    private static void pipCommandLines(PulsarAdminCli cli, String uriC) throws Exception {
+        Map<String, String> before = snapshot();
+        // Phase 1-3 of the PIP, verbatim: its example cluster's metadata service does not exist here
+        failsWith(cli.run(("bookie-clusters register --name new-cluster --metadata-service-uri "
+                + "zk+null://new-zk:2181/ledgers-v2 --status STANDBY").split(" ")), "cannot read bookie cluster metadata");
+        failsWith(cli.run("bookie-clusters precheck --name new-cluster".split(" ")), "not registered");
+        failsWith(cli.run("bookie-clusters switch --target new-cluster".split(" ")), "not confirmed");
+        // the state diagram's shorthand, verbatim (its URI is an ellipsis)
+        failsWith(cli.run("bookie-clusters register --name newCluster --uri … --status STANDBY".split(" ")),
+                "metadataServiceUri");
+        failsWith(cli.run("bookie-clusters switch --target newCluster".split(" ")), "not confirmed");
+        assertEquals(before, snapshot(), "the refused ones change nothing");
+
+        // the CLI block, line by line
+        assertEquals(0, cli.run("bookie-clusters list".split(" ")).exit());
+        Result get = cli.run("bookie-clusters get --name cluster-b".split(" "));
+        assertEquals(0, get.exit(), get.all());
+        Result reg = cli.run(("bookie-clusters register --name cluster-c --metadata-service-uri " + uriC
+                + " --status STANDBY").split(" "));
+        assertEquals(0, reg.exit(), reg.all());
+        failsWith(cli.run(("bookie-clusters register --name cluster-d --metadata-service-uri " + uriC
+                + " --status ACTIVE").split(" ")), "statuses follow the switch");
+        Result unreg = cli.run("bookie-clusters unregister --name cluster-c".split(" "));
+        assertEquals(0, unreg.exit(), unreg.all());
+        Result pre = cli.run("bookie-clusters precheck --name cluster-b".split(" "));
+        assertEquals(0, pre.exit(), pre.all());
+        failsWith(cli.run("bookie-clusters switch --target cluster-b".split(" ")), "not confirmed");
+        Result status = cli.run("bookie-clusters status".split(" "));
+        assertEquals(0, status.exit(), status.all());
+        assertTrue(status.stdout().contains("Read mode:             DUAL_READ"), status.stdout());
+        Result mode = cli.run("bookie-clusters set-read-mode --mode DUAL_READ".split(" "));
+        assertEquals(0, mode.exit(), mode.all());
+        failsWith(cli.run("bookie-clusters set-read-mode --mode OLD_CLUSTER_ONLY".split(" ")), "rollback");
+        failsWith(cli.run("bookie-clusters set-read-mode --mode NEW_CLUSTER_ONLY".split(" ")), "drain-report");
+        Result targets = cli.run("bookie-clusters list-cleanup-targets -o json".split(" "));
+        assertEquals(0, targets.exit(), targets.all());
+        Result cleanup = cli.run("bookie-clusters cleanup --dry-run --src-cluster cluster-b --max-deletions 5 --force"
+                .split(" "));
+        assertEquals(0, cleanup.exit(), cleanup.all());
+        assertTrue(cleanup.stdout().startsWith("Dry run: would delete"), cleanup.stdout());
+        // bare, as Phase 6 writes it: a dry run of the one cluster with something to delete, or why not
+        java.util.Set<String> withTargets = new java.util.TreeSet<>();
+        JSON.readTree(targets.stdout()).forEach(t -> withTargets.add(t.get("cluster").asText()));
+        Result bare = cli.run("bookie-clusters cleanup".split(" "));
+        if (withTargets.size() == 1) {
+            assertEquals(0, bare.exit(), bare.all());
+            assertTrue(bare.stdout().startsWith("Dry run: would delete"), bare.stdout());
+        } else {
+            failsWith(bare, withTargets.isEmpty() ? "nothing to do" : "name one with --src-cluster");
+        }
+        failsWith(cli.run("bookie-clusters close-client --name oldCluster".split(" ")), "not registered");
+        failsWith(cli.run("bookie-clusters close-client --name cluster-b".split(" ")), "still holds ledgers");
     }
 
     private static Result awaitCutover(PulsarAdminCli cli) throws Exception {
