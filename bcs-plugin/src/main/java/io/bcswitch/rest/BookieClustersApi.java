@@ -6,8 +6,8 @@ import static io.bcswitch.rest.RequestInput.jsonBody;
 import static io.bcswitch.rest.RequestInput.numberOrNull;
 import static io.bcswitch.rest.RequestInput.optionalBoolean;
 import static io.bcswitch.rest.RequestInput.optionalInt;
-import static io.bcswitch.rest.RequestInput.optionalString;
 import static io.bcswitch.rest.RequestInput.read;
+import static io.bcswitch.rest.RequestInput.registration;
 import static io.bcswitch.rest.RequestInput.requiredString;
 import static io.bcswitch.rest.RequestInput.wholeOrNull;
 
@@ -183,18 +183,8 @@ public class BookieClustersApi {
      * STANDBY: a cluster becomes ACTIVE by a switch and DEPRECATED by close-client) are accepted as well.
      */
     private CompletableFuture<RestResponse> registerCluster(String name, String contentType, InputStream body) {
-        JsonNode json = jsonBody(contentType, read(body), Set.of("metadataServiceUri", "name", "status"));
-        String uri = requiredString(json, "metadataServiceUri");
-        String named = optionalString(json, "name");
-        if (named != null && !named.equals(name)) {
-            throw new ApiError(400, "field 'name' ('" + named + "') must be the cluster name of the path ('" + name
-                    + "')");
-        }
-        String status = optionalString(json, "status");
-        if (status != null && !status.equals("STANDBY")) {
-            throw new ApiError(400, "field 'status' may only be STANDBY: a cluster registers as STANDBY, becomes "
-                    + "ACTIVE by a switch to it and DEPRECATED by close-client (statuses follow the switch)");
-        }
+        String uri = registration(jsonBody(contentType, read(body), Set.of("metadataServiceUri", "name", "status")),
+                name);
         return service.register(name, uri).thenApply(RestResponse::ok);
     }
 
@@ -220,32 +210,10 @@ public class BookieClustersApi {
                 .thenApply(RestResponse::ok)));
     }
 
-    /**
-     * A cluster-name route ({@code /{name}}) reached with one of the API's own words: Jersey falls back to the name
-     * template when the word's route does not take the method. Such a word is refused as a route (405 for a method
-     * its route does not take, 404 for the first segment of a longer route alone, {@code /drain},
-     * {@code /precheck}), not looked up as a cluster; a word that is only reserved ({@code brokers}) goes on and is
-     * refused as a name.
-     */
+    /** {@link ApiWords#refusal} for this request's method, answered as the route's refusal. */
     private java.util.Optional<CompletableFuture<RestResponse>> notAnEndpoint(String name) {
-        if (PREFIXES_ONLY.contains(name)) {
-            return java.util.Optional.of(done(RestResponse.error(404, "no such endpoint: /" + name)));
-        }
-        String allowed = WORD_ROUTES.get(name);
-        if (allowed != null) {
-            return java.util.Optional.of(done(RestResponse.error(405, "method " + request.getMethod()
-                    + " is not allowed here (allowed: " + allowed + ")")));
-        }
-        return java.util.Optional.empty();
+        return ApiWords.refusal(name, request.getMethod()).map(BookieClustersApi::done);
     }
-
-    /** The single-word routes and the methods each takes. */
-    private static final Map<String, String> WORD_ROUTES = Map.of("status", "GET", "switch", "POST",
-            "rollback", "POST", "cleanup", "POST", "cleanup-targets", "GET", "verify", "GET", "operations", "GET",
-            "tuning", "GET, POST", "topics", "GET", "read-mode", "POST");
-
-    private static final Set<String> PREFIXES_ONLY = Set.of("migration", "drain", "close-client", "precheck",
-            "internal");
 
     @POST
     @Path("rollback")

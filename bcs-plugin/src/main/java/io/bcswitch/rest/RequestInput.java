@@ -134,6 +134,26 @@ final class RequestInput {
         return node;
     }
 
+    /**
+     * The metadata service URI of a registration body {@code {"metadataServiceUri": ...}}; PIP-477's {@code name}
+     * (it must be {@code pathName}) and {@code status} (only STANDBY: a cluster becomes ACTIVE by a switch and
+     * DEPRECATED by close-client) are accepted as well.
+     */
+    static String registration(JsonNode json, String pathName) {
+        String uri = requiredString(json, "metadataServiceUri");
+        String named = optionalString(json, "name");
+        if (named != null && !named.equals(pathName)) {
+            throw new ApiError(400, "field 'name' ('" + named + "') must be the cluster name of the path ('"
+                    + pathName + "')");
+        }
+        String status = optionalString(json, "status");
+        if (status != null && !status.equals("STANDBY")) {
+            throw new ApiError(400, "field 'status' may only be STANDBY: a cluster registers as STANDBY, becomes "
+                    + "ACTIVE by a switch to it and DEPRECATED by close-client (statuses follow the switch)");
+        }
+        return uri;
+    }
+
     /** A string field that may be absent (null). */
     static String optionalString(JsonNode json, String field) {
         JsonNode v = json.get(field);
