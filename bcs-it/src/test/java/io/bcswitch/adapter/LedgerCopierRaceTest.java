@@ -117,4 +117,34 @@ class LedgerCopierRaceTest extends ClusterTestBase {
         assertTrue(copier().sameEntries(id, "cluster-a", "cluster-b", bytes -> CompletableFuture.completedFuture(null))
                 .get(30, TimeUnit.SECONDS), "and it holds the source's entries");
     }
+
+    /**
+     * Found by MigrationFailoverTest: a broker stopped while copying; the copy failed because its clients closed,
+     * it was deleted, and the bookies' garbage collector then made its id unwritable there for days (a later copy
+     * under it is refused as "fenced/deleted"). A copy that fails because the broker stops is left for the next run.
+     */
+    @Test
+    void aCopyThatFailsBecauseTheBrokerStopsIsLeftForTheRunThatTakesOver() throws Exception {
+        long id = sourceLedger(200);
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        CompletableFuture<Void> firstBatchRead = new CompletableFuture<>();
+        BookKeeperLedgerCopier stopped = copier();
+        CompletableFuture<LedgerCopier.Outcome> first = stopped.copy(id, "cluster-a", "cluster-b", bytes -> {
+            firstBatchRead.complete(null);
+            return gate;
+        });
+        firstBatchRead.get(30, TimeUnit.SECONDS);
+        stopped.stopping();
+        gate.completeExceptionally(new java.io.IOException("the client is closed"));
+        LedgerCopier.Outcome out = first.get(30, TimeUnit.SECONDS);
+        assertEquals(LedgerCopier.Result.FAILED, out.result(), out.detail());
+        assertTrue(onB(id), "the half-made copy is left for the next run");
+
+        LedgerCopier.Outcome next = copier().copy(id, "cluster-a", "cluster-b", bytes ->
+                CompletableFuture.completedFuture(null)).get(30, TimeUnit.SECONDS);
+        assertEquals(LedgerCopier.Result.COPIED, next.result(), next.detail());
+        assertTrue(next.detail().contains("replaced an interrupted copy"), next.detail());
+        assertTrue(copier().sameEntries(id, "cluster-a", "cluster-b", bytes -> CompletableFuture.completedFuture(null))
+                .get(30, TimeUnit.SECONDS));
+    }
 }

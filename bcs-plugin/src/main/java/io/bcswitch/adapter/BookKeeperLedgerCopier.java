@@ -48,6 +48,8 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
 
     private final Function<String, CompletableFuture<BookKeeper>> clients;
     private final Executor blocking;
+    /** Set when the broker stops: copies failing from then on failed because of it (see {@link #stopping}). */
+    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * @param clients  client of each cluster, by name
@@ -56,6 +58,17 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     BookKeeperLedgerCopier(Function<String, CompletableFuture<BookKeeper>> clients, Executor blocking) {
         this.clients = clients;
         this.blocking = blocking;
+    }
+
+    /**
+     * The broker stops: a copy that fails from now on failed because its clients are being closed, not because of
+     * what it copied, and is left where it is instead of being deleted. The run that takes the migration over finds
+     * it (identical: kept; a prefix: replaced at once). Deleting it would burn its id on the target: bookies refuse,
+     * for days, writes to a ledger id they wrote before once their garbage collector removed it
+     * ({@code LedgerFencedAndDeletedException}), so the next run could not copy the ledger there again.
+     */
+    void stopping() {
+        stopping.set(true);
     }
 
     @Override
@@ -203,10 +216,17 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                 })
                 .thenCompose(out -> out.result() != Result.FAILED || createdAs.get() == null
                         ? CompletableFuture.completedFuture(out)
+                        : stopping.get() ? leftForTheNextRun(out, id, to)
                         // a failed copy is not left behind: it differs from its source (a source that became
                         // unreadable half way leaves an empty or partial ledger)
                         : deleteOwnCopy(p.dst(), id, createdAs.get(), to)
                                 .thenApply(v -> out));
+    }
+
+    private static CompletableFuture<Outcome> leftForTheNextRun(Outcome out, long id, String to) {
+        log.info("ledger={} bookie-cluster={}: the copy failed while the broker stops; it is left for the run that "
+                + "takes the migration over ({})", id, to, out.detail());
+        return CompletableFuture.completedFuture(out);
     }
 
     /**

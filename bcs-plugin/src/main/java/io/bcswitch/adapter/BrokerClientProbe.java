@@ -8,12 +8,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.bookkeeper.client.BookKeeper;
 import org.apache.bookkeeper.client.api.DigestType;
 import org.apache.bookkeeper.client.api.LedgerEntries;
-import org.apache.bookkeeper.client.api.WriteHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +27,8 @@ final class BrokerClientProbe implements ClusterProbe {
     private static final Logger log = LoggerFactory.getLogger(BrokerClientProbe.class);
     static final String PROBE_KEY = "bookie-cluster-switch/probe";
     private static final byte[] PAYLOAD = "bookie-cluster-switch probe".getBytes(StandardCharsets.UTF_8);
+    /** How many ids at the very top of the id space the precheck's probe picks from. */
+    private static final long PROBE_IDS = 1L << 32;
 
     private final Function<String, CompletableFuture<BookKeeper>> newClient;
     private final int ensemble;
@@ -53,7 +55,7 @@ final class BrokerClientProbe implements ClusterProbe {
     public CompletableFuture<String> probe(BookieClusterRecord cluster) {
         long started = System.nanoTime();
         CompletableFuture<BookKeeper> client = newClient.apply(cluster.metadataServiceUri());
-        CompletableFuture<String> result = client.thenCompose(this::exercise)
+        CompletableFuture<String> result = client.thenCompose(this::exerciseOutsideEveryRange)
                 .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
                 .handle((v, e) -> {
                     if (e == null) {
@@ -92,19 +94,45 @@ final class BrokerClientProbe implements ClusterProbe {
         });
     }
 
+    /**
+     * The precheck's probe: under an id of its own, far above any id a ledger-id generator will issue (a switch
+     * takes the high-order bits one above every value used; these are the last values there are). Before a switch
+     * the target's generator still issues ids of the active cluster's range: a probe ledger made with it, once
+     * deleted and collected by the target's bookies, would make that id unwritable there for days, and the copy of
+     * the active cluster's ledger with that id would later be refused ("fenced/deleted"). A random id, so that a
+     * probe never reuses the id of an earlier one.
+     */
+    private CompletableFuture<Void> exerciseOutsideEveryRange(BookKeeper bk) {
+        long id = Long.MAX_VALUE - ThreadLocalRandom.current().nextLong(PROBE_IDS);
+        return bk.newCreateLedgerOp()
+                .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
+                .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
+                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
+                .makeAdv().withLedgerId(id)
+                .execute()
+                .thenCompose(w -> writeReadDelete(bk, id, w::writeAsync, w::closeAsync));
+    }
+
+    /**
+     * A prepared client's probe: with the target's generator, which a switch has already moved to the target's new
+     * range, so its id is never one of a ledger to be copied there.
+     */
     private CompletableFuture<Void> exercise(BookKeeper bk) {
         return bk.newCreateLedgerOp()
                 .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
                 .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
                 .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
                 .execute()
-                .thenCompose(w -> writeReadDelete(bk, w));
+                .thenCompose(w -> writeReadDelete(bk, w.getId(), (entry, payload) -> w.appendAsync(payload),
+                        w::closeAsync));
     }
 
-    private static CompletableFuture<Void> writeReadDelete(BookKeeper bk, WriteHandle w) {
-        long id = w.getId();
-        return w.appendAsync(PAYLOAD)
-                .thenCompose(entry -> w.closeAsync())
+    /** Writes entry 0 of ledger {@code id} with {@code write}, closes, reads it back, deletes the ledger. */
+    private static CompletableFuture<Void> writeReadDelete(BookKeeper bk, long id,
+            java.util.function.BiFunction<Long, byte[], CompletableFuture<?>> write,
+            java.util.function.Supplier<CompletableFuture<Void>> close) {
+        return write.apply(0L, PAYLOAD)
+                .thenCompose(entry -> close.get())
                 .thenCompose(v -> bk.newOpenLedgerOp().withLedgerId(id).withRecovery(false)
                         .withDigestType(DigestType.CRC32C).withPassword(new byte[0]).execute())
                 .thenCompose(r -> r.readAsync(0, 0).thenApply(entries -> {

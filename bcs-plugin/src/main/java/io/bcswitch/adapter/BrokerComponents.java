@@ -96,6 +96,7 @@ final class BrokerComponents implements AutoCloseable {
     private final BrokerSwitchAgent agent;
     private final OpenTelemetryMigrationMetrics otelMetrics;
     private final MigrationCounters metrics;
+    private final BookKeeperLedgerCopier copier;
     private final MigrationOrchestrator orchestrator;
     private final DrainReports drain;
     private final int rollbackWindowHours;
@@ -154,8 +155,7 @@ final class BrokerComponents implements AutoCloseable {
         agent = new BrokerSwitchAgent(registry, config, routingFactory.activation(probe::warm), cutover, presence,
                 clock, PulsarRetryDelays::between, new AgentListener());
 
-        BookKeeperLedgerCopier copier = new BookKeeperLedgerCopier(cluster -> migrationPool().get(cluster),
-                migrationIo);
+        copier = new BookKeeperLedgerCopier(cluster -> migrationPool().get(cluster), migrationIo);
         otelMetrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
             Ownership o = ownership();
             return o == null ? null : o.activeCluster();
@@ -338,6 +338,7 @@ final class BrokerComponents implements AutoCloseable {
 
     @Override
     public void close() {
+        copier.stopping(); // before any client of the migration is closed
         agent.close();
         presence.close();
         clientCloser.shutdown();
