@@ -11,6 +11,7 @@ import io.bcswitch.it.support.ByteLoad;
 import io.bcswitch.it.support.ByteLoad.Ack;
 import io.bcswitch.it.support.ByteLoad.Load;
 import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.LogCapture;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
 import java.time.Duration;
@@ -20,15 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Property;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
@@ -313,60 +306,5 @@ class DisasterSwitchTest extends ClusterTestBase {
                 + "acknowledged and received exactly once", maxResume, failedTotal,
                 loads.stream().mapToLong(l -> l.acked.size()).sum());
         loads.forEach(Load::close);
-    }
-
-    /** WARN and ERROR lines of every logger in this JVM (the broker runs in-process), kept in memory. */
-    private static final class LogCapture extends AbstractAppender {
-        private final ConcurrentLinkedQueue<String> lines = new ConcurrentLinkedQueue<>();
-        private final AtomicLong count = new AtomicLong();
-
-        private LogCapture() {
-            super("disaster-capture", null, null, true, Property.EMPTY_ARRAY);
-        }
-
-        static LogCapture install() {
-            LogCapture capture = new LogCapture();
-            capture.start();
-            LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-            ctx.getConfiguration().getRootLogger().addAppender(capture, Level.WARN, null);
-            ctx.updateLoggers();
-            return capture;
-        }
-
-        void remove() {
-            LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-            ctx.getConfiguration().getRootLogger().removeAppender(getName());
-            ctx.updateLoggers();
-            stop();
-        }
-
-        @Override
-        public void append(LogEvent event) {
-            if (count.incrementAndGet() > 20_000) {
-                return;
-            }
-            // Pulsar 5.0 logs the details (a read position, a topic) as attributes in the event's context data
-            // rather than in the message
-            String line = event.getLevel() + " " + event.getLoggerName() + " - "
-                    + event.getMessage().getFormattedMessage()
-                    + (event.getContextData().isEmpty() ? "" : " " + event.getContextData().toMap())
-                    + (event.getThrown() == null ? "" : " | " + event.getThrown());
-            lines.add(line);
-        }
-
-        void clear() {
-            lines.clear();
-            count.set(0);
-        }
-
-        List<String> matching(List<String> needles) {
-            List<String> out = new ArrayList<>();
-            for (String line : lines) {
-                if (needles.stream().anyMatch(line::contains)) {
-                    out.add(line);
-                }
-            }
-            return out;
-        }
     }
 }

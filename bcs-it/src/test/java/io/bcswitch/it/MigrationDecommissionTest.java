@@ -14,6 +14,7 @@ import io.bcswitch.it.support.Compacted;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Registry;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.Unload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -123,13 +124,7 @@ class MigrationDecommissionTest extends ClusterTestBase {
                 c.acknowledge(c.receive(10, TimeUnit.SECONDS));
             }
         }
-        // let the cursor persist its position before the unload: an unload racing with the cursor's first
-        // ledger switch fails in Pulsar and leaves that ledger open (a crash-like state the migration skips)
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
-            var c = admin.topics().getInternalStats(idle).cursors.get("idle");
-            return c != null && c.cursorLedger >= 0 && c.cursorLedgerLastEntry >= 0;
-        });
-        admin.topics().unload(idle);
+        Unload.cleanly(admin, idle);
         // a topic whose own retention policy (90 min) overrides its namespace's (0); in a namespace of its own,
         // deleted before A is drained (topic policies live in that namespace's __change_events system topic)
         String keptNs = ns + "-kept";

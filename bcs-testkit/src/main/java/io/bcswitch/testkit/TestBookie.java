@@ -98,10 +98,7 @@ public final class TestBookie {
      * them until then).
      */
     public void forceGarbageCollection(long ledgerId) throws Exception {
-        EmbeddedServer s = server;
-        if (s == null) {
-            throw new IllegalStateException("Bookie " + bookieId() + " of " + clusterName + " is not running");
-        }
+        EmbeddedServer s = running("collect garbage on");
         var storage = s.getBookieService().getServer().getBookie().getLedgerStorage();
         storage.forceGC(true, true);
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
@@ -111,6 +108,31 @@ public final class TestBookie {
             }
             Thread.sleep(100);
         }
+    }
+
+    /**
+     * Makes the running bookie stop answering while it stays registered and keeps its connections open (a fault
+     * hook: a hung or partitioned host, whose requests wait for the client's timeouts instead of failing at once
+     * as they do against a stopped bookie).
+     */
+    public void suspend() {
+        running("suspend").getBookieService().getServer().suspendProcessing();
+        LOG.info("Bookie {} of {} suspended (registered, not answering)", bookieId(), clusterName);
+    }
+
+    /** Lets a {@link #suspend suspended} bookie answer again. */
+    public void resume() {
+        running("resume").getBookieService().getServer().resumeProcessing();
+        LOG.info("Bookie {} of {} resumed", bookieId(), clusterName);
+    }
+
+    private EmbeddedServer running(String what) {
+        EmbeddedServer s = server;
+        if (s == null) {
+            throw new IllegalStateException("cannot " + what + " bookie " + bookieId() + " of " + clusterName
+                    + ": it is not running");
+        }
+        return s;
     }
 
     /** Stops the bookie gracefully (it unregisters from ZooKeeper); no-op when it is stopped. */

@@ -1,0 +1,67 @@
+package io.bcswitch.it.support;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Property;
+
+/** WARN and ERROR lines of every logger in this JVM (the broker runs in-process), kept in memory. */
+public final class LogCapture extends AbstractAppender {
+    private final ConcurrentLinkedQueue<String> lines = new ConcurrentLinkedQueue<>();
+    private final AtomicLong count = new AtomicLong();
+
+    private LogCapture() {
+        super("test-log-capture", null, null, true, Property.EMPTY_ARRAY);
+    }
+
+    public static LogCapture install() {
+        LogCapture capture = new LogCapture();
+        capture.start();
+        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+        ctx.getConfiguration().getRootLogger().addAppender(capture, Level.WARN, null);
+        ctx.updateLoggers();
+        return capture;
+    }
+
+    public void remove() {
+        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+        ctx.getConfiguration().getRootLogger().removeAppender(getName());
+        ctx.updateLoggers();
+        stop();
+    }
+
+    @Override
+    public void append(LogEvent event) {
+        if (count.incrementAndGet() > 20_000) {
+            return;
+        }
+        // Pulsar 5.0 logs the details (a read position, a topic) as attributes in the event's context data
+        // rather than in the message
+        String line = event.getLevel() + " " + event.getLoggerName() + " - "
+                + event.getMessage().getFormattedMessage()
+                + (event.getContextData().isEmpty() ? "" : " " + event.getContextData().toMap())
+                + (event.getThrown() == null ? "" : " | " + event.getThrown());
+        lines.add(line);
+    }
+
+    public void clear() {
+        lines.clear();
+        count.set(0);
+    }
+
+    public List<String> matching(List<String> needles) {
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            if (needles.stream().anyMatch(line::contains)) {
+                out.add(line);
+            }
+        }
+        return out;
+    }
+}
