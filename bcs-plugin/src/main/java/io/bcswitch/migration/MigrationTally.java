@@ -78,7 +78,8 @@ final class MigrationTally {
             for (Item i : skipped) {
                 all.add(new LedgerIssue(i.ledgerId(), i.kind().name(), i.from(), "SKIPPED",
                         "still open on " + i.from() + " (" + i.referencedBy() + "); it is not copied while it may "
-                                + "be written: it moves when its topic rolls it over"));
+                                + "be written: it moves when its topic rolls it over; one left open by a crash or a failed "
+                                + "unload stays until Pulsar recovers it: load the topic, then retry-migration"));
             }
         }
         unknown.forEach((u, home) -> all.add(new LedgerIssue(u.storedLedger(), LedgerKind.COMPACTION.name(), home,

@@ -15,6 +15,8 @@ public final class Rest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final String base;
     private final String token;
+    /** Sent as {@code X-Original-Principal}, as Pulsar's proxy does for the client it forwards (null: none). */
+    private final String originalPrincipal;
 
     /** A response: status and parsed JSON body. */
     public record Response(int status, JsonNode json, String raw) {
@@ -29,8 +31,14 @@ public final class Rest {
 
     /** Calls sending {@code Authorization: Bearer <token>} (null: no credentials). */
     public Rest(String webServiceUrl, String token) {
+        this(webServiceUrl, token, null);
+    }
+
+    /** Calls as a proxy makes them: its own {@code token}, and the role of the client it forwards. */
+    public Rest(String webServiceUrl, String token, String originalPrincipal) {
         this.base = webServiceUrl.replaceAll("/$", "") + "/admin/v2/bookie-clusters";
         this.token = token;
+        this.originalPrincipal = originalPrincipal;
     }
 
     public Response get(String path) {
@@ -113,6 +121,9 @@ public final class Rest {
 
     private Response send(HttpRequest.Builder b) {
         try {
+            if (originalPrincipal != null) {
+                b.header("X-Original-Principal", originalPrincipal);
+            }
             if (token != null) {
                 b.header("Authorization", "Bearer " + token);
             }

@@ -9,8 +9,8 @@ import org.apache.pulsar.broker.authentication.utils.AuthTokenUtils;
 
 /**
  * Token authentication and authorization for a test cluster, configured as an operator would in
- * broker.conf: a secret key, super-user role {@code admin} (also used by the brokers themselves) and
- * tokens for {@code admin} and for an ordinary role {@code app}.
+ * broker.conf: a secret key, super-user role {@code admin} (also used by the brokers themselves), a proxy role
+ * {@code proxy}, and tokens for those and for an ordinary role {@code app}.
  */
 public final class Tokens {
     public static final String TOKEN_AUTH_PLUGIN = "org.apache.pulsar.client.impl.auth.AuthenticationToken";
@@ -18,6 +18,8 @@ public final class Tokens {
     private final SecretKey key = AuthTokenUtils.createSecretKey(SignatureAlgorithm.HS256);
     public final String admin = token("admin");
     public final String app = token("app");
+    /** The role of a Pulsar proxy (broker.conf's proxyRoles): acts for the client it names in each request. */
+    public final String proxy = token("proxy");
 
     public String token(String role) {
         return AuthTokenUtils.createToken(key, role, Optional.empty());
@@ -34,7 +36,10 @@ public final class Tokens {
         p.setProperty("authorizationEnabled", "true");
         p.setProperty("authenticationProviders", "org.apache.pulsar.broker.authentication.AuthenticationProviderToken");
         p.setProperty("tokenSecretKey", "data:;base64," + Base64.getEncoder().encodeToString(key.getEncoded()));
-        p.setProperty("superUserRoles", "admin");
+        // the proxy's role is a super-user as well: a request it forwards is then allowed only when the client it
+        // acts for is one too (Pulsar checks both)
+        p.setProperty("superUserRoles", "admin,proxy");
+        p.setProperty("proxyRoles", "proxy");
         p.setProperty("brokerClientAuthenticationPlugin", TOKEN_AUTH_PLUGIN);
         p.setProperty("brokerClientAuthenticationParameters", "token:" + admin);
     }
