@@ -18,7 +18,6 @@ final class BuildPhase {
     // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
     private static final int OPEN_RETRY_PASSES = 3;
-    private static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
     private static final long PERSIST_INTERVAL_MILLIS = 1_000;
 
     private final MigrationOrchestrator o;
@@ -51,8 +50,7 @@ final class BuildPhase {
                 tally.skipped.addAll(stillOpen);
                 return CompletableFuture.completedFuture(null);
             }
-            // an open cursor ledger usually closes within seconds: the cutover rolls it over
-            return o.delay(OPEN_RETRY_DELAY_MILLIS).thenCompose(x -> copyAll(new ArrayList<>(stillOpen), tally,
+            return o.delay(o.waits().openRetryMillis()).thenCompose(x -> copyAll(new ArrayList<>(stillOpen), tally,
                     pass + 1));
         });
     }

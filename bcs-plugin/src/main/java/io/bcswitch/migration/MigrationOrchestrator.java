@@ -47,6 +47,22 @@ import java.util.function.UnaryOperator;
 public final class MigrationOrchestrator implements AutoCloseable {
     /** How long PROMOTE waits, after each batch, for every live broker to apply the batch's relocation epoch. */
     static final long APPLY_WAIT_MILLIS = 30_000;
+    /**
+     * How long BUILD waits before it tries a ledger that was still open again: an open cursor ledger usually closes
+     * within seconds, when the cutover rolls it over.
+     */
+    static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
+
+    /**
+     * The waits of a run that are bounds on other brokers and on Pulsar, not settings: fixed in production, shorter
+     * in tests that do not depend on them.
+     *
+     * @param applyMillis     see {@link #APPLY_WAIT_MILLIS}
+     * @param openRetryMillis see {@link #OPEN_RETRY_DELAY_MILLIS}
+     */
+    record Waits(long applyMillis, long openRetryMillis) {
+        static final Waits DEFAULT = new Waits(APPLY_WAIT_MILLIS, OPEN_RETRY_DELAY_MILLIS);
+    }
 
     /** A finished rollback: its state, and the switch back (null when a later switch had been made already). */
     public record RollbackOutcome(MigrationState state, SwitchResult switched) {
@@ -75,6 +91,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
     private final MigrationMetrics metrics;
     private final ByteRateLimiter limiter;
     private final LiveTuning tuning;
+    private final Waits waits;
     private final DriverTimer timer;
     private final MigrationStates states;
     private final RelocationAnnouncer announcer;
@@ -93,7 +110,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
                                  ScheduledExecutorService scheduler, ByteBudget.Factory budgets, Clock clock,
                                  MigrationMetrics metrics, SwitchBack switchBack) {
         this(registry, inventory, copier, config, brokerId, scheduler, budgets, clock, metrics, switchBack,
-                APPLY_WAIT_MILLIS);
+                Waits.DEFAULT);
     }
 
     /**
@@ -106,23 +123,24 @@ public final class MigrationOrchestrator implements AutoCloseable {
                                  ByteBudget.Factory budgets, Clock clock,
                                  MigrationMetrics metrics, SwitchBack switchBack) {
         this(registry, inventory, copier, config, tuning, brokerId, scheduler, budgets, clock, metrics, switchBack,
-                APPLY_WAIT_MILLIS);
+                Waits.DEFAULT);
     }
 
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, Supplier<String> brokerId, ScheduledExecutorService scheduler,
                           ByteBudget.Factory budgets, Clock clock, MigrationMetrics metrics, SwitchBack switchBack,
-                          long applyWaitMillis) {
+                          Waits waits) {
         this(registry, inventory, copier, config, new LiveTuning(
                 new LiveTuning.Values(config.bytesPerSecond(), config.concurrency(), 1)), brokerId,
-                scheduler, budgets, clock, metrics, switchBack, applyWaitMillis);
+                scheduler, budgets, clock, metrics, switchBack, waits);
     }
 
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, LiveTuning tuning,
                           Supplier<String> brokerId, ScheduledExecutorService scheduler,
                           ByteBudget.Factory budgets, Clock clock, MigrationMetrics metrics, SwitchBack switchBack,
-                          long applyWaitMillis) {
+                          Waits waits) {
+        this.waits = waits;
         this.tuning = tuning;
         this.registry = registry;
         this.inventory = inventory;
@@ -134,7 +152,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this.limiter = new ByteRateLimiter(tuning::migrationBytesPerSecond, budgets, scheduler);
         this.timer = new DriverTimer(scheduler);
         this.states = new MigrationStates(registry, clock, brokerId, timer);
-        this.announcer = new RelocationAnnouncer(registry, clock, timer, applyWaitMillis);
+        this.announcer = new RelocationAnnouncer(registry, clock, timer, waits.applyMillis());
         OrchestratorLock lock = new OrchestratorLock(registry.lock(registry.paths().orchestratorLock()), brokerId,
                 timer);
         PromotionReversal reversal = new PromotionReversal(registry, copier);
@@ -194,6 +212,10 @@ public final class MigrationOrchestrator implements AutoCloseable {
 
     ScheduledExecutorService scheduler() {
         return timer.scheduler();
+    }
+
+    Waits waits() {
+        return waits;
     }
 
     CompletableFuture<Void> delay(long millis) {

@@ -130,10 +130,10 @@ class MigrationOrchestratorTest {
 
     private MigrationOrchestrator orchestrator(String broker, MigrationMetrics metrics, LedgerCopier with,
                                                int concurrency, long applyWaitMillis) {
-        return new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
+        MigrationSafetyTest.HandSwitchBack back = new MigrationSafetyTest.HandSwitchBack(registry);
+        return back.runsOn(new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
                 new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, PACE, Clock.systemUTC(),
-                metrics,
-                MigrationSafetyTest.switchBackByHand(registry), applyWaitMillis);
+                metrics, back, new MigrationOrchestrator.Waits(applyWaitMillis, 100)));
     }
 
     /** Another live broker's applied relocation epoch, as its agent would publish it. */
@@ -226,10 +226,11 @@ class MigrationOrchestratorTest {
                 tuning.apply(new io.bcswitch.registry.TuningOverrides(1, null, 3, null, 0));
             }
         });
-        try (MigrationOrchestrator o = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(
-                refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning, () -> "broker-1", scheduler, PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, MigrationSafetyTest.switchBackByHand(registry),
-                MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
+        MigrationSafetyTest.HandSwitchBack back = new MigrationSafetyTest.HandSwitchBack(registry);
+        try (MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning,
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back,
+                new MigrationOrchestrator.Waits(MigrationOrchestrator.APPLY_WAIT_MILLIS, 100)))) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
         }

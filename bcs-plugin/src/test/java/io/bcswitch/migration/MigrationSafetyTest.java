@@ -54,6 +54,8 @@ import org.junit.jupiter.api.Test;
  * plan, and of an original whose home copy is missing.
  */
 class MigrationSafetyTest {
+    /** The run's waits on other brokers and on open ledgers, short: no test here depends on their length. */
+    static final MigrationOrchestrator.Waits FAST = new MigrationOrchestrator.Waits(100, 100);
     /** The copy rate's budget, as the broker builds it. */
     private static final io.bcswitch.migration.ByteBudget.Factory PACE = PulsarByteBudget::refilledAt;
     private static final long B_FIRST = 1L << 32;
@@ -84,10 +86,23 @@ class MigrationSafetyTest {
     }
 
     private MigrationOrchestrator orchestrator(String broker) {
+        return orchestrator(broker, true);
+    }
+
+    /**
+     * @param acceptsSwitchBacks whether a rollback's switch back is accepted on this broker (as in production), so
+     *                           that its migration runs in the next pass; false leaves it to the start grace, for a
+     *                           test that looks at what the rollback alone did
+     */
+    private MigrationOrchestrator orchestrator(String broker, boolean acceptsSwitchBacks) {
+        HandSwitchBack back = new HandSwitchBack(registry);
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), clusters,
                 CONFIG, () -> broker, scheduler, PACE, Clock.systemUTC(),
-                MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                MigrationMetrics.NONE, back, FAST);
+        if (acceptsSwitchBacks) {
+            back.runsOn(o);
+        }
         orchestrators.add(o);
         return o;
     }
@@ -113,22 +128,50 @@ class MigrationSafetyTest {
      * A switch back as SwitchService makes one, without the precheck: the next epoch's range appended, the
      * directive written, broker-1 applied it and finished its cutover.
      */
-    static MigrationOrchestrator.SwitchBack switchBackByHand(RegistryStore registry) {
-        return cluster -> registry.readDirective().thenCompose(d -> {
-            long epoch = d.value().epoch() + 1;
-            SwitchDirective next = new SwitchDirective(1, cluster, d.value().target(), epoch, System.currentTimeMillis(),
-                    (epoch + 10) << 32);
-            return registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(
-                            cur.orElse(RangeTable.bootstrap("a", 0)).with(d.value().range()).with(next.range())))
-                    .thenCompose(t -> registry.write(registry.paths().switchTarget(), next, d.version()))
-                    .thenCompose(v -> registry.listBrokerProgress()).thenCompose(records -> {
-                        List<CompletableFuture<Void>> writes = new ArrayList<>();
-                        records.forEach(r -> writes.add(registry.writeEphemeral(registry.paths().broker(r.broker()),
-                                new BrokerCutoverRecord(1, r.broker(), epoch, cluster, 0, 0, 0, 1, 2))));
-                        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
-                    })
-                    .thenApply(v -> new io.bcswitch.switching.SwitchResult(next, null));
-        });
+    /**
+     * A switch back written into the registry by hand, then accepted on the broker whose orchestrator asked for it,
+     * as SwitchService has the broker that commits a switch do: that broker runs the new switch's migration at once,
+     * the others leave it alone for {@link MigrationPass#START_GRACE_MILLIS}.
+     */
+    static final class HandSwitchBack implements MigrationOrchestrator.SwitchBack {
+        private final RegistryStore registry;
+        private final java.util.concurrent.atomic.AtomicReference<MigrationOrchestrator> runsOn =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+        HandSwitchBack(RegistryStore registry) {
+            this.registry = registry;
+        }
+
+        /** {@code o}, which this switch back is given to and which accepts the switches it makes. */
+        MigrationOrchestrator runsOn(MigrationOrchestrator o) {
+            runsOn.set(o);
+            return o;
+        }
+
+        @Override
+        public CompletableFuture<io.bcswitch.switching.SwitchResult> switchTo(String cluster) {
+            return registry.readDirective().thenCompose(d -> {
+                long epoch = d.value().epoch() + 1;
+                SwitchDirective next = new SwitchDirective(1, cluster, d.value().target(), epoch,
+                        System.currentTimeMillis(), (epoch + 10) << 32);
+                return registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(
+                                cur.orElse(RangeTable.bootstrap("a", 0)).with(d.value().range()).with(next.range())))
+                        .thenCompose(t -> registry.write(registry.paths().switchTarget(), next, d.version()))
+                        .thenCompose(v -> registry.listBrokerProgress()).thenCompose(records -> {
+                            List<CompletableFuture<Void>> writes = new ArrayList<>();
+                            records.forEach(r -> writes.add(registry.writeEphemeral(registry.paths().broker(r.broker()),
+                                    new BrokerCutoverRecord(1, r.broker(), epoch, cluster, 0, 0, 0, 1, 2))));
+                            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+                        })
+                        .thenApply(v -> {
+                            MigrationOrchestrator o = runsOn.get();
+                            if (o != null) {
+                                o.switchAccepted(epoch);
+                            }
+                            return new io.bcswitch.switching.SwitchResult(next, null);
+                        });
+            });
+        }
     }
 
     private void applied(String broker, long relocationEpoch) throws Exception {
@@ -167,6 +210,7 @@ class MigrationSafetyTest {
         assertEquals(2, registry.readDirective().get().value().epoch(), "switched back to a");
         // the operator switches to b again before broker-2 has caught up
         switched(3, "b", "a", 30L << 32);
+        o.switchAccepted(3); // committed on this broker
         awaitPhase(o, 3, Phase.DONE);
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "promoted to b again by the migration of epoch 3");
 
@@ -258,7 +302,7 @@ class MigrationSafetyTest {
             MigrationOrchestrator o = new MigrationOrchestrator(registry,
                     () -> CompletableFuture.completedFuture(references), clusters,
                     CONFIG, () -> "broker-1", scheduler, PACE, Clock.systemUTC(),
-                    MigrationMetrics.NONE, switches::switchTo, 100);
+                    MigrationMetrics.NONE, switches::switchTo, FAST);
             orchestrators.add(o);
             o.switchAccepted(1);
             awaitPhase(o, 1, Phase.DONE);
@@ -326,8 +370,12 @@ class MigrationSafetyTest {
 
     /** After switch 1 (a -> b): migration finished, every broker caught up. */
     private MigrationOrchestrator afterFinishedMigration() throws Exception {
+        return afterFinishedMigration(true);
+    }
+
+    private MigrationOrchestrator afterFinishedMigration(boolean acceptsSwitchBacks) throws Exception {
         switchedToB();
-        MigrationOrchestrator o = orchestrator("broker-1");
+        MigrationOrchestrator o = orchestrator("broker-1", acceptsSwitchBacks);
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         return o;
@@ -350,9 +398,10 @@ class MigrationSafetyTest {
                 });
             }
         };
-        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), deletedByPulsar, CONFIG, () -> "broker-1",
-                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
         orchestrators.add(o);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
@@ -405,8 +454,9 @@ class MigrationSafetyTest {
                 new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#CompactedTopicLedger"));
         AtomicBoolean loads = new AtomicBoolean(false);
         io.bcswitch.inventory.LedgerInventory inventory = compactedTopicCUnknownUnless(loads::get);
-        MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1",
-                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1",
+                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
         orchestrators.add(o);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
@@ -461,10 +511,11 @@ class MigrationSafetyTest {
                 new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#CompactedTopicLedger"));
         AtomicInteger readings = new AtomicInteger();
         // unknown when the run plans, known when it checks the homes at its end: ledger 7 moved, nothing is missing
-        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
                 compactedTopicCUnknownUnless(() -> readings.incrementAndGet() > 1), clusters, CONFIG,
-                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry),
-                100);
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back,
+                FAST));
         orchestrators.add(o);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
@@ -489,15 +540,17 @@ class MigrationSafetyTest {
         switchedToB();
         registry.write(registry.paths().cluster("c"), new BookieClusterRecord(1, "c",
                 "zk+hierarchical://zk-c:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
-        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), copier, CONFIG, () -> "broker-1", scheduler, PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
         orchestrators.add(o);
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         bFails.set(true);
         o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS); // its copy on b cannot be deleted from now on
         switched(3, "c", "a", 13L << 32); // between the switch back's range (12 << 32) and the next (14 << 32)
+        o.switchAccepted(3); // committed on this broker
         awaitPhase(o, 3, Phase.DONE);
         assertTrue(clusters.has("c", SCHEMA_LEDGER), "migrated to c");
         o.rollBack(3, "c", "a").get(10, TimeUnit.SECONDS);
@@ -569,6 +622,7 @@ class MigrationSafetyTest {
 
         // the other order: once cleanup has deleted originals, a rollback is refused
         switched(3, "b", "a", 30L << 32);
+        o.switchAccepted(3); // committed on this broker
         awaitPhase(o, 3, Phase.DONE);
         CleanupResult done = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
         assertEquals(1, done.deleted(), String.valueOf(done));
@@ -652,7 +706,9 @@ class MigrationSafetyTest {
         references = List.of(new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"),
                 new LedgerReference(6, LedgerKind.CURSOR, "t/ns/persistent/x"),
                 new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/x"));
-        MigrationOrchestrator o = afterFinishedMigration();
+        // what the rollback alone does: the switch back's own migration (which would move the schema ledger from b
+        // to a as it moves any metadata ledger) is held off for this test
+        MigrationOrchestrator o = afterFinishedMigration(false);
         assertEquals("b", home(6).orElseThrow());
         assertEquals("b", home(7).orElseThrow());
         // the original of the schema ledger is gone from a (cleanup, or a wiped bookie): its copy on b is the only one
@@ -746,9 +802,10 @@ class MigrationSafetyTest {
         };
         switched(1, "b", "a", B_FIRST);
         applied("broker-1", Long.MAX_VALUE);
-        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), slow, CONFIG, () -> "broker-1", scheduler, PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
         orchestrators.add(o);
         o.switchAccepted(1);
         o.start(50);
@@ -791,10 +848,11 @@ class MigrationSafetyTest {
             }
         };
         switched(2, "c", "b", 2L << 32);
-        MigrationOrchestrator o = new MigrationOrchestrator(registry,
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), slowFromB, CONFIG, () -> "broker-1", scheduler,
                 PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, switchBackByHand(registry), 100);
+                Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
         orchestrators.add(o);
         o.switchAccepted(2);
         o.start(50);
