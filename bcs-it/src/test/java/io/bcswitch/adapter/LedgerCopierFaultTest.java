@@ -1,0 +1,223 @@
+package io.bcswitch.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.adapter.FaultyBookKeeper.Fault;
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.migration.LedgerCopier;
+import io.bcswitch.migration.LedgerCopier.Outcome;
+import io.bcswitch.migration.LedgerCopier.Result;
+import io.bcswitch.testkit.TestCluster;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.DigestType;
+import org.apache.bookkeeper.client.api.WriteAdvHandle;
+import org.apache.bookkeeper.client.api.WriteHandle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The ledger copier against two real bookie clusters, its client of the target failing or corrupting one step of
+ * a copy at a time (create, a write, close, the read-back that verifies it, the delete of a failed copy), and
+ * against a target that already holds something under the ledger's id (identical, other entries, other metadata,
+ * an interrupted copy, a ledger that is not one). Each outcome must say what happened, a copy that is not the
+ * source's is never reported as copied, and what a failed copy made is not left behind (or, when even its delete
+ * fails, is marked as a copy, so that cleanup removes it).
+ */
+class LedgerCopierFaultTest extends ClusterTestBase {
+    private static final byte[] PWD = "pwd".getBytes(StandardCharsets.UTF_8);
+    private static final int ENTRIES = 100; // more than one copy batch
+    private static final LongFunction<CompletableFuture<Void>> NO_PACE = bytes -> CompletableFuture.completedFuture(null);
+    private static BookKeeper a;
+    private static BookKeeper b;
+    private static FaultyBookKeeper faultyB;
+    private static ExecutorService io;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
+        // as the plugin's migration clients are configured
+        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+        faultyB = new FaultyBookKeeper(b);
+        io = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (a != null) {
+            a.close();
+        }
+        if (b != null) {
+            b.close();
+        }
+        if (io != null) {
+            io.shutdownNow();
+        }
+    }
+
+    @AfterEach
+    void heal() {
+        faultyB.heal();
+    }
+
+    private static BookKeeperLedgerCopier copier() {
+        return new BookKeeperLedgerCopier(name -> CompletableFuture.completedFuture(
+                name.equals("cluster-a") ? a : faultyB), io);
+    }
+
+    private static Outcome copy(long id) throws Exception {
+        return copier().copy(id, "cluster-a", "cluster-b", NO_PACE).get(60, TimeUnit.SECONDS);
+    }
+
+    private static String entry(int i) {
+        return "entry-" + i;
+    }
+
+    /** A closed ledger on cluster-a with {@link #ENTRIES} entries. */
+    private static long sourceLedger() throws Exception {
+        try (WriteHandle w = a.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
+                .withDigestType(DigestType.CRC32C).withPassword(PWD).execute().get()) {
+            for (int i = 0; i < ENTRIES; i++) {
+                w.append(entry(i).getBytes(StandardCharsets.UTF_8));
+            }
+            return w.getId();
+        }
+    }
+
+    /** A ledger made on cluster-b under {@code id}: {@code count} entries named by {@code name}, closed or not. */
+    private static WriteAdvHandle onB(long id, int count, java.util.function.IntFunction<String> name,
+                                      Map<String, byte[]> custom, boolean close) throws Exception {
+        WriteAdvHandle w = b.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
+                .withDigestType(DigestType.CRC32C).withPassword(PWD).withCustomMetadata(custom).makeAdv()
+                .withLedgerId(id).execute().get();
+        for (int i = 0; i < count; i++) {
+            w.write(i, name.apply(i).getBytes(StandardCharsets.UTF_8));
+        }
+        if (close) {
+            w.close();
+        }
+        return w;
+    }
+
+    private static boolean isOnB(long id) throws Exception {
+        return cluster.bookieCluster("cluster-b").ledgerIds().contains(id);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Fault.class, names = {"CREATE_FAILS", "WRITE_FAILS", "WRITE_CORRUPTED", "LAST_WRITE_DROPPED",
+            "EXTRA_ENTRY", "CLOSE_FAILS", "READ_BACK_FAILS"})
+    void aCopyThatGoesWrongAtOneStepFailsAndLeavesNothingBehind(Fault fault) throws Exception {
+        long id = sourceLedger();
+        faultyB.arm(ENTRIES - 1, fault);
+        Outcome out = copy(id);
+        assertEquals(Result.FAILED, out.result(), fault + ": " + out.detail());
+        String expected = switch (fault) {
+            case WRITE_CORRUPTED -> "has different entry payloads";
+            case LAST_WRITE_DROPPED, EXTRA_ENTRY -> "does not match (closed/last entry/length)";
+            default -> "injected fault: " + fault;
+        };
+        assertTrue(out.detail().contains(expected), fault + ": " + out.detail());
+        assertFalse(isOnB(id), fault + ": what the failed copy made is deleted from cluster-b");
+    }
+
+    @Test
+    void aFailedCopyWhoseDeleteFailsIsLeftMarkedAsACopy() throws Exception {
+        long id = sourceLedger();
+        faultyB.arm(ENTRIES - 1, Fault.WRITE_CORRUPTED, Fault.DELETE_FAILS);
+        Outcome out = copy(id);
+        assertEquals(Result.FAILED, out.result(), out.detail());
+        assertTrue(out.detail().contains("has different entry payloads"), out.detail());
+        assertTrue(isOnB(id), "its delete failed: the copy is still there");
+        assertTrue(b.getLedgerMetadata(id).get().getCustomMetadata().containsKey(BookKeeperLedgerCopier.COPY_OF_KEY),
+                "and carries the copy mark, so that cleanup removes it");
+        faultyB.heal();
+        Outcome again = copy(id);
+        assertEquals(Result.COLLISION, again.result(), "the corrupt leftover is never taken for a copy: "
+                + again.detail());
+    }
+
+    @Test
+    void anIdenticalLedgerAlreadyOnTheTargetCountsAsCopied() throws Exception {
+        long id = sourceLedger();
+        onB(id, ENTRIES, LedgerCopierFaultTest::entry, Map.of(), true);
+        Outcome out = copy(id);
+        assertEquals(Result.ALREADY_PRESENT, out.result(), out.detail());
+    }
+
+    @Test
+    void aLedgerOnTheTargetWithOtherEntriesOfTheSameSizeIsACollision() throws Exception {
+        long id = sourceLedger();
+        onB(id, ENTRIES, i -> "ENTRY-" + i, Map.of(), true);
+        Outcome out = copy(id);
+        assertEquals(Result.COLLISION, out.result(), out.detail());
+        assertTrue(out.detail().contains("has different entries"), out.detail());
+        assertTrue(isOnB(id), "what is on the target is never overwritten or deleted");
+    }
+
+    @Test
+    void aLedgerOnTheTargetWithOtherMetadataIsACollision() throws Exception {
+        long id = sourceLedger();
+        onB(id, ENTRIES, LedgerCopierFaultTest::entry, Map.of("owner", "someone else".getBytes(StandardCharsets.UTF_8)),
+                true);
+        Outcome out = copy(id);
+        assertEquals(Result.COLLISION, out.result(), out.detail());
+        assertTrue(out.detail().contains("custom metadata"), out.detail());
+    }
+
+    @Test
+    void anInterruptedCopyOnTheTargetIsReplacedByAVerifiedOne() throws Exception {
+        long id = sourceLedger();
+        WriteAdvHandle interrupted = onB(id, 10, LedgerCopierFaultTest::entry, Map.of(), false);
+        Outcome out = copy(id);
+        assertEquals(Result.COPIED, out.result(), out.detail());
+        assertTrue(out.detail().contains("replaced an interrupted copy"), out.detail());
+        assertEquals(ENTRIES - 1, b.getLedgerMetadata(id).get().getLastEntryId());
+        assertTrue(copier().sameEntries(id, "cluster-a", "cluster-b", NO_PACE).get(30, TimeUnit.SECONDS));
+        interrupted.closeAsync(); // its ledger was replaced: only the handle is let go
+    }
+
+    @Test
+    void anOpenLedgerOnTheTargetThatIsNotAPrefixIsACollision() throws Exception {
+        long id = sourceLedger();
+        WriteAdvHandle other = onB(id, 10, i -> "ENTRY-" + i, Map.of(), false);
+        Outcome out = copy(id);
+        assertEquals(Result.COLLISION, out.result(), out.detail());
+        assertTrue(out.detail().contains("is not a copy"), out.detail());
+        assertTrue(isOnB(id));
+        other.close();
+    }
+
+    @Test
+    void aSourceThatIsGoneIsReportedSoAndNothingIsMade() throws Exception {
+        long id = sourceLedger();
+        a.newDeleteLedgerOp().withLedgerId(id).execute().get();
+        Outcome out = copy(id);
+        assertEquals(Result.SOURCE_MISSING, out.result(), out.detail());
+        assertFalse(isOnB(id));
+    }
+
+    @Test
+    void aCopyWithoutFaultsIsCopiedAndVerified() throws Exception {
+        long id = sourceLedger();
+        Outcome out = copy(id);
+        assertEquals(Result.COPIED, out.result(), out.detail());
+        assertTrue(copier().sameEntries(id, "cluster-a", "cluster-b", NO_PACE).get(30, TimeUnit.SECONDS));
+        LedgerCopier.LedgerFacts facts = copier().facts(id, "cluster-b").get(30, TimeUnit.SECONDS).orElseThrow();
+        assertTrue(facts.closed());
+    }
+}
