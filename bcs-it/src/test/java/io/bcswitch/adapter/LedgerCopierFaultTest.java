@@ -220,4 +220,19 @@ class LedgerCopierFaultTest extends ClusterTestBase {
         LedgerCopier.LedgerFacts facts = copier().facts(id, "cluster-b").get(30, TimeUnit.SECONDS).orElseThrow();
         assertTrue(facts.closed());
     }
+
+    /**
+     * A ledger id the target's bookies wrote and collected after its delete (a failed, rolled-back or cleaned-up
+     * copy): BookKeeper's bookies refuse writes under it for days. The copy fails saying so, and what to do.
+     */
+    @Test
+    void anIdTheTargetsBookiesCollectedIsRefusedAndTheOutcomeSaysWhy() throws Exception {
+        long id = sourceLedger();
+        onB(id, 3, LedgerCopierFaultTest::entry, Map.of(), true); // an earlier copy under this id
+        b.newDeleteLedgerOp().withLedgerId(id).execute().get();
+        cluster.bookieCluster("cluster-b").bookie(0).forceGarbageCollection(id);
+        Outcome out = copy(id);
+        assertEquals(Result.FAILED, out.result(), out.detail());
+        assertEquals(BookKeeperLedgerCopier.burnedId(id, "cluster-a", "cluster-b"), out.detail());
+    }
 }

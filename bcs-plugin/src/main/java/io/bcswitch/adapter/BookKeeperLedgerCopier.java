@@ -211,6 +211,9 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         return new Outcome(Result.COLLISION, 0, "ledger " + id + " appeared on " + to
                                 + " while copying");
                     }
+                    if (c instanceof BKException bke && bke.getCode() == BKException.Code.LedgerFencedException) {
+                        return new Outcome(Result.FAILED, 0, burnedId(id, from, to));
+                    }
                     return new Outcome(Result.FAILED, 0, "copy of ledger " + id + " from " + from + " to " + to
                             + " failed: " + c);
                 })
@@ -221,6 +224,19 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         // unreadable half way leaves an empty or partial ledger)
                         : deleteOwnCopy(p.dst(), id, createdAs.get(), to)
                                 .thenApply(v -> out));
+    }
+
+    /**
+     * Why a copy's writes are refused as fenced: the target's bookies wrote a ledger under this id before, and their
+     * garbage collector removed it after it was deleted (a failed, rolled-back or cleaned-up copy). BookKeeper's
+     * bookies then refuse writes under that id from memory, until 7 days pass without a write asking for it (each
+     * refused write starts the 7 days again) or until they restart.
+     */
+    static String burnedId(long id, String from, String to) {
+        return "the bookies of " + to + " refuse writes under ledger id " + id + ": a ledger with this id was written "
+                + "there before and deleted, and bookies refuse such an id until they restart or 7 days pass without "
+                + "a write to it; the ledger stays home on " + from + ", readable there; after a rolling restart of "
+                + to + "'s bookies, retry-migration moves it";
     }
 
     private static CompletableFuture<Outcome> leftForTheNextRun(Outcome out, long id, String to) {
