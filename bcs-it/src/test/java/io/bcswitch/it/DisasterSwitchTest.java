@@ -204,7 +204,7 @@ class DisasterSwitchTest extends ClusterTestBase {
             MessageId id = p.send("typed:while-down");
             log.info("DISASTER producer with a schema on a pre-disaster topic connected and sent with A down: {}", id);
         }
-        List<String> fromCopy = brokerLog.matching(List.of("answered from this broker's copy"));
+        List<String> fromCopy = brokerLog.matching(List.of(LogCapture.SCHEMA_FALLBACK));
         log.info("DISASTER schema reads answered from the broker's copy: {}", fromCopy);
         assertFalse(fromCopy.isEmpty(), "the typed producer's schema came from the broker's copy");
 

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.SchemaRoutingTest.V1;
 import io.bcswitch.it.SchemaRoutingTest.V2;
 import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.LogCapture;
 import io.bcswitch.it.support.Compacted;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Registry;
@@ -32,7 +33,9 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +79,26 @@ class MigrationDecommissionTest extends ClusterTestBase {
             }
         });
         return out;
+    }
+
+    private LogCapture brokerLog;
+
+    @BeforeEach
+    void captureBrokerLog() {
+        brokerLog = LogCapture.install();
+    }
+
+    /**
+     * Every schema read was answered from the ledger routing sent it to: the broker's own copy answers when that
+     * read fails, which would hide a wrong route.
+     */
+    @AfterEach
+    void noSchemaReadFellBackToTheBrokersCopy() {
+        try {
+            assertEquals(List.of(), brokerLog.matching(List.of(LogCapture.SCHEMA_FALLBACK)));
+        } finally {
+            brokerLog.remove();
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.it.support.LogCapture;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Rest;
 import java.time.Duration;
@@ -25,7 +26,9 @@ import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.common.policies.data.ManagedLedgerInternalStats.LedgerInfo;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.apache.pulsar.common.schema.SchemaInfo;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,6 +77,26 @@ class SchemaRoutingTest extends ClusterTestBase {
             ids.add(l.ledgerId);
         }
         return ids;
+    }
+
+    private LogCapture brokerLog;
+
+    @BeforeEach
+    void captureBrokerLog() {
+        brokerLog = LogCapture.install();
+    }
+
+    /**
+     * Every schema read was answered from the ledger routing sent it to: the broker's own copy answers when that
+     * read fails, which would hide a wrong route.
+     */
+    @AfterEach
+    void noSchemaReadFellBackToTheBrokersCopy() {
+        try {
+            assertEquals(List.of(), brokerLog.matching(List.of(LogCapture.SCHEMA_FALLBACK)));
+        } finally {
+            brokerLog.remove();
+        }
     }
 
     @Test

@@ -13,6 +13,8 @@ import org.apache.logging.log4j.core.config.Property;
 
 /** WARN and ERROR lines of every logger in this JVM (the broker runs in-process), kept in memory. */
 public final class LogCapture extends AbstractAppender {
+    /** What the broker logs when a schema read that routing sent to a ledger failed and its own copy answered. */
+    public static final String SCHEMA_FALLBACK = "answered from this broker's copy";
     private final ConcurrentLinkedQueue<String> lines = new ConcurrentLinkedQueue<>();
     private final AtomicLong count = new AtomicLong();
 
