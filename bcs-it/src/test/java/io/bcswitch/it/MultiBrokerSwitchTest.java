@@ -23,7 +23,10 @@ import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Acceptance 2: a switch requested on broker 0 takes effect on broker 1; a restarted broker comes back on B. */
+/**
+ * Acceptance 2: a switch requested on broker 0 takes effect on broker 1, while both brokers own topics and a load
+ * runs on topics of each; nothing is lost; a restarted broker comes back on B.
+ */
 class MultiBrokerSwitchTest extends ClusterTestBase {
     private static final int TOPICS = 8;
     private static final int PER_PHASE = 50;
@@ -47,13 +50,15 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
         PulsarAdmin admin = cluster.newAdmin();
         admin.namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
         PulsarClient client = cluster.newClient();
-        List<String> topics = new ArrayList<>();
-        for (int i = 0; i < TOPICS; i++) {
-            topics.add("persistent://" + ns + "/t" + i);
-        }
+        // topics owned by each broker, so that both brokers have topics to move at the switch
+        List<String> topics = Placement.topicsOwnedByEach(cluster, admin, ns, "t", TOPICS / 2);
+        List<String> loaded = Placement.topicsOwnedByEach(cluster, admin, ns, "load", 2);
         List<Producer<String>> producers = Sequences.producers(client, topics);
         long seq = 0;
         seq = Sequences.produce(producers, seq, PER_PHASE);
+        // and a continuous load, on topics of both brokers, across the switch
+        Traffic traffic = new Traffic(client, loaded, "sub", 50);
+        await().atMost(Duration.ofSeconds(30)).until(() -> traffic.counts().stream().allMatch(c -> c.sent.get() > 20));
 
         Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
         Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
@@ -73,6 +78,23 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
         long firstIdOfB = sw.json().get("directive").get("firstLedgerId").asLong();
         for (JsonNode b : rest1.status().get("brokers")) {
             assertEquals(firstIdOfB, b.get("preparedFirstLedgerId").asLong(), b.toString());
+        }
+
+        // each broker moved its own topics at the cutover
+        for (JsonNode b : rest1.status().get("brokers")) {
+            assertTrue(b.get("topicsMoved").asInt() >= TOPICS / 2 + 2, "every topic of broker " + b);
+            assertEquals(0, b.get("topicsFailed").asInt(), b.toString());
+        }
+        long sentAtCutover = traffic.totalSent();
+        await().atMost(Duration.ofSeconds(30)).until(() -> traffic.totalSent() > sentAtCutover + 200);
+        traffic.stopProducing();
+        await().atMost(Duration.ofSeconds(60)).until(traffic::allReceived);
+        traffic.close();
+        for (Traffic.TopicCounts c : traffic.counts()) {
+            assertEquals(0, c.sendErrors.get(), c.topic + ": send errors");
+            assertEquals(c.sent.get(), c.received.get(), c.topic + ": received");
+            assertEquals(0, c.duplicates.get(), c.topic + ": duplicates");
+            assertEquals(0, c.outOfOrder.get(), c.topic + ": out of order");
         }
 
         seq = Sequences.produce(producers, seq, PER_PHASE);

@@ -30,6 +30,34 @@ public final class Placement {
         return owner;
     }
 
+    /**
+     * {@code perBroker} new topics of {@code namespace} owned by each broker of {@code cluster} (names {@code
+     * prefix0}, {@code prefix1}, ...: created until each broker owns enough), listed broker by broker. Fails when
+     * some broker never gets one: a test meant to involve every broker would otherwise pass on one.
+     */
+    public static List<String> topicsOwnedByEach(TestCluster cluster, PulsarAdmin admin, String namespace,
+                                                 String prefix, int perBroker) throws Exception {
+        java.util.Map<String, List<String>> byOwner = new java.util.LinkedHashMap<>();
+        for (int b = 0; b < cluster.brokerCount(); b++) {
+            byOwner.put(cluster.broker(b).brokerServiceUrl(), new ArrayList<>());
+        }
+        for (int i = 0; i < 64 && byOwner.values().stream().anyMatch(l -> l.size() < perBroker); i++) {
+            String t = "persistent://" + namespace + "/" + prefix + i;
+            admin.topics().createNonPartitionedTopic(t);
+            List<String> owned = byOwner.get(admin.lookups().lookupTopic(t));
+            if (owned != null && owned.size() < perBroker) {
+                owned.add(t);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        byOwner.forEach((broker, owned) -> {
+            org.junit.jupiter.api.Assertions.assertEquals(perBroker, owned.size(), "topics owned by " + broker
+                    + " among 64: " + byOwner);
+            out.addAll(owned);
+        });
+        return out;
+    }
+
     /** Ledger ids of {@code topic}, oldest first. */
     public static List<Long> ledgers(PulsarAdmin admin, String topic) throws Exception {
         List<Long> ids = new ArrayList<>();
