@@ -78,7 +78,7 @@ class LegacyDataTest extends ClusterTestBase {
 
         try (PulsarClient client = PulsarClient.builder().serviceUrl(cluster.broker(0).brokerServiceUrl()).build()) {
             for (String t : topics) {
-                Sequences.assertSequence(Traffic.readAll(client, t, 100), 100, t + " after enabling the plugin");
+                Sequences.assertSequence(Traffic.readAll(client, t), 100, t + " after enabling the plugin");
             }
             rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
             for (String t : topics) {
@@ -91,7 +91,7 @@ class LegacyDataTest extends ClusterTestBase {
             }
             // data is readable from the start, across both clusters
             for (String t : topics) {
-                Sequences.assertSequence(Traffic.readAll(client, t, 150), 150, t + " after the switch");
+                Sequences.assertSequence(Traffic.readAll(client, t), 150, t + " after the switch");
             }
             // the old subscription resumes at message 40 and reads through onto cluster-b
             for (String t : topics) {

@@ -118,7 +118,7 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
         try (PulsarClient c1 = PulsarClient.builder().serviceUrl(cluster.broker(1).brokerServiceUrl()).build();
              PulsarAdmin a1 = PulsarAdmin.builder().serviceHttpUrl(cluster.broker(1).webServiceUrl()).build()) {
             for (String t : topics) {
-                Sequences.assertSequence(Traffic.readAll(c1, t, seq), seq, t + ": everything readable through the restarted broker");
+                Sequences.assertSequence(Traffic.readAll(c1, t), seq, t + ": everything readable through the restarted broker");
                 try (Producer<String> p = c1.newProducer(Schema.STRING).topic(t).enableBatching(false).create()) {
                     p.send("p:" + seq);
                 }
