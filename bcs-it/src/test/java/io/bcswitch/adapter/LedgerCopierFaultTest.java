@@ -36,38 +36,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * source's is never reported as copied, and what a failed copy made is not left behind (or, when even its delete
  * fails, is marked as a copy, so that cleanup removes it).
  */
-class LedgerCopierFaultTest extends ClusterTestBase {
-    private static final byte[] PWD = "pwd".getBytes(StandardCharsets.UTF_8);
+class LedgerCopierFaultTest extends CopierTestBase {
     private static final int ENTRIES = 100; // more than one copy batch
     private static final LongFunction<CompletableFuture<Void>> NO_PACE = bytes -> CompletableFuture.completedFuture(null);
-    private static BookKeeper a;
-    private static BookKeeper b;
     private static FaultyBookKeeper faultyB;
-    private static ExecutorService io;
 
     @BeforeAll
-    static void start() throws Exception {
-        cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
-        // as the plugin's migration clients are configured
-        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()
-                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
-        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()
-                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+    static void faultyClientOfB() {
         faultyB = new FaultyBookKeeper(b);
-        io = Executors.newSingleThreadExecutor();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        if (io != null) {
-            io.shutdownNow();
-        }
     }
 
     @AfterEach
@@ -82,21 +58,6 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     private static Outcome copy(long id) throws Exception {
         return copier().copy(id, "cluster-a", "cluster-b", NO_PACE).get(60, TimeUnit.SECONDS);
-    }
-
-    private static String entry(int i) {
-        return "entry-" + i;
-    }
-
-    /** A closed ledger on cluster-a with {@link #ENTRIES} entries. */
-    private static long sourceLedger() throws Exception {
-        try (WriteHandle w = a.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
-                .withDigestType(DigestType.CRC32C).withPassword(PWD).execute().get()) {
-            for (int i = 0; i < ENTRIES; i++) {
-                w.append(entry(i).getBytes(StandardCharsets.UTF_8));
-            }
-            return w.getId();
-        }
     }
 
     /** A ledger made on cluster-b under {@code id}: {@code count} entries named by {@code name}, closed or not. */
@@ -114,15 +75,11 @@ class LedgerCopierFaultTest extends ClusterTestBase {
         return w;
     }
 
-    private static boolean isOnB(long id) throws Exception {
-        return cluster.bookieCluster("cluster-b").ledgerIds().contains(id);
-    }
-
     @ParameterizedTest
     @EnumSource(value = Fault.class, names = {"CREATE_FAILS", "WRITE_FAILS", "WRITE_CORRUPTED", "LAST_WRITE_DROPPED",
             "EXTRA_ENTRY", "CLOSE_FAILS", "READ_BACK_FAILS"})
     void aCopyThatGoesWrongAtOneStepFailsAndLeavesNothingBehind(Fault fault) throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         faultyB.arm(ENTRIES - 1, fault);
         Outcome out = copy(id);
         assertEquals(Result.FAILED, out.result(), fault + ": " + out.detail());
@@ -137,7 +94,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void aFailedCopyWhoseDeleteFailsIsLeftMarkedAsACopy() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         faultyB.arm(ENTRIES - 1, Fault.WRITE_CORRUPTED, Fault.DELETE_FAILS);
         Outcome out = copy(id);
         assertEquals(Result.FAILED, out.result(), out.detail());
@@ -153,7 +110,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void anIdenticalLedgerAlreadyOnTheTargetCountsAsCopied() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         onB(id, ENTRIES, LedgerCopierFaultTest::entry, Map.of(), true);
         Outcome out = copy(id);
         assertEquals(Result.ALREADY_PRESENT, out.result(), out.detail());
@@ -161,7 +118,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void aLedgerOnTheTargetWithOtherEntriesOfTheSameSizeIsACollision() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         onB(id, ENTRIES, i -> "ENTRY-" + i, Map.of(), true);
         Outcome out = copy(id);
         assertEquals(Result.COLLISION, out.result(), out.detail());
@@ -171,7 +128,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void aLedgerOnTheTargetWithOtherMetadataIsACollision() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         onB(id, ENTRIES, LedgerCopierFaultTest::entry, Map.of("owner", "someone else".getBytes(StandardCharsets.UTF_8)),
                 true);
         Outcome out = copy(id);
@@ -181,7 +138,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void anInterruptedCopyOnTheTargetIsReplacedByAVerifiedOne() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         WriteAdvHandle interrupted = onB(id, 10, LedgerCopierFaultTest::entry, Map.of(), false);
         Outcome out = copy(id);
         assertEquals(Result.COPIED, out.result(), out.detail());
@@ -193,7 +150,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void anOpenLedgerOnTheTargetThatIsNotAPrefixIsACollision() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         WriteAdvHandle other = onB(id, 10, i -> "ENTRY-" + i, Map.of(), false);
         Outcome out = copy(id);
         assertEquals(Result.COLLISION, out.result(), out.detail());
@@ -204,7 +161,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void aSourceThatIsGoneIsReportedSoAndNothingIsMade() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         a.newDeleteLedgerOp().withLedgerId(id).execute().get();
         Outcome out = copy(id);
         assertEquals(Result.SOURCE_MISSING, out.result(), out.detail());
@@ -213,7 +170,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
 
     @Test
     void aCopyWithoutFaultsIsCopiedAndVerified() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         Outcome out = copy(id);
         assertEquals(Result.COPIED, out.result(), out.detail());
         assertTrue(copier().sameEntries(id, "cluster-a", "cluster-b", NO_PACE).get(30, TimeUnit.SECONDS));
@@ -227,7 +184,7 @@ class LedgerCopierFaultTest extends ClusterTestBase {
      */
     @Test
     void anIdTheTargetsBookiesCollectedIsRefusedAndTheOutcomeSaysWhy() throws Exception {
-        long id = sourceLedger();
+        long id = sourceLedger(ENTRIES);
         onB(id, 3, LedgerCopierFaultTest::entry, Map.of(), true); // an earlier copy under this id
         b.newDeleteLedgerOp().withLedgerId(id).execute().get();
         cluster.bookieCluster("cluster-b").bookie(0).forceGarbageCollection(id);

@@ -27,54 +27,10 @@ import org.junit.jupiter.api.Test;
  * migration (its session expired) while copying, and the broker that took over replaced its half-made copy with
  * its own: the first copy then fails, and it must not delete what is now under the id.
  */
-class LedgerCopierRaceTest extends ClusterTestBase {
-    private static final byte[] PWD = "pwd".getBytes(StandardCharsets.UTF_8);
-    private static BookKeeper a;
-    private static BookKeeper b;
-    private static ExecutorService io;
-
-    @BeforeAll
-    static void start() throws Exception {
-        cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
-        // as the plugin's migration clients are configured
-        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()
-                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
-        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()
-                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
-        io = Executors.newSingleThreadExecutor();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        if (io != null) {
-            io.shutdownNow();
-        }
-    }
-
+class LedgerCopierRaceTest extends CopierTestBase {
     private static BookKeeperLedgerCopier copier() {
         return new BookKeeperLedgerCopier(name -> CompletableFuture.completedFuture(
                 name.equals("cluster-a") ? a : b), io);
-    }
-
-    /** A closed ledger on cluster-a with {@code entries} entries (more than one copy batch). */
-    private static long sourceLedger(int entries) throws Exception {
-        try (WriteHandle w = a.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
-                .withDigestType(DigestType.CRC32C).withPassword(PWD).execute().get()) {
-            for (int i = 0; i < entries; i++) {
-                w.append(("entry-" + i).getBytes(StandardCharsets.UTF_8));
-            }
-            return w.getId();
-        }
-    }
-
-    private static boolean onB(long id) throws Exception {
-        return cluster.bookieCluster("cluster-b").ledgerIds().contains(id);
     }
 
     @Test
@@ -84,7 +40,7 @@ class LedgerCopierRaceTest extends ClusterTestBase {
                 new java.io.IOException("source bookie went away"));
         LedgerCopier.Outcome out = copier().copy(id, "cluster-a", "cluster-b", failing).get(30, TimeUnit.SECONDS);
         assertEquals(LedgerCopier.Result.FAILED, out.result(), out.detail());
-        assertFalse(onB(id), "the half-made copy is not left behind");
+        assertFalse(isOnB(id), "the half-made copy is not left behind");
     }
 
     @Test
@@ -109,7 +65,7 @@ class LedgerCopierRaceTest extends ClusterTestBase {
         gate.completeExceptionally(new java.io.IOException("source bookie went away"));
         LedgerCopier.Outcome out = first.get(30, TimeUnit.SECONDS);
         assertEquals(LedgerCopier.Result.FAILED, out.result(), out.detail());
-        assertTrue(onB(id), "the copy the other run made is still there");
+        assertTrue(isOnB(id), "the copy the other run made is still there");
         LedgerMetadata now = b.getLedgerMetadata(id).get();
         assertEquals(replaced.getCToken(), now.getCToken(), "the very copy the other run made");
         assertTrue(now.isClosed());
@@ -138,7 +94,7 @@ class LedgerCopierRaceTest extends ClusterTestBase {
         gate.completeExceptionally(new java.io.IOException("the client is closed"));
         LedgerCopier.Outcome out = first.get(30, TimeUnit.SECONDS);
         assertEquals(LedgerCopier.Result.FAILED, out.result(), out.detail());
-        assertTrue(onB(id), "the half-made copy is left for the next run");
+        assertTrue(isOnB(id), "the half-made copy is left for the next run");
 
         LedgerCopier.Outcome next = copier().copy(id, "cluster-a", "cluster-b", bytes ->
                 CompletableFuture.completedFuture(null)).get(30, TimeUnit.SECONDS);

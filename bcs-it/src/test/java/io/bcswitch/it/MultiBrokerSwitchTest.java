@@ -85,17 +85,7 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
             assertTrue(b.get("topicsMoved").asInt() >= TOPICS / 2 + 2, "every topic of broker " + b);
             assertEquals(0, b.get("topicsFailed").asInt(), b.toString());
         }
-        long sentAtCutover = traffic.totalSent();
-        await().atMost(Duration.ofSeconds(30)).until(() -> traffic.totalSent() > sentAtCutover + 200);
-        traffic.stopProducing();
-        await().atMost(Duration.ofSeconds(60)).until(traffic::allReceived);
-        traffic.close();
-        for (Traffic.TopicCounts c : traffic.counts()) {
-            assertEquals(0, c.sendErrors.get(), c.topic + ": send errors");
-            assertEquals(c.sent.get(), c.received.get(), c.topic + ": received");
-            assertEquals(0, c.duplicates.get(), c.topic + ": duplicates");
-            assertEquals(0, c.outOfOrder.get(), c.topic + ": out of order");
-        }
+        traffic.sendMoreThenStopAndAssertExact(200);
 
         seq = Sequences.produce(producers, seq, PER_PHASE);
         JsonNode status = rest1.status();

@@ -64,18 +64,7 @@ class SwitchUnderLoadTest extends ClusterTestBase {
         assertEquals(0, broker.get("topicsFailed").asInt(), status.toString());
 
         // keep producing on B for a while, then stop and drain
-        long sentAtCutover = traffic.totalSent();
-        await().atMost(Duration.ofSeconds(30)).until(() -> traffic.totalSent() > sentAtCutover + 200);
-        traffic.stopProducing();
-        await().atMost(Duration.ofSeconds(60)).until(traffic::allReceived);
-        traffic.close();
-
-        for (Traffic.TopicCounts c : traffic.counts()) {
-            assertEquals(0, c.sendErrors.get(), c.topic + ": send errors");
-            assertEquals(c.sent.get(), c.received.get(), c.topic + ": received");
-            assertEquals(0, c.duplicates.get(), c.topic + ": duplicates");
-            assertEquals(0, c.outOfOrder.get(), c.topic + ": out of order");
-        }
+        traffic.sendMoreThenStopAndAssertExact(200);
 
         // the subscriptions' position ledgers were rolled over too: each now writes to a ledger on B
         for (String topic : topics) {

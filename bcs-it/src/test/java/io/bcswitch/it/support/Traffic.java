@@ -118,6 +118,25 @@ public final class Traffic implements AutoCloseable {
         }
     }
 
+    /**
+     * Keeps producing until {@code more} further messages were sent, then stops, waits until every sent message
+     * arrived, closes, and asserts the exact count per topic: no send error, every sent message received, none twice,
+     * none out of order.
+     */
+    public void sendMoreThenStopAndAssertExact(long more) throws Exception {
+        long sentNow = totalSent();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> totalSent() > sentNow + more);
+        stopProducing();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(this::allReceived);
+        close();
+        for (TopicCounts c : counts()) {
+            org.junit.jupiter.api.Assertions.assertEquals(0, c.sendErrors.get(), c.topic + ": send errors");
+            org.junit.jupiter.api.Assertions.assertEquals(c.sent.get(), c.received.get(), c.topic + ": received");
+            org.junit.jupiter.api.Assertions.assertEquals(0, c.duplicates.get(), c.topic + ": duplicates");
+            org.junit.jupiter.api.Assertions.assertEquals(0, c.outOfOrder.get(), c.topic + ": out of order");
+        }
+    }
+
     public List<TopicCounts> counts() {
         return counts;
     }

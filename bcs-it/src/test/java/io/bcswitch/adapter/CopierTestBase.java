@@ -1,0 +1,66 @@
+package io.bcswitch.adapter;
+
+import io.bcswitch.it.support.ClusterTestBase;
+import io.bcswitch.testkit.TestCluster;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.DigestType;
+import org.apache.bookkeeper.client.api.WriteHandle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The test bed of the ledger copier's tests: two real bookie clusters of one bookie each, no broker, and a client of
+ * each configured as the plugin's migration clients are.
+ */
+abstract class CopierTestBase extends ClusterTestBase {
+    static final byte[] PWD = "pwd".getBytes(StandardCharsets.UTF_8);
+    static BookKeeper a;
+    static BookKeeper b;
+    /** The copier's executor for calls that block. */
+    static ExecutorService io;
+
+    @BeforeAll
+    static void startClusters() throws Exception {
+        cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
+        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+        io = Executors.newSingleThreadExecutor();
+    }
+
+    @AfterAll
+    static void closeClients() throws Exception {
+        if (a != null) {
+            a.close();
+        }
+        if (b != null) {
+            b.close();
+        }
+        if (io != null) {
+            io.shutdownNow();
+        }
+    }
+
+    static String entry(int i) {
+        return "entry-" + i;
+    }
+
+    /** A closed ledger on cluster-a with {@code entries} entries, {@link #entry} each. */
+    static long sourceLedger(int entries) throws Exception {
+        try (WriteHandle w = a.newCreateLedgerOp().withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
+                .withDigestType(DigestType.CRC32C).withPassword(PWD).execute().get()) {
+            for (int i = 0; i < entries; i++) {
+                w.append(entry(i).getBytes(StandardCharsets.UTF_8));
+            }
+            return w.getId();
+        }
+    }
+
+    static boolean isOnB(long id) throws Exception {
+        return cluster.bookieCluster("cluster-b").ledgerIds().contains(id);
+    }
+}
