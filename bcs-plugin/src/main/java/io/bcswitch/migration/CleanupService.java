@@ -177,8 +177,10 @@ public final class CleanupService {
                 // a copy or probe of ours belongs to someone else
                 boolean ours = f.copyOf() != null || f.probe();
                 boolean issuedHere = view.ranges().owner(id).map(src::equals).orElse(false);
+                // no component: not a Pulsar ledger (and an immutable set throws when asked about null)
+                String component = f.pulsarComponent();
                 boolean deletable = f.closed() && (ours
-                        || issuedHere && DELETABLE_COMPONENTS.contains(f.pulsarComponent()));
+                        || issuedHere && component != null && DELETABLE_COMPONENTS.contains(component));
                 return deletable ? target(id, src, "UNREFERENCED") : none();
             }
             if (!snap.allBrokersApplied()) {

@@ -632,6 +632,59 @@ class MigrationSafetyTest {
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
     }
 
+    /** What a refused cleanup says, with what is on {@code a} afterwards unchanged. */
+    private String refusedCleanup(MigrationOrchestrator o, boolean force) throws Exception {
+        java.util.Set<Long> before = new java.util.TreeSet<>(clusters.list("a").get());
+        var e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> cleanupService(o).cleanup("a", false, 0, force).get(10, TimeUnit.SECONDS));
+        assertEquals(before, new java.util.TreeSet<>(clusters.list("a").get()), "a refused cleanup deletes nothing");
+        return e.getCause().getMessage();
+    }
+
+    @Test
+    void cleanupIsRefusedInsideTheRollbackWindowUnlessForced() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        assertTrue(refusedCleanup(o, false).contains("rollback window"));
+        assertEquals(1, cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS).deleted());
+    }
+
+    @Test
+    void cleanupIsRefusedWhileABrokerHasNotFinishedTheCutover() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        // a live broker still rolling its topics over to b
+        registry.writeEphemeral(registry.paths().broker("broker-3"),
+                new BrokerCutoverRecord(1, "broker-3", 1, "b", 5, 2, 0, 1, 0)).get();
+        assertTrue(refusedCleanup(o, true).contains("cutover"));
+    }
+
+    @Test
+    void cleanupIsRefusedWhileTheMigrationIsUnfinished() throws Exception {
+        switchedToB();
+        MigrationOrchestrator o = orchestrator("broker-1"); // has not run the switch's migration yet
+        assertTrue(refusedCleanup(o, true).contains("migration"));
+    }
+
+    @Test
+    void cleanupDeletesAtMostMaxDeletionsAndOnlyLedgersPulsarOrThisPluginMade() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        // unreferenced on a, in a's range: two Pulsar ledgers, one of unknown origin (another application's)
+        clusters.put("a", 20, "left-over", "managed-ledger");
+        clusters.put("a", 21, "left-over", "schema");
+        clusters.put("a", 22, new FakeClusters.Ledger(true, "not pulsar's", java.util.Map.of()));
+        CleanupResult planned = cleanupService(o).cleanup("a", true, 0, true).get(10, TimeUnit.SECONDS);
+        assertTrue(planned.targets().size() >= 3, "the relocated original and the two Pulsar ledgers: " + planned);
+        assertTrue(planned.targets().stream().noneMatch(t -> t.ledgerId() == 22), String.valueOf(planned));
+        CleanupResult one = cleanupService(o).cleanup("a", false, 1, true).get(10, TimeUnit.SECONDS);
+        assertEquals(1, one.deleted(), String.valueOf(one));
+        CleanupResult rest = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        assertEquals(planned.targets().size() - 1, rest.deleted(), String.valueOf(rest));
+        assertFalse(clusters.has("a", 20) || clusters.has("a", 21), "Pulsar's unreferenced ledgers are deleted");
+        assertTrue(clusters.has("a", 22), "a ledger of unknown origin is never deleted");
+        var negative = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> cleanupService(o).cleanup("a", false, -1, true).get(10, TimeUnit.SECONDS));
+        assertTrue(negative.getCause().getMessage().contains("maxDeletions"));
+    }
+
     @Test
     void cleanupLeavesACopyALaggingBrokerMayStillReadAfterARollback() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
