@@ -686,6 +686,30 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void closeClientIsRefusedWhileTheClusterStillHoldsALedgerTheBrokersReadThere() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        // a data ledger of a topic still lives on a, where it was written
+        clusters.put("a", 30, "data", "managed-ledger");
+        List<LedgerReference> saved = references;
+        references = new ArrayList<>(saved);
+        references.add(new LedgerReference(30, LedgerKind.DATA, "t/ns/persistent/x"));
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
+                    () -> CompletableFuture.completedFuture(references));
+            MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
+                    Clock.systemUTC(), null);
+            var refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> service.closeClient("a").get(10, TimeUnit.SECONDS));
+            assertTrue(refused.getCause().getMessage().contains("still holds ledgers"),
+                    refused.getCause().getMessage());
+            assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
+            // the topic is deleted: nothing on a is read any more, its clients may close
+            references = saved;
+            assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(10, TimeUnit.SECONDS).status());
+        }
+    }
+
+    @Test
     void cleanupLeavesACopyALaggingBrokerMayStillReadAfterARollback() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         applied("broker-2", registry.readRelocationEpoch().get()); // reads the schema ledger's copy on b
