@@ -51,6 +51,7 @@ class DuplicateRegistrationTest extends ClusterTestBase {
         spellings.put("cluster-b3", "zk+hierarchical://127.1:" + port + root);
         spellings.put("cluster-b4", "zk+hierarchical://127.0.0.1:" + port + ";127.0.0.1:" + port + root);
 
+        Registry.awaitStartupWrites(cluster.zkConnectString());
         List<Executable> checks = new ArrayList<>();
         for (Map.Entry<String, String> e : spellings.entrySet()) {
             Map<String, String> before = Registry.snapshot(cluster.zkConnectString(), ROOT);

@@ -46,6 +46,7 @@ class MixedBrokersSwitchTest extends ClusterTestBase {
                 && Registry.jsonChildren(cluster.zkConnectString(), ROOT + "/brokers").size() == 1
                 && Registry.jsonChildren(cluster.zkConnectString(), ROOT + "/relocation-applied").size() == 1);
 
+        Registry.awaitStartupWrites(cluster.zkConnectString());
         Map<String, String> before = Registry.snapshot(cluster.zkConnectString(), ROOT);
         Rest.Response refused = rest0.switchTo("cluster-b");
         Map<String, String> after = Registry.snapshot(cluster.zkConnectString(), ROOT);

@@ -17,7 +17,45 @@ public final class Registry {
     /** The plugin's registry (default path) and the managed-ledger metadata: what a refused request must not change. */
     public static Map<String, String> registryAndManagedLedgers(io.bcswitch.testkit.TestCluster cluster)
             throws Exception {
+        awaitStartupWrites(cluster.zkConnectString());
         return snapshot(cluster.zkConnectString(), "/admin/bookie-clusters", "/managed-ledgers");
+    }
+
+    /**
+     * Waits until the writes a broker's plugin makes on its own after start-up have landed: the active cluster's
+     * id watermark and, when the bookie cluster has an instance id, that id in its record. A before/after
+     * comparison that starts earlier sees them as a change the refused request made.
+     */
+    public static void awaitStartupWrites(String zkConnect) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String missing;
+        while ((missing = startupWriteMissing(zkConnect)) != null) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the brokers' start-up writes did not land in 60 s: " + missing);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static String startupWriteMissing(String zkConnect) throws Exception {
+        String root = "/admin/bookie-clusters";
+        Map<String, com.fasterxml.jackson.databind.JsonNode> clusters = jsonChildren(zkConnect, root + "/clusters");
+        Map<String, com.fasterxml.jackson.databind.JsonNode> marks = jsonChildren(zkConnect, root + "/id-watermarks");
+        for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> c : clusters.entrySet()) {
+            if (!"ACTIVE".equals(c.getValue().path("status").asText())) {
+                continue;
+            }
+            if (!marks.containsKey(c.getKey())) {
+                return "no id watermark for active cluster " + c.getKey();
+            }
+            String uri = c.getValue().path("metadataServiceUri").asText();
+            String ledgersRoot = uri.substring(uri.indexOf('/', uri.indexOf("://") + 3));
+            if (c.getValue().path("instanceId").isMissingNode()
+                    && !snapshot(zkConnect, ledgersRoot + "/INSTANCEID").isEmpty()) {
+                return "no instance id recorded for active cluster " + c.getKey();
+            }
+        }
+        return null;
     }
 
     /** Writes {@code json} at {@code path} straight into ZooKeeper (created if missing), as a broker would. */
