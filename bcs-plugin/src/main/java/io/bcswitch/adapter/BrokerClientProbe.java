@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.bookkeeper.client.BookKeeper;
+import org.apache.bookkeeper.client.api.CreateBuilder;
 import org.apache.bookkeeper.client.api.DigestType;
 import org.apache.bookkeeper.client.api.LedgerEntries;
 import org.slf4j.Logger;
@@ -104,11 +105,7 @@ final class BrokerClientProbe implements ClusterProbe {
      */
     private CompletableFuture<Void> exerciseOutsideEveryRange(BookKeeper bk) {
         long id = Long.MAX_VALUE - ThreadLocalRandom.current().nextLong(PROBE_IDS);
-        return bk.newCreateLedgerOp()
-                .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
-                .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
-                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
-                .makeAdv().withLedgerId(id)
+        return probeLedger(bk).makeAdv().withLedgerId(id)
                 .execute()
                 .thenCompose(w -> writeReadDelete(bk, id, w::writeAsync, w::closeAsync));
     }
@@ -118,13 +115,17 @@ final class BrokerClientProbe implements ClusterProbe {
      * range, so its id is never one of a ledger to be copied there.
      */
     private CompletableFuture<Void> exercise(BookKeeper bk) {
+        return probeLedger(bk).execute()
+                .thenCompose(w -> writeReadDelete(bk, w.getId(), (entry, payload) -> w.appendAsync(payload),
+                        w::closeAsync));
+    }
+
+    /** A probe ledger of the configured quorums, marked as a probe so that nothing mistakes it for Pulsar's. */
+    private CreateBuilder probeLedger(BookKeeper bk) {
         return bk.newCreateLedgerOp()
                 .withEnsembleSize(ensemble).withWriteQuorumSize(writeQuorum).withAckQuorumSize(ackQuorum)
                 .withDigestType(DigestType.CRC32C).withPassword(new byte[0])
-                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)))
-                .execute()
-                .thenCompose(w -> writeReadDelete(bk, w.getId(), (entry, payload) -> w.appendAsync(payload),
-                        w::closeAsync));
+                .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Writes entry 0 of ledger {@code id} with {@code write}, closes, reads it back, deletes the ledger. */
