@@ -50,6 +50,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     private final Consumer<BrokerCutoverRecord> progress;
     private final java.util.function.Supplier<String> brokerId;
     private final Clock clock;
+    private final long sweepMillis;
     private volatile Run current;
 
     public CutoverRunner(TopicRoller roller, boolean enabled, double topicsPerSecond,
@@ -62,6 +63,16 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
     public CutoverRunner(TopicRoller roller, boolean enabled, java.util.function.DoubleSupplier topicsPerSecond,
                          ScheduledExecutorService scheduler, Consumer<BrokerCutoverRecord> progress,
                          java.util.function.Supplier<String> brokerId, Clock clock) {
+        this(roller, enabled, topicsPerSecond, scheduler, progress, brokerId, clock, SWEEP_INTERVAL_MS);
+    }
+
+    /**
+     * @param sweepMillis how often the open ledgers are looked at again ({@link #SWEEP_INTERVAL_MS} in a broker); the
+     *                    retry and give-up points are counted in sweeps, so they scale with it
+     */
+    public CutoverRunner(TopicRoller roller, boolean enabled, java.util.function.DoubleSupplier topicsPerSecond,
+                         ScheduledExecutorService scheduler, Consumer<BrokerCutoverRecord> progress,
+                         java.util.function.Supplier<String> brokerId, Clock clock, long sweepMillis) {
         this.roller = roller;
         this.enabled = enabled;
         this.topicsPerSecond = topicsPerSecond;
@@ -69,6 +80,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
         this.progress = progress;
         this.brokerId = brokerId;
         this.clock = clock;
+        this.sweepMillis = sweepMillis;
     }
 
     private long period() {
@@ -152,7 +164,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
                 nextRollDue = System.nanoTime();
                 rollTask = scheduler.schedule(this::rollPaced, 0, TimeUnit.NANOSECONDS);
             }
-            sweepTask = scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_INTERVAL_MS, SWEEP_INTERVAL_MS,
+            sweepTask = scheduler.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis,
                     TimeUnit.MILLISECONDS);
         }
 
@@ -277,7 +289,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             if (sweeps == MAX_SWEEPS) {
                 log.warn("bookie-cluster={} epoch={} cutover: {} ledger(s) still write to another cluster after {} s "
                         + "({}), {} creation(s) in flight there; still trying", ownership.activeCluster(),
-                        ownership.activeEpoch(), MAX_SWEEPS * SWEEP_INTERVAL_MS / 1000,
+                        ownership.activeEpoch(), MAX_SWEEPS * sweepMillis / 1000,
                         pending.subList(0, Math.min(5, pending.size())), createsElsewhere);
             }
             publish();

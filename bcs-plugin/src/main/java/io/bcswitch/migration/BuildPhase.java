@@ -18,7 +18,6 @@ final class BuildPhase {
     // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
     private static final int OPEN_RETRY_PASSES = 3;
-    private static final long PERSIST_INTERVAL_MILLIS = 1_000;
 
     private final MigrationOrchestrator o;
     private final long epoch;
@@ -64,7 +63,7 @@ final class BuildPhase {
         return copyStep.copy(item).thenCompose(out -> {
             record(item, out, tally, stillOpen);
             long now = o.now();
-            if (now - tally.lastPersist >= PERSIST_INTERVAL_MILLIS) {
+            if (now - tally.lastPersist >= o.waits().persistMillis()) {
                 tally.lastPersist = now;
                 return progress.persist(tally, s -> s).thenApply(o::goOn);
             }

@@ -52,6 +52,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * within seconds, when the cutover rolls it over.
      */
     static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
+    /** BUILD's state write while copying: often enough for status to move, rare enough to cost the store nothing. */
+    static final long PERSIST_INTERVAL_MILLIS = 1_000;
 
     /**
      * The waits of a run that are bounds on other brokers and on Pulsar, not settings: fixed in production, shorter
@@ -59,9 +61,14 @@ public final class MigrationOrchestrator implements AutoCloseable {
      *
      * @param applyMillis     see {@link #APPLY_WAIT_MILLIS}
      * @param openRetryMillis see {@link #OPEN_RETRY_DELAY_MILLIS}
+     * @param persistMillis   how often BUILD writes its progress to the state (see {@link #PERSIST_INTERVAL_MILLIS})
      */
-    record Waits(long applyMillis, long openRetryMillis) {
-        static final Waits DEFAULT = new Waits(APPLY_WAIT_MILLIS, OPEN_RETRY_DELAY_MILLIS);
+    record Waits(long applyMillis, long openRetryMillis, long persistMillis) {
+        static final Waits DEFAULT = new Waits(APPLY_WAIT_MILLIS, OPEN_RETRY_DELAY_MILLIS, PERSIST_INTERVAL_MILLIS);
+
+        Waits(long applyMillis, long openRetryMillis) {
+            this(applyMillis, openRetryMillis, PERSIST_INTERVAL_MILLIS);
+        }
     }
 
     /** A finished rollback: its state, and the switch back (null when a later switch had been made already). */

@@ -175,4 +175,31 @@ class SwitchConfigTest {
         assertTrue(e.getMessage().startsWith("bookieClusterSwitch.oldLedgerReadTimeoutMs must be between 0 and"),
                 e.getMessage());
     }
+
+    /** Each number key accepts both ends of its documented range and nothing past them. */
+    @Test
+    void everyNumberKeyAcceptsExactlyItsRange() {
+        for (ConfigKey k : ConfigKey.all()) {
+            switch (k.type()) {
+                case WHOLE_NUMBER -> {
+                    SwitchConfig.from(props(k.name(), String.valueOf(k.min())));
+                    SwitchConfig.from(props(k.name(), String.valueOf(k.max())));
+                    if (k.min() > Long.MIN_VALUE) {
+                        assertRejected(k.name(), String.valueOf(k.min() - 1), "between");
+                    }
+                    if (k.max() < Long.MAX_VALUE) {
+                        assertRejected(k.name(), String.valueOf(k.max() + 1), "between");
+                    }
+                }
+                case RATE -> {
+                    SwitchConfig.from(props(k.name(), String.valueOf(k.max())));
+                    SwitchConfig.from(props(k.name(), "0.001"));
+                    assertRejected(k.name(), String.valueOf(k.max() + 0.5), "<= " + k.max());
+                    assertRejected(k.name(), "0", "> 0");
+                }
+                default -> {
+                }
+            }
+        }
+    }
 }

@@ -105,7 +105,7 @@ class CutoverRunnerTest {
                 case STALLS:
                     // the roll waited for the topic's lock, holding the cutover's thread
                     try {
-                        Thread.sleep(300);
+                        Thread.sleep(150);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -116,6 +116,11 @@ class CutoverRunnerTest {
             }
         }
     }
+
+    /** A tenth of a broker's sweep interval: the retry and give-up points scale with it. */
+    private static final long SWEEP_MILLIS = CutoverRunner.SWEEP_INTERVAL_MS / 10;
+    /** Bound of a wait for what takes a few sweeps. */
+    private static final long FINISH_MILLIS = 3000;
 
     private ScheduledExecutorService scheduler;
     private FakeRoller roller;
@@ -135,8 +140,8 @@ class CutoverRunnerTest {
     }
 
     private CutoverRunner runner(boolean enabled, double topicsPerSecond) {
-        return new CutoverRunner(roller, enabled, topicsPerSecond, scheduler, published::add, () -> "broker-1:8080",
-                Clock.systemUTC());
+        return new CutoverRunner(roller, enabled, () -> topicsPerSecond, scheduler, published::add,
+                () -> "broker-1:8080", Clock.systemUTC(), SWEEP_MILLIS);
     }
 
     /** Waits for the record with finishedAt > 0; returns every record published up to it. */
@@ -168,7 +173,7 @@ class CutoverRunnerTest {
 
         CutoverRunner r = runner(true, 100);
         r.start(B_ACTIVE);
-        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
 
         BrokerCutoverRecord first = records.get(0);
         assertEquals(3, first.topicsTotal());
@@ -185,7 +190,7 @@ class CutoverRunnerTest {
         assertTrue(last.done());
         assertTrue(last.finishedAt() >= last.startedAt());
 
-        Thread.sleep(300); // nothing more happens once finished
+        Thread.sleep(4 * SWEEP_MILLIS); // nothing more happens once finished
         List<String> rolled = new ArrayList<>(roller.rolls);
         Collections.sort(rolled);
         assertEquals(List.of("persistent://t/n/on-a-1", "persistent://t/n/on-a-2", "persistent://t/n/on-a-unloaded"),
@@ -220,9 +225,9 @@ class CutoverRunnerTest {
                 }
                 return late.roll(name);
             }
-        }, true, 100, scheduler, published::add, () -> "broker-1:8080", Clock.systemUTC());
+        }, true, () -> 100, scheduler, published::add, () -> "broker-1:8080", Clock.systemUTC(), SWEEP_MILLIS);
         r.start(B_ACTIVE);
-        List<BrokerCutoverRecord> records = awaitFinished(10_000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
         BrokerCutoverRecord last = records.get(records.size() - 1);
         assertTrue(roller.rolls.contains("persistent://t/n/t2"), "rolled: " + roller.rolls);
         assertTrue(roller.currentLedgerId("persistent://t/n/t2") >= B_START, "t2 writes to b");
@@ -241,13 +246,13 @@ class CutoverRunnerTest {
         roller.cursors.put("persistent://t/n/x", 8L);
         roller.createsElsewhere.set(1); // and a ledger creation routed to a before the switch is in flight
         runner(true, 100).start(B_ACTIVE);
-        Thread.sleep(800);
+        Thread.sleep(10 * SWEEP_MILLIS);
         assertTrue(roller.rolls.isEmpty(), "the data ledger is not rolled: " + roller.rolls);
         assertTrue(roller.cursors.get("persistent://t/n/x") >= B_START, "the cursor ledger was rolled onto b");
         assertTrue(r(published).stream().noneMatch(BrokerCutoverRecord::done), "not over while a creation on a "
                 + "is in flight");
         roller.createsElsewhere.set(0);
-        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
         assertEquals(1, records.get(records.size() - 1).topicsMoved());
     }
 
@@ -259,7 +264,7 @@ class CutoverRunnerTest {
     void nothingToMoveFinishesWithZeroCounts() throws Exception {
         roller.open("persistent://t/n/on-b", B_START + 3);
         runner(true, 50).start(B_ACTIVE);
-        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
         BrokerCutoverRecord last = records.get(records.size() - 1);
         assertEquals(0, last.topicsTotal());
         assertEquals(0, last.topicsMoved());
@@ -281,14 +286,14 @@ class CutoverRunnerTest {
         assertEquals(2, first.topicsFailed(), "reported as not moved");
         assertEquals(0L, first.finishedAt(), "not over while two ledgers still write to a");
 
-        Thread.sleep(1300); // past several sweeps
+        Thread.sleep(12 * SWEEP_MILLIS); // past several sweeps, and retries
         assertTrue(roller.rolls.isEmpty(), "rolled " + roller.rolls);
         assertEquals(5L, roller.currentLedgerId("persistent://t/n/on-a-1"));
 
         // their normal rollover moves them
         roller.current.put("persistent://t/n/on-a-1", B_START + 10);
         roller.current.put("persistent://t/n/on-a-2", B_START + 11);
-        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
         BrokerCutoverRecord last = records.get(records.size() - 1);
         assertEquals(2, last.topicsMoved());
         assertEquals(0, last.topicsFailed());
@@ -302,7 +307,7 @@ class CutoverRunnerTest {
         roller.open("persistent://t/n/takes", 7, Behaviour.TAKES);
 
         runner(true, 100).start(B_ACTIVE);
-        List<BrokerCutoverRecord> records = awaitFinished(8000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
 
         BrokerCutoverRecord last = records.get(records.size() - 1);
         assertEquals(3, last.topicsTotal());
@@ -325,12 +330,12 @@ class CutoverRunnerTest {
         roller.open("persistent://t/n/x2", 2);
         roller.open("persistent://t/n/x3", 3);
         long start = System.nanoTime();
-        runner(true, 5).start(B_ACTIVE); // one roll every 200 ms
-        awaitFinished(5000);
+        runner(true, 20).start(B_ACTIVE); // one roll every 50 ms
+        awaitFinished(FINISH_MILLIS);
         assertEquals(3, roller.rolls.size());
         long lastRoll = roller.rollTimes.get(2);
-        assertTrue(lastRoll - start >= TimeUnit.MILLISECONDS.toNanos(390),
-                "3 rolls at 5/s took only " + TimeUnit.NANOSECONDS.toMillis(lastRoll - start) + " ms");
+        assertTrue(lastRoll - start >= TimeUnit.MILLISECONDS.toNanos(95),
+                "3 rolls at 20/s took only " + TimeUnit.NANOSECONDS.toMillis(lastRoll - start) + " ms");
     }
 
     /**
@@ -343,9 +348,9 @@ class CutoverRunnerTest {
         for (int i = 0; i < 10; i++) {
             roller.open("persistent://t/n/b" + i, 10 + i);
         }
-        long period = TimeUnit.MILLISECONDS.toNanos(50);
-        runner(true, 20).start(B_ACTIVE);
-        awaitFinished(10_000);
+        long period = TimeUnit.MILLISECONDS.toNanos(25);
+        runner(true, 40).start(B_ACTIVE);
+        awaitFinished(FINISH_MILLIS);
         assertEquals(11, roller.rolls.size(), roller.rolls.toString());
         assertEquals("persistent://t/n/a-stalls", roller.rolls.get(0));
         for (int i = 1; i < roller.rollTimes.size(); i++) {
@@ -367,12 +372,12 @@ class CutoverRunnerTest {
         // switch back to a: the ledger on a no longer needs to move, everything in b's range would
         Ownership aAgain = new Ownership(B_ACTIVE.ranges().with(new IdRange("a", 2L << 32, 2, 0)), "a", 2);
         r.start(aAgain);
-        List<BrokerCutoverRecord> records = awaitFinished(5000);
+        List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
         BrokerCutoverRecord last = records.get(records.size() - 1);
         assertEquals(2L, last.appliedEpoch());
         assertEquals("a", last.activeCluster());
         assertEquals(0, last.topicsTotal());
-        Thread.sleep(200);
+        Thread.sleep(4 * SWEEP_MILLIS);
         assertTrue(published.stream().noneMatch(x -> x.appliedEpoch() == 1L && x.finishedAt() > 0),
                 "the replaced cutover must not report completion: " + published);
     }
@@ -382,9 +387,9 @@ class CutoverRunnerTest {
         roller.open("persistent://t/n/a-throws", 5, Behaviour.THROWS, Behaviour.TAKES);
         roller.open("persistent://t/n/b-normal", 6, Behaviour.TAKES);
         runner(true, 100).start(B_ACTIVE);
-        Thread.sleep(500);
+        Thread.sleep(10 * SWEEP_MILLIS);
         assertTrue(roller.rolls.contains("persistent://t/n/b-normal"), "rolls " + roller.rolls);
-        BrokerCutoverRecord last = awaitFinished(6000).stream().reduce((x, y) -> y).orElseThrow();
+        BrokerCutoverRecord last = awaitFinished(FINISH_MILLIS).stream().reduce((x, y) -> y).orElseThrow();
         assertEquals(2, last.topicsMoved());
     }
 
@@ -393,7 +398,7 @@ class CutoverRunnerTest {
         roller.open("persistent://t/n/on-a", 5, Behaviour.TAKES);
         roller.currentLedgerIdThrows.set(1);
         runner(true, 100).start(B_ACTIVE);
-        BrokerCutoverRecord last = awaitFinished(4000).stream().reduce((x, y) -> y).orElseThrow();
+        BrokerCutoverRecord last = awaitFinished(FINISH_MILLIS).stream().reduce((x, y) -> y).orElseThrow();
         assertEquals(1, last.topicsMoved());
     }
 }

@@ -44,6 +44,8 @@ class MigrationOrchestratorTest {
     /** The copy rate's budget, as the broker builds it. */
     private static final io.bcswitch.migration.ByteBudget.Factory PACE = PulsarByteBudget::refilledAt;
     private static final long B_FIRST = 1L << 32;
+    /** BUILD's state write while copying: a tenth of a broker's, so that a test sees several in well under a second. */
+    private static final long PERSIST_MILLIS = MigrationOrchestrator.PERSIST_INTERVAL_MILLIS / 10;
 
     private MetadataStoreExtended store;
     private RegistryStore registry;
@@ -133,7 +135,7 @@ class MigrationOrchestratorTest {
         MigrationSafetyTest.HandSwitchBack back = new MigrationSafetyTest.HandSwitchBack(registry);
         return back.runsOn(new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
                 new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, PACE, Clock.systemUTC(),
-                metrics, back, new MigrationOrchestrator.Waits(applyWaitMillis, 100)));
+                metrics, back, new MigrationOrchestrator.Waits(applyWaitMillis, 100, PERSIST_MILLIS)));
     }
 
     /** Another live broker's applied relocation epoch, as its agent would publish it. */
@@ -181,13 +183,13 @@ class MigrationOrchestratorTest {
 
     @Test
     void whileItCopiesTheStateSaysHowManyBytesAreStillToCopy() throws Exception {
-        // one copy at a time, 300 ms each: the state is written about every second while copying
+        // one copy at a time, 60 ms each: the state is written every PERSIST_MILLIS while copying
         LedgerCopier slow = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                    LongFunction<CompletableFuture<Void>> pace) {
                 CompletableFuture<Outcome> out = new CompletableFuture<>();
-                scheduler.schedule(() -> super.copy(id, from, to, pace).thenAccept(out::complete), 300,
+                scheduler.schedule(() -> super.copy(id, from, to, pace).thenAccept(out::complete), 60,
                         TimeUnit.MILLISECONDS);
                 return out;
             }

@@ -215,7 +215,7 @@ class MigrationSafetyTest {
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "promoted to b again by the migration of epoch 3");
 
         applied("broker-2", Long.MAX_VALUE); // broker-2 catches up: the old epoch's deletions may run now
-        tickFor(o, 3);
+        tickPasses(o, 12);
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "ledger " + SCHEMA_LEDGER + " is home on b: never deleted there");
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
     }
@@ -734,10 +734,12 @@ class MigrationSafetyTest {
         assertTrue(clusters.has("a", SCHEMA_LEDGER), "the only remaining copy is kept: " + r);
     }
 
-    /** Runs orchestrator passes back to back for {@code seconds} (each waits for the one before). */
-    private static void tickFor(MigrationOrchestrator o, int seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
+    /**
+     * Runs {@code passes} orchestrator passes back to back (each waits for the one before, 50 ms apart): what a pass
+     * would wrongly do, one of them does; a few times {@link #FAST}'s waits pass meanwhile.
+     */
+    private static void tickPasses(MigrationOrchestrator o, int passes) throws Exception {
+        for (int i = 0; i < passes; i++) {
             o.tick().get(30, TimeUnit.SECONDS);
             Thread.sleep(50);
         }
@@ -806,7 +808,7 @@ class MigrationSafetyTest {
         // the rolled-back copy of ledger 6 goes; the relocation table settles (no epoch after epoch announced)
         tickUntil(o, () -> !clusters.has("b", 6), "the rolled-back copy of ledger 6 is deleted from b");
         long settled = registry.readRelocationEpoch().get();
-        tickFor(o, 2);
+        tickPasses(o, 8);
         assertEquals(settled, registry.readRelocationEpoch().get(), "passes keep announcing relocation epochs");
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "the only copy of the schema ledger is kept");
         assertEquals(0, o.readState(1).get().value().pendingDeletionCount());
@@ -938,7 +940,7 @@ class MigrationSafetyTest {
 
         o.rollBack(2, "c", "b").get(25, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(2).get().value().phase());
-        tickFor(o, 2);
+        tickPasses(o, 8);
         assertEquals(List.of("b"), List.copyOf(sources), "after the stop nothing is copied from a");
         assertTrue(!clusters.has("c", SCHEMA_LEDGER), "no copy is left on c");
     }

@@ -115,4 +115,69 @@ class ClusterClientPoolTest {
             assertTrue(stale.closed);
         }
     }
+
+    @Test
+    void closeClientClosesTheClusterClientsAndTheNextGetBuildsANewOne() throws Exception {
+        DummyClient b = inUse("b");
+        DummyClient c = inUse("c");
+        DummyClient preparedForB = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.closeClient("b").get(5, TimeUnit.SECONDS);
+        assertTrue(b.closed, "the client in use");
+        assertTrue(preparedForB.closed, "the client prepared for b");
+        assertFalse(c.closed, "another cluster's client");
+        assertEquals(java.util.List.of("c"), pool.clusters());
+        DummyClient again = inUse("b");
+        assertNotSame(b, again);
+        assertFalse(again.closed);
+        assertEquals(3, factory.buildsOf("b"));
+        pool.closeClient("nothing-here").get(5, TimeUnit.SECONDS); // no client: nothing to do
+    }
+
+    @Test
+    void closeClientLeavesAClientPreparedForAnotherCluster() throws Exception {
+        inUse("b");
+        DummyClient forC = (DummyClient) pool.prepare("c", KEY).get(5, TimeUnit.SECONDS);
+        pool.closeClient("b").get(5, TimeUnit.SECONDS);
+        assertFalse(forC.closed);
+        pool.renew("c", KEY).get(5, TimeUnit.SECONDS);
+        assertSame(forC, inUse("c"), "still the one the switch uses");
+    }
+
+    @Test
+    void aClusterWhoseClientWasClosedIsPreparedAfreshForTheRangeItHadBefore() throws Exception {
+        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        DummyClient closed = inUse("b");
+        pool.closeClient("b").get(5, TimeUnit.SECONDS);
+        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        assertNotSame(closed, prepared, "never the closed client the earlier switch used");
+        assertFalse(prepared.closed);
+    }
+
+    @Test
+    void renewingWithoutARangeReplacesTheClientInUseAndKeepsTheOldOneOpenUntilThePoolCloses() throws Exception {
+        DummyClient first = inUse("b");
+        DummyClient fresh = (DummyClient) pool.renew("b").get(5, TimeUnit.SECONDS);
+        assertNotSame(first, fresh);
+        assertSame(fresh, inUse("b"));
+        assertFalse(first.closed, "handles opened through it may still be read");
+        pool.close();
+        assertTrue(first.closed);
+        assertTrue(fresh.closed);
+        assertTrue(pool.get("b").isCompletedExceptionally(), "a closed pool builds nothing");
+        assertTrue(pool.prepare("b", KEY).isCompletedExceptionally(), "a closed pool prepares nothing");
+    }
+
+    @Test
+    void closingThePoolClosesAClientStillBeingBuiltOnceItExists() throws Exception {
+        java.util.concurrent.CompletableFuture<org.apache.bookkeeper.client.BookKeeper> building =
+                new java.util.concurrent.CompletableFuture<>();
+        try (ClusterClientPool p = new ClusterClientPool("slow", cluster -> building)) {
+            java.util.concurrent.CompletableFuture<org.apache.bookkeeper.client.BookKeeper> got = p.get("b");
+            p.close();
+            DummyClient late = new DummyClient("b", 1);
+            building.complete(late);
+            assertTrue(late.closed);
+            assertSame(late, got.get(5, TimeUnit.SECONDS));
+        }
+    }
 }

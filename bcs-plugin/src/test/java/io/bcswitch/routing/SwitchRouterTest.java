@@ -296,4 +296,34 @@ class SwitchRouterTest {
         assertEquals(5000, bounded.readTimeoutMillis("b"));
         assertEquals(0, router.readTimeoutMillis("a"), "0 configured: never bounded");
     }
+
+    @Test
+    void theOriginalOfARelocatedLedgerIsReadThroughItsIssuersClient() throws Exception {
+        long relocated = 7;          // issued by a, its home is now its copy on b
+        long notRelocated = 8;       // issued by a, still at home there
+        long homeIsIssuer = B_START + 2; // relocated to b, which issued it: no other original
+        view.set(view.get().withRelocations(java.util.Map.of(relocated, "b", homeIsIssuer, "b"), 1));
+        LedgerRouter.Target original = get(router.originalOf(relocated)).orElseThrow();
+        assertEquals("a", original.cluster());
+        assertEquals("a", ((DummyClient) original.client()).cluster);
+        assertEquals(java.util.Optional.empty(), get(router.originalOf(notRelocated)));
+        assertEquals(java.util.Optional.empty(), get(router.originalOf(homeIsIssuer)));
+        assertEquals(java.util.Optional.empty(), get(router.originalOf(-5L << 40)), "no range issued it");
+        // the issuer's client cannot be built (the pool tries twice): no original to fall back to, not a failure
+        pool.closeClient("a").get(5, TimeUnit.SECONDS);
+        factory.failNext.put("a", new AtomicInteger(2));
+        assertEquals(java.util.Optional.empty(), get(router.originalOf(relocated)));
+    }
+
+    @Test
+    void ownershipViewsKeepWhatTheyDoNotReplace() {
+        Ownership o = view.get().withRelocations(java.util.Map.of(7L, "b"), 3);
+        RangeTable more = o.ranges().with(new IdRange("c", 4L << 32, 2, 0));
+        Ownership ranged = o.withRanges(more);
+        assertEquals(new Ownership(more, "b", 1, java.util.Map.of(7L, "b"), 3), ranged);
+        Ownership active = o.withActive(more, "c", 2);
+        assertEquals(new Ownership(more, "c", 2, java.util.Map.of(7L, "b"), 3), active);
+        assertEquals(java.util.Optional.of("b"), active.owner(7));
+        assertEquals(java.util.Optional.of("c"), active.owner((4L << 32) + 1));
+    }
 }

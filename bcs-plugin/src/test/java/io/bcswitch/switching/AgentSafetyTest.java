@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
-import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
@@ -65,7 +64,7 @@ class AgentSafetyTest {
     private BrokerSwitchAgent startAgent(ClientActivation activation) throws Exception {
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10), activation, o -> { },
                 new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC(),
-                PulsarRetryDelays::between);
+                io.bcswitch.concurrent.FastRetries.FACTORY);
         agent.start("zk:unused").get(10, TimeUnit.SECONDS);
         return agent;
     }

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 class DeadSourcePrecheckTest {
     private static final String DEAD_URI = "zk+hierarchical://127.0.0.1:1/ledgers";
     private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2";
+    /** How long a precheck waits for the dead source's metadata service: nothing listens there, so any bound does. */
+    private static final long DEAD_SOURCE_TIMEOUT_MILLIS = 250;
 
     private MetadataStoreExtended store;
     private ClusterMetadataAccess access;
@@ -39,7 +41,7 @@ class DeadSourcePrecheckTest {
         store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
         registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/admin/bookie-clusters"));
         WestAndEast.seed(store, registry, DEAD_URI, EAST_URI);
-        access = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store));
+        access = new io.bcswitch.precheck.ServedClusterMetadata(DEAD_SOURCE_TIMEOUT_MILLIS, java.util.Map.of(EAST_URI, store));
         service = new SwitchService(registry, access, 2, Clock.systemUTC(),
                 () -> java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of()));
     }
@@ -100,7 +102,7 @@ class DeadSourcePrecheckTest {
         MetadataStoreExtended westStore = MetadataStoreExtended.create("memory:west", MetadataStoreConfig.builder()
                 .build());
         java.util.concurrent.atomic.AtomicBoolean westAlive = new java.util.concurrent.atomic.AtomicBoolean(true);
-        try (ClusterMetadataAccess flaky = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store)) {
+        try (ClusterMetadataAccess flaky = new io.bcswitch.precheck.ServedClusterMetadata(DEAD_SOURCE_TIMEOUT_MILLIS, java.util.Map.of(EAST_URI, store)) {
             @Override
             public java.util.concurrent.CompletableFuture<io.bcswitch.precheck.ClusterMetadata> forLocation(
                     io.bcswitch.precheck.ClusterLocation location) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
-import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;
@@ -46,7 +45,7 @@ class RelocationReloadTest {
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10),
                 cluster -> CompletableFuture.completedFuture(null), o -> { },
                 new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC(),
-                PulsarRetryDelays::between, new BrokerSwitchAgent.Listener() {
+                io.bcswitch.concurrent.FastRetries.FACTORY, new BrokerSwitchAgent.Listener() {
                     @Override
                     public void deprecated(String cluster) {
                         told.add("deprecated " + cluster + " on " + Thread.currentThread().getName());

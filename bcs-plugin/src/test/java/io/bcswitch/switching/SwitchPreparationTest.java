@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
-import io.bcswitch.adapter.PulsarRetryDelays;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.registry.BrokerCutoverRecord;
@@ -34,6 +33,8 @@ import org.junit.jupiter.api.Test;
 class SwitchPreparationTest {
     private static final String WEST_URI = "zk+hierarchical://127.0.0.1:1/ledgers";
     private static final String EAST_URI = "metadata-store:zk:127.0.0.1:2";
+    /** How long a precheck waits for the dead source's metadata service: nothing listens there, so any bound does. */
+    private static final long DEAD_SOURCE_TIMEOUT_MILLIS = 250;
     private static final long EAST_FIRST_ID = 2L << 32;
 
     /** What the agent asked of its clients, in order. */
@@ -72,12 +73,12 @@ class SwitchPreparationTest {
         registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/admin/bookie-clusters"));
         WestAndEast.seed(store, registry, WEST_URI, EAST_URI);
         registry.raiseWatermark("west", 0, 1000, 1, "broker start").join();
-        access = new io.bcswitch.precheck.ServedClusterMetadata(1500, java.util.Map.of(EAST_URI, store));
+        access = new io.bcswitch.precheck.ServedClusterMetadata(DEAD_SOURCE_TIMEOUT_MILLIS, java.util.Map.of(EAST_URI, store));
 
         BrokerPresence presence = new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC());
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/admin/bookie-clusters", "", 50, true, 10),
                 activation, o -> { }, presence, Clock.systemUTC(),
-                PulsarRetryDelays::between);
+                io.bcswitch.concurrent.FastRetries.FACTORY);
         agent.start(WEST_URI).get(10, TimeUnit.SECONDS);
         presence.cutover(new BrokerCutoverRecord(1, "broker-1", 0, "west", 0, 0, 0, 1, 2));
         await(() -> registry.listBrokerProgress().join().size() == 1, "the broker's record");
