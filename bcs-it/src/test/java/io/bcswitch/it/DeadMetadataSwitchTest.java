@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ByteLoad;
-import io.bcswitch.it.support.ByteLoad.Ack;
+import io.bcswitch.it.support.MessageAccount.Ack;
 import io.bcswitch.it.support.ByteLoad.Load;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Placement;

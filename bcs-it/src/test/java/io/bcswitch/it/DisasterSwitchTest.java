@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ByteLoad;
-import io.bcswitch.it.support.ByteLoad.Ack;
+import io.bcswitch.it.support.MessageAccount.Ack;
 import io.bcswitch.it.support.ByteLoad.Load;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.LogCapture;
@@ -109,7 +109,7 @@ class DisasterSwitchTest extends ClusterTestBase {
                 ByteLoad.ms(System.nanoTime() - stopped), ackedAtStop);
         // sends stall: wait until each producer has at least a second's worth of unacknowledged sends
         await().atMost(Duration.ofSeconds(20)).until(() -> loads.stream().allMatch(l -> l.pending() >= RATE));
-        long lastAckBeforeSwitch = loads.stream().mapToLong(l -> l.lastAckNanos.get()).max().orElse(0);
+        long lastAckBeforeSwitch = loads.stream().mapToLong(l -> l.account.lastAckNanos()).max().orElse(0);
         log.info("DISASTER A down for {} ms: pending sends per topic {}, failed {}, last ack {} ms after stop began",
                 ByteLoad.ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
                 loads.stream().map(l -> l.failed.size()).toList(), ByteLoad.ms(lastAckBeforeSwitch - stopped));

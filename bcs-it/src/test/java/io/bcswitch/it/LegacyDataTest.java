@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
-import io.bcswitch.it.support.Sequences;
+import io.bcswitch.it.support.MessageAccount;
 import io.bcswitch.it.support.Traffic;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +78,7 @@ class LegacyDataTest extends ClusterTestBase {
 
         try (PulsarClient client = PulsarClient.builder().serviceUrl(cluster.broker(0).brokerServiceUrl()).build()) {
             for (String t : topics) {
-                Sequences.assertSequence(Traffic.readAll(client, t), 100, t + " after enabling the plugin");
+                MessageAccount.assertSequence(Traffic.readAll(client, t), 100, t + " after enabling the plugin");
             }
             rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
             for (String t : topics) {
@@ -91,7 +91,7 @@ class LegacyDataTest extends ClusterTestBase {
             }
             // data is readable from the start, across both clusters
             for (String t : topics) {
-                Sequences.assertSequence(Traffic.readAll(client, t), 150, t + " after the switch");
+                MessageAccount.assertSequence(Traffic.readAll(client, t), 150, t + " after the switch");
             }
             // the old subscription resumes at message 40 and reads through onto cluster-b
             for (String t : topics) {

@@ -9,6 +9,7 @@ import io.bcswitch.adapter.BookieClusterSwitchStorage;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.MessageAccount;
 import io.bcswitch.it.support.Sequences;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.TestCluster;
@@ -58,7 +59,7 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
         seq = Sequences.produce(producers, seq, PER_PHASE);
         // and a continuous load, on topics of both brokers, across the switch
         Traffic traffic = new Traffic(client, loaded, "sub", 50);
-        await().atMost(Duration.ofSeconds(30)).until(() -> traffic.counts().stream().allMatch(c -> c.sent.get() > 20));
+        await().atMost(Duration.ofSeconds(30)).until(() -> traffic.counts().stream().allMatch(c -> c.acked.size() > 20));
 
         Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
         Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
@@ -108,7 +109,7 @@ class MultiBrokerSwitchTest extends ClusterTestBase {
         try (PulsarClient c1 = PulsarClient.builder().serviceUrl(cluster.broker(1).brokerServiceUrl()).build();
              PulsarAdmin a1 = PulsarAdmin.builder().serviceHttpUrl(cluster.broker(1).webServiceUrl()).build()) {
             for (String t : topics) {
-                Sequences.assertSequence(Traffic.readAll(c1, t), seq, t + ": everything readable through the restarted broker");
+                MessageAccount.assertSequence(Traffic.readAll(c1, t), seq, t + ": everything readable through the restarted broker");
                 try (Producer<String> p = c1.newProducer(Schema.STRING).topic(t).enableBatching(false).create()) {
                     p.send("p:" + seq);
                 }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.MessageAccount;
 import io.bcswitch.it.support.Sequences;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.TestCluster;
@@ -93,7 +94,7 @@ class SwitchChainTest extends ClusterTestBase {
             // every cluster of the chain holds part of each topic
             assertEquals(new HashSet<>(List.of("cluster-a", "cluster-b", "cluster-c")), new HashSet<>(owners.get(t)),
                     t + ": " + owners.get(t));
-            Sequences.assertSequence(Traffic.readAll(client, t), seq, t + ": read from earliest");
+            MessageAccount.assertSequence(Traffic.readAll(client, t), seq, t + ": read from earliest");
         }
         for (Producer<String> p : producers) {
             p.close();

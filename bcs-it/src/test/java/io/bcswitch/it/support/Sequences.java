@@ -1,7 +1,5 @@
 package io.bcswitch.it.support;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pulsar.client.api.Producer;
@@ -9,7 +7,7 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 
-/** Messages "p:{seq}" written in lock-step to several topics, and checks that they read back in order. */
+/** Messages "p:{seq}" written in lock-step to several topics ({@link MessageAccount#assertSequence} reads them back). */
 public final class Sequences {
     private Sequences() {
     }
@@ -33,13 +31,5 @@ public final class Sequences {
             }
         }
         return seq;
-    }
-
-    /** {@code got} must be exactly 0, 1, ..., expected-1. */
-    public static void assertSequence(List<Long> got, long expected, String what) {
-        assertEquals(expected, got.size(), what + ": count");
-        for (int i = 0; i < got.size(); i++) {
-            assertEquals(i, got.get(i), what + ": order");
-        }
     }
 }
