@@ -71,7 +71,10 @@ public final class SequenceExplorer {
         // a switch: Pulsar's managed ledger there drops a last ledger its client cannot find on its own cluster
         // ("Ledger not found"), damage the plugin cannot prevent (it makes it seen: BROKER_WITHOUT_PLUGIN checks the
         // brokers_without_plugin metric). Verify then fails now and then; a fixed seed must not
-        SCHEMAS_DELETED_WHILE_MOVED(0);
+        SCHEMAS_DELETED_WHILE_MOVED(0),
+        // weight 0 for the same reason: a ledger another application wrote straight into the active bookie cluster (no
+        // Pulsar metadata, an id of that cluster's range) must survive cleanups of that cluster and never fail them
+        FOREIGN_LEDGER(0);
 
         final int weight;
 
@@ -91,6 +94,8 @@ public final class SequenceExplorer {
     private PulsarAdmin admin;
     private Workload workload;
     private final Set<String> bookiesDown = new TreeSet<>();
+    /** Ledgers written straight into a cluster by something that is not Pulsar: cluster to ids. */
+    private final java.util.Map<String, Set<Long>> foreignLedgers = new java.util.TreeMap<>();
     private boolean abruptFailover;
 
     /** The actions of a scripted run, in order (null: picked by the seed). */
@@ -376,6 +381,25 @@ public final class SequenceExplorer {
                 Thread.sleep(1_000);
                 return "announce a switch to " + t + " (epoch " + epoch + ", first id " + bogusFirstId + ") that is "
                         + "never committed, then switch to " + t + " -> " + answer(rest().switchTo(t));
+            }
+            case FOREIGN_LEDGER -> {
+                // on the active cluster: its id generator issues ids of its own range (a standby's may still issue
+                // ids of another cluster's range, a different case: a collision the migration reports)
+                String c = active();
+                if (bookiesDown.contains(c)) {
+                    return "foreign ledger: the active cluster's bookies are down";
+                }
+                long id;
+                try (org.apache.bookkeeper.client.BookKeeper bk = new org.apache.bookkeeper.client.BookKeeper(
+                        cluster.bookieCluster(c).clientConfiguration())) {
+                    org.apache.bookkeeper.client.LedgerHandle h = bk.createLedger(1, 1, 1,
+                            org.apache.bookkeeper.client.BookKeeper.DigestType.CRC32, new byte[0]);
+                    h.addEntry("not pulsar's".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    h.close();
+                    id = h.getId();
+                }
+                foreignLedgers.computeIfAbsent(c, k -> new TreeSet<>()).add(id);
+                return "another application writes ledger " + id + " straight into " + c;
             }
             case SCHEMAS_DELETED_WHILE_MOVED -> {
                 // Pulsar deletes ledgers while the migration moves them (before, while and after it copies them),
@@ -784,6 +808,13 @@ public final class SequenceExplorer {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!workload.allReceived() && System.nanoTime() < deadline) {
             Thread.sleep(500);
+        }
+        for (java.util.Map.Entry<String, Set<Long>> e : foreignLedgers.entrySet()) {
+            Set<Long> gone = new TreeSet<>(e.getValue());
+            gone.removeAll(cluster.bookieCluster(e.getKey()).ledgerIds());
+            if (!gone.isEmpty()) {
+                problems.add("ledgers " + gone + " another application wrote into " + e.getKey() + " were deleted");
+            }
         }
         List<Workload.Stream> all = new ArrayList<>(workload.streams());
         all.addAll(workload.drainIdleSubscriptions(60_000));
