@@ -1,6 +1,7 @@
 package io.bcswitch.cutover;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -265,6 +266,7 @@ class CutoverRunnerTest {
         roller.open("persistent://t/n/on-b", B_START + 3);
         runner(true, 50).start(B_ACTIVE);
         List<BrokerCutoverRecord> records = awaitFinished(FINISH_MILLIS);
+        assertEquals(1, records.size(), "finished at once, not a sweep later: " + records);
         BrokerCutoverRecord last = records.get(records.size() - 1);
         assertEquals(0, last.topicsTotal());
         assertEquals(0, last.topicsMoved());
@@ -400,5 +402,30 @@ class CutoverRunnerTest {
         runner(true, 100).start(B_ACTIVE);
         BrokerCutoverRecord last = awaitFinished(FINISH_MILLIS).stream().reduce((x, y) -> y).orElseThrow();
         assertEquals(1, last.topicsMoved());
+    }
+
+    @Test
+    void runningOnlyWhileALedgerStillWritesElsewhereAndNeverAfterClose() throws Exception {
+        CutoverRunner r = runner(true, 100);
+        assertFalse(r.running(), "nothing started");
+        roller.open("persistent://t/n/stuck", 5, Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE,
+                Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE,
+                Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE, Behaviour.DOES_NOT_TAKE);
+        r.start(B_ACTIVE);
+        assertNotNull(published.poll(2, TimeUnit.SECONDS));
+        assertTrue(r.running(), "the ledger still writes to a");
+        r.close();
+        Thread.sleep(2 * SWEEP_MILLIS);
+        assertFalse(r.running(), "closed");
+        int rolls = roller.rolls.size();
+        Thread.sleep(12 * SWEEP_MILLIS); // several retry points
+        assertEquals(rolls, roller.rolls.size(), "nothing is rolled after close: " + roller.rolls);
+
+        CutoverRunner done = runner(true, 100);
+        roller.open("persistent://t/n/moves", 6, Behaviour.TAKES);
+        roller.current.remove("persistent://t/n/stuck");
+        done.start(B_ACTIVE);
+        awaitFinished(FINISH_MILLIS);
+        assertFalse(done.running(), "finished");
     }
 }
