@@ -91,8 +91,8 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
 
         // 1. load on cluster-a
         List<Load> loads = ByteLoad.start(client, ns, TOPICS, RATE);
-        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.acked.size() >= 30));
-        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.received.size() >= 20));
+        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.account.acked.size() >= 30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.account.received.size() >= 20));
         for (Load l : loads) {
             List<Long> ids = Placement.ledgers(admin, l.topic);
             assertTrue(a.ledgerIds().containsAll(ids), l.topic + ": ledgers before the disaster on A: " + ids);
@@ -108,11 +108,11 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         a.stopMetadataService();
         assertFalse(a.isMetadataServiceRunning());
         log.info("DEADMETA cluster-a bookies and ZooKeeper stopped in {} ms; {} sends acknowledged so far",
-                ByteLoad.ms(System.nanoTime() - stopped), loads.stream().mapToLong(l -> l.acked.size()).sum());
+                ByteLoad.ms(System.nanoTime() - stopped), loads.stream().mapToLong(l -> l.account.acked.size()).sum());
         await().atMost(Duration.ofSeconds(20)).until(() -> loads.stream().allMatch(l -> l.pending() >= RATE));
         log.info("DEADMETA A down for {} ms: pending sends per topic {}, failed {}",
                 ByteLoad.ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
-                loads.stream().map(l -> l.failed.size()).toList());
+                loads.stream().map(l -> l.account.failed.size()).toList());
 
         // 4. precheck: bounded by the probe timeout, target ok, source unreachable
         long t0 = System.nanoTime();
@@ -150,9 +150,9 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         }
         log.info("DEADMETA switch -> first publish on B: max {} ms over {} topics", maxResume, TOPICS);
         Map<Load, Integer> ackedAfterResume = new LinkedHashMap<>();
-        loads.forEach(l -> ackedAfterResume.put(l, l.acked.size()));
+        loads.forEach(l -> ackedAfterResume.put(l, l.account.acked.size()));
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> loads.stream().allMatch(l -> l.acked.size() >= ackedAfterResume.get(l) + RATE));
+                .until(() -> loads.stream().allMatch(l -> l.account.acked.size() >= ackedAfterResume.get(l) + RATE));
 
         // 7. a brand-new topic works while A is down
         t0 = System.nanoTime();
@@ -194,7 +194,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
             List<Long> expected = contents.get(l.topic);
             List<Long> all = ByteLoad.readAll(client, l.topic);
             assertEquals(expected, all, l.topic + ": read from earliest after A is back");
-            assertTrue(all.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message readable");
+            assertTrue(all.containsAll(l.account.acked.keySet()), l.topic + ": every acknowledged message readable");
             List<Long> ids = Placement.ledgers(admin, l.topic);
             log.info("DEADMETA {}: {} messages read back; ledgers {} (B's range from {})", l.topic, all.size(), ids,
                     firstIdOfB);
@@ -202,7 +202,7 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
         log.info("DEADMETA everything read from earliest after A came back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
         log.info("DEADMETA SUMMARY: precheck {} ms, switch -> first publish on B max {} ms, {} send failures, {} "
                         + "messages acknowledged and received exactly once", precheckMs, maxResume, failedTotal,
-                loads.stream().mapToLong(l -> l.acked.size()).sum());
+                loads.stream().mapToLong(l -> l.account.acked.size()).sum());
         loads.forEach(Load::close);
     }
 

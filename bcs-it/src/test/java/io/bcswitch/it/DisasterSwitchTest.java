@@ -90,8 +90,8 @@ class DisasterSwitchTest extends ClusterTestBase {
                 p.send("typed:" + s);
             }
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.acked.size() >= 30));
-        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.received.size() >= 20));
+        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.account.acked.size() >= 30));
+        await().atMost(Duration.ofSeconds(30)).until(() -> loads.stream().allMatch(l -> l.account.received.size() >= 20));
         Map<String, List<Long>> ledgersOnA = new LinkedHashMap<>();
         for (Load l : loads) {
             ledgersOnA.put(l.topic, Placement.ledgers(admin, l.topic));
@@ -104,7 +104,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         // 2. every bookie of cluster-a dies while the producers keep sending
         long stopped = System.nanoTime();
         cluster.bookieCluster("cluster-a").stopBookies();
-        long ackedAtStop = loads.stream().mapToLong(l -> l.acked.size()).sum();
+        long ackedAtStop = loads.stream().mapToLong(l -> l.account.acked.size()).sum();
         log.info("DISASTER all bookies of cluster-a stopped in {} ms; {} sends acknowledged so far",
                 ByteLoad.ms(System.nanoTime() - stopped), ackedAtStop);
         // sends stall: wait until each producer has at least a second's worth of unacknowledged sends
@@ -112,7 +112,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         long lastAckBeforeSwitch = loads.stream().mapToLong(l -> l.account.lastAckNanos()).max().orElse(0);
         log.info("DISASTER A down for {} ms: pending sends per topic {}, failed {}, last ack {} ms after stop began",
                 ByteLoad.ms(System.nanoTime() - stopped), loads.stream().map(Load::pending).toList(),
-                loads.stream().map(l -> l.failed.size()).toList(), ByteLoad.ms(lastAckBeforeSwitch - stopped));
+                loads.stream().map(l -> l.account.failed.size()).toList(), ByteLoad.ms(lastAckBeforeSwitch - stopped));
 
         // cluster-b is registered now, with A down: registration needs only B's metadata
         Rest.Response reg = rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
@@ -154,9 +154,9 @@ class DisasterSwitchTest extends ClusterTestBase {
                 + "on B: max {} ms (operator's register + precheck + switch included)", maxResume, TOPICS, ByteLoad.ms(outage));
         // the load keeps running on B for a while
         Map<Load, Integer> ackedAfterResume = new LinkedHashMap<>();
-        loads.forEach(l -> ackedAfterResume.put(l, l.acked.size()));
+        loads.forEach(l -> ackedAfterResume.put(l, l.account.acked.size()));
         await().atMost(Duration.ofSeconds(30))
-                .until(() -> loads.stream().allMatch(l -> l.acked.size() >= ackedAfterResume.get(l) + 2 * RATE));
+                .until(() -> loads.stream().allMatch(l -> l.account.acked.size() >= ackedAfterResume.get(l) + 2 * RATE));
 
         // 5. while A is down: a brand-new topic, and a new subscription (at latest) on an existing topic
         String fresh = "persistent://" + ns + "/fresh";
@@ -181,7 +181,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         try (Consumer<byte[]> late = client.newConsumer(Schema.BYTES).topic(first.topic).subscriptionName("late")
                 .subscriptionType(SubscriptionType.Exclusive)
                 .subscriptionInitialPosition(SubscriptionInitialPosition.Latest).subscribe()) {
-            long acked = first.acked.isEmpty() ? -1 : first.acked.lastKey();
+            long acked = first.account.acked.isEmpty() ? -1 : first.account.acked.lastKey();
             long previous = -1;
             for (int i = 0; i < 10; i++) {
                 Message<byte[]> m = late.receive(10, TimeUnit.SECONDS);
@@ -214,7 +214,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         // what may fail is bounded: only sends issued while A was down and before publishing resumed on B
         for (Load l : loads) {
             long resumedAt = l.firstAckAfter(switched).seq();
-            assertEquals(Map.of(), l.failed.tailMap(resumedAt), l.topic + ": a send issued after publishing resumed "
+            assertEquals(Map.of(), l.account.failed.tailMap(resumedAt), l.topic + ": a send issued after publishing resumed "
                     + "on B (seq " + resumedAt + ") failed");
         }
         Map<String, List<Long>> contents = outcome.received();
@@ -302,7 +302,7 @@ class DisasterSwitchTest extends ClusterTestBase {
             List<Long> expected = contents.get(l.topic);
             List<Long> all = ByteLoad.readAll(client, l.topic);
             assertEquals(expected, all, l.topic + ": read from earliest after A is back");
-            assertTrue(all.containsAll(l.acked.keySet()), l.topic + ": every acknowledged message is readable");
+            assertTrue(all.containsAll(l.account.acked.keySet()), l.topic + ": every acknowledged message is readable");
         }
         log.info("DISASTER everything read from earliest after A came back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
         try (Producer<String> p = client.newProducer(Schema.STRING).topic(typed).create()) {
@@ -310,7 +310,7 @@ class DisasterSwitchTest extends ClusterTestBase {
         }
         log.info("DISASTER SUMMARY: switch -> first publish on B max {} ms, {} send failures, {} messages "
                 + "acknowledged and received exactly once", maxResume, failedTotal,
-                loads.stream().mapToLong(l -> l.acked.size()).sum());
+                loads.stream().mapToLong(l -> l.account.acked.size()).sum());
         loads.forEach(Load::close);
     }
 }

@@ -6,10 +6,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.MessageIdAdv;
 import org.apache.pulsar.client.api.Producer;
@@ -59,10 +57,10 @@ public final class ByteLoad {
         for (Load l : loads) {
             List<Long> got = l.receivedSnapshot();
             contents.put(l.topic, got);
-            failedTotal += l.failed.size();
+            failedTotal += l.account.failed.size();
             log.info("{} {}: sends attempted={} acknowledged={} failed={} (first failures: {}); received={}", tag,
-                    l.topic, l.attempted.get(), l.acked.size(), l.failed.size(),
-                    l.failed.values().stream().limit(3).toList(), got.size());
+                    l.topic, l.account.attempted.get(), l.account.acked.size(), l.account.failed.size(),
+                    l.account.failed.values().stream().limit(3).toList(), got.size());
             // failed sends are bounded by each scenario (when publishing may fail, and after which point none may)
             l.account.assertExact(Long.MAX_VALUE);
         }
@@ -94,17 +92,13 @@ public final class ByteLoad {
 
     /**
      * One schema-less producer sending "{topic}:{seq}" at {@code rate}/s with sendAsync, and one consumer; both record
-     * into the topic's {@link MessageAccount} (its maps and counters are exposed here as they are).
+     * into the topic's {@link MessageAccount}.
      */
     public static final class Load implements AutoCloseable {
         public final String topic;
         public final Producer<byte[]> producer;
         public final Consumer<byte[]> consumer;
         public final MessageAccount account;
-        public final AtomicLong attempted;
-        public final ConcurrentSkipListMap<Long, MessageAccount.Ack> acked;
-        public final ConcurrentSkipListMap<Long, String> failed;
-        public final List<Long> received;
         private final AtomicBoolean running = new AtomicBoolean(true);
         private Thread sender;
 
@@ -114,10 +108,6 @@ public final class ByteLoad {
             this.topic = topic;
             this.rate = rate;
             this.account = new MessageAccount(topic);
-            this.attempted = account.attempted;
-            this.acked = account.acked;
-            this.failed = account.failed;
-            this.received = account.received;
             consumer = client.newConsumer(Schema.BYTES).topic(topic).subscriptionName("sub")
                     .subscriptionType(SubscriptionType.Exclusive)
                     .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)

@@ -28,31 +28,48 @@ public final class Registry {
      */
     public static void awaitStartupWrites(String zkConnect) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String missing;
-        while ((missing = startupWriteMissing(zkConnect)) != null) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the brokers' start-up writes did not land in 60 s: " + missing);
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(zkConnect, 30_000, e -> connected.countDown());
+        try {
+            connected.await(30, TimeUnit.SECONDS);
+            String missing;
+            while ((missing = startupWriteMissing(zk)) != null) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("the brokers' start-up writes did not land in 60 s: " + missing);
+                }
+                Thread.sleep(100);
             }
-            Thread.sleep(100);
+        } finally {
+            zk.close();
         }
     }
 
-    private static String startupWriteMissing(String zkConnect) throws Exception {
+    private static String startupWriteMissing(ZooKeeper zk) throws Exception {
         String root = "/admin/bookie-clusters";
-        Map<String, com.fasterxml.jackson.databind.JsonNode> clusters = jsonChildren(zkConnect, root + "/clusters");
-        Map<String, com.fasterxml.jackson.databind.JsonNode> marks = jsonChildren(zkConnect, root + "/id-watermarks");
-        for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> c : clusters.entrySet()) {
-            if (!"ACTIVE".equals(c.getValue().path("status").asText())) {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> names;
+        try {
+            names = zk.getChildren(root + "/clusters", false);
+        } catch (KeeperException.NoNodeException e) {
+            return null; // no registry yet: nothing a broker writes on its own
+        }
+        for (String name : names) {
+            com.fasterxml.jackson.databind.JsonNode c;
+            try {
+                c = mapper.readTree(zk.getData(root + "/clusters/" + name, false, null));
+            } catch (KeeperException.NoNodeException e) {
                 continue;
             }
-            if (!marks.containsKey(c.getKey())) {
-                return "no id watermark for active cluster " + c.getKey();
+            if (!"ACTIVE".equals(c.path("status").asText())) {
+                continue;
             }
-            String uri = c.getValue().path("metadataServiceUri").asText();
+            if (zk.exists(root + "/id-watermarks/" + name, false) == null) {
+                return "no id watermark for active cluster " + name;
+            }
+            String uri = c.path("metadataServiceUri").asText();
             String ledgersRoot = uri.substring(uri.indexOf('/', uri.indexOf("://") + 3));
-            if (c.getValue().path("instanceId").isMissingNode()
-                    && !snapshot(zkConnect, ledgersRoot + "/INSTANCEID").isEmpty()) {
-                return "no instance id recorded for active cluster " + c.getKey();
+            if (c.path("instanceId").isMissingNode() && zk.exists(ledgersRoot + "/INSTANCEID", false) != null) {
+                return "no instance id recorded for active cluster " + name;
             }
         }
         return null;

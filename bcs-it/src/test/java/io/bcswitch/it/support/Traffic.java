@@ -21,7 +21,6 @@ import org.apache.pulsar.client.api.SubscriptionType;
  */
 public final class Traffic implements AutoCloseable {
 
-    private final PulsarClient client;
     private final List<MessageAccount> counts = new ArrayList<>();
     private final List<Producer<String>> producers = new ArrayList<>();
     private final List<Consumer<String>> consumers = new ArrayList<>();
@@ -30,7 +29,6 @@ public final class Traffic implements AutoCloseable {
 
     public Traffic(PulsarClient client, List<String> topics, String subscription, int messagesPerSecondPerTopic)
             throws PulsarClientException {
-        this.client = client;
         for (String topic : topics) {
             MessageAccount c = new MessageAccount(topic);
             counts.add(c);
