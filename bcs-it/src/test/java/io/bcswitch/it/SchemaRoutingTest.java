@@ -125,6 +125,11 @@ class SchemaRoutingTest extends ClusterTestBase {
         c1.close();
         c2.close();
         assertVersionsResolve(admin, topic);
+        // the migration moves v1's ledger to B; the deletion below is of a migrated ledger (a delete racing with the
+        // promotion is MigrationSafetyTest's and the sequence explorer's)
+        JsonNode migration = rest.awaitMigrationFinished();
+        assertEquals("DONE", migration.get("phase").asText(), migration.toString());
+        assertTrue(cluster.bookieCluster("cluster-b").ledgerIds().contains(v1Ledger), "v1's ledger copied to B");
 
         // after a broker restart both versions still resolve, from both clusters
         cluster.broker(0).restart();

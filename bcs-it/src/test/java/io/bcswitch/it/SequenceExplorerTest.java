@@ -65,7 +65,10 @@ class SequenceExplorerTest {
             // found by a flaky end-to-end test (SchemaRoutingTest, in CI): a broker restarted after the migration had
             // copied a schema ledger but before it promoted it, Pulsar then deleted the schema on the original's
             // cluster, and the copy stayed on the new cluster for good; here schemas are deleted before, while and
-            // after their ledgers are copied, with a broker restart in between (verify names an ORPHAN_COPY)
+            // after their ledgers are copied, with a broker restart in between (verify names an ORPHAN_COPY); the same
+            // test again in CI: Pulsar deleted a schema through its old home while its copy was promoted, and the copy
+            // stayed as the home of a ledger nothing references (verify names an ORPHAN_COPY at its home), so the
+            // last schema of each step is deleted once the migration promotes
             new Script(479L, List.of(SequenceExplorer.Action.SCHEMAS_DELETED_WHILE_MOVED,
                     SequenceExplorer.Action.SCHEMAS_DELETED_WHILE_MOVED,
                     SequenceExplorer.Action.SCHEMAS_DELETED_WHILE_MOVED)),

@@ -259,6 +259,13 @@ final class BrokerComponents implements AutoCloseable {
                 agent.retellRelocationEpoch();
                 // a handle opened on an old cluster is published within a fraction of a second; closed ones are
                 // noticed every few seconds
+                // a delete that went to a ledger's old home while its copy became home elsewhere: the copy goes too
+                routingFactory.tracker().onPulsarDeleted((cluster, ledgerId) -> {
+                    Ownership o = ownership();
+                    if (o != null && !cluster.equals(o.activeCluster())) {
+                        orchestrator.pulsarDeleted(ledgerId, cluster);
+                    }
+                });
                 routingFactory.tracker().onOpen(cluster -> {
                     Ownership o = ownership();
                     if (o != null && !cluster.equals(o.activeCluster()) && handlesDirty.compareAndSet(false, true)) {

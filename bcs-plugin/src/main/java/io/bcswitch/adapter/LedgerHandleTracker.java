@@ -77,6 +77,7 @@ final class LedgerHandleTracker {
     private final Set<Tracked> handles = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> creating = new ConcurrentHashMap<>();
     private volatile java.util.function.Consumer<String> onOpen = c -> { };
+    private volatile java.util.function.BiConsumer<String, Long> onPulsarDeleted = (c, id) -> { };
 
     /** Told the cluster of every handle handed out (must not block): the broker publishes new ones promptly. */
     void onOpen(java.util.function.Consumer<String> listener) {
@@ -91,6 +92,17 @@ final class LedgerHandleTracker {
         handles.add(t);
         onOpen.accept(cluster);
         return t;
+    }
+
+    /** Told each ledger Pulsar deleted and the cluster it was deleted on (must not block). */
+    void onPulsarDeleted(java.util.function.BiConsumer<String, Long> listener) {
+        this.onPulsarDeleted = listener;
+    }
+
+    /** Pulsar deleted {@code ledgerId} on {@code cluster}, where it routed the delete. */
+    void pulsarDeleted(String cluster, long ledgerId) {
+        deleted(cluster, ledgerId);
+        onPulsarDeleted.accept(cluster, ledgerId);
     }
 
     /** The ledger {@code ledgerId} was deleted on {@code cluster}: no handle on it there is open any more. */

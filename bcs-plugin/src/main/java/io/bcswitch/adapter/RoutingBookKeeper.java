@@ -360,7 +360,7 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
      * cleanup removes what is left).
      */
     static void deleted(LedgerRouter router, LedgerHandleTracker tracker, String cluster, long ledgerId) {
-        tracker.deleted(cluster, ledgerId);
+        tracker.pulsarDeleted(cluster, ledgerId);
         router.originalOf(ledgerId).thenCompose(orig -> orig.isEmpty() ? CompletableFuture.completedFuture(null)
                 : orig.get().client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().whenComplete((v, e) -> {
                     if (e == null) {

@@ -2,15 +2,21 @@ package io.bcswitch.migration;
 
 import io.bcswitch.concurrent.Windows;
 import io.bcswitch.registry.RegistryView;
+import io.bcswitch.registry.Relocation;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Deletes the copies on the target of ledgers Pulsar deleted while they were being moved, so that none is left
- * there unreferenced for good (the target is the active cluster, which cleanup never sweeps). Pulsar deletes a
+ * there unreferenced for good (the target is the active cluster, which cleanup never sweeps). Copies that were
+ * promoted although Pulsar deleted their ledger meanwhile are looked at too ({@link #discardPromoted}). Pulsar deletes a
  * ledger where it is home; until its copy is promoted that is the original, wherever the delete happens: before
  * the copy (an earlier, interrupted run may have made one already), between copy and promotion (it is then not
  * promoted), or while a broker still routes by the previous relocation table.
@@ -40,29 +46,95 @@ final class DeletedLedgerCopies {
                 : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
                     List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
                             && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();
-                    if (candidates.isEmpty()) {
-                        return CompletableFuture.<Void>completedFuture(null);
-                    }
-                    return o.registry().readRelocations(candidates).thenApply(view::withFresh).thenCompose(fresh ->
-                            Windows.map(candidates, Math.max(1, o.concurrency()),
-                                    id -> discardIfDeleted(id, fresh).exceptionally(e -> {
-                                        log.warn("switch epoch={} ledger={} bookie-cluster={}: could not tell whether "
-                                                + "its copy is left over from a deleted ledger; it stays: {}", epoch,
-                                                id, target, e.toString());
-                                        return false;
-                                    })).thenAccept(deleted -> {
-                                        long n = deleted.stream().filter(Boolean::booleanValue).count();
-                                        if (n > 0) {
-                                            log.info("switch epoch={} bookie-cluster={}: deleted {} copy/copies of "
-                                                    + "ledgers Pulsar deleted before they were moved", epoch, target,
-                                                    n);
-                                        }
-                                    }));
+                    List<Long> promoted = ids.stream().filter(id -> view.home(id).map(target::equals).orElse(false)
+                            && !view.ranges().owner(id).map(target::equals).orElse(false)
+                            && view.relocations().get(id).switchEpoch() == epoch).sorted().toList();
+                    return discardUnpromoted(view, candidates).thenCompose(x -> discardPromoted(promoted));
                 })).exceptionally(e -> {
                     log.warn("switch epoch={} bookie-cluster={}: copies of ledgers deleted meanwhile not looked for "
                             + "(they stay until the next run): {}", epoch, target, e.toString());
                     return null;
                 }));
+    }
+
+    /**
+     * Copies this switch made home on the target of ledgers Pulsar deleted through their old home while they were
+     * promoted: right before the relocation was written, or by a broker still routing by the table before it. Looked
+     * at once every broker has applied the last batch, so no delete goes to an old home any more (a delete already on
+     * its way then is followed up by its broker, {@link OldHomeDeletes}). An old home that definitely has no such
+     * ledger any more means Pulsar deleted it: nothing else deletes a ledger where it is home, and cleanup waits for
+     * this migration to finish. Since such a copy is a home, it is deleted only when a complete picture of the
+     * references names nothing that uses it.
+     */
+    private CompletableFuture<Void> discardPromoted(List<Long> promoted) {
+        if (promoted.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return o.registry().readRelocations(promoted).thenCompose(fresh -> {
+            List<CompletableFuture<Long>> orphans = new ArrayList<>();
+            for (long id : promoted) {
+                Optional<Relocation> r = fresh.getOrDefault(id, Optional.empty());
+                if (r.isEmpty() || r.get().switchEpoch() != epoch || !r.get().home().equals(target)) {
+                    continue;
+                }
+                String oldHome = r.get().beforeThisSwitch().map(Relocation::home).orElse(r.get().from());
+                orphans.add(o.copier().facts(id, target).thenCompose(copy -> copy.map(LedgerCopier.LedgerFacts::copyOf)
+                        .isEmpty() ? CompletableFuture.<Long>completedFuture(null)
+                        : o.copier().facts(id, oldHome).thenApply(original -> original.isEmpty() ? id : null))
+                        .exceptionally(e -> null)); // a cluster that does not answer proves nothing
+            }
+            return CompletableFuture.allOf(orphans.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+                List<Long> gone = orphans.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList();
+                return gone.isEmpty() ? CompletableFuture.<Void>completedFuture(null) : deleteUnreferenced(gone);
+            });
+        });
+    }
+
+    private CompletableFuture<Void> deleteUnreferenced(List<Long> gone) {
+        return o.inventory().picture().thenCompose(picture -> {
+            if (!picture.complete()) {
+                log.warn("switch epoch={} bookie-cluster={}: ledger(s) {} were deleted on their old home while their "
+                        + "copies here were promoted; the copies stay until the next run: not every reference could "
+                        + "be learnt", epoch, target, gone);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            Set<Long> referenced = new HashSet<>();
+            picture.references().forEach(ref -> referenced.add(ref.ledgerId()));
+            List<CompletableFuture<Void>> deletes = new ArrayList<>();
+            for (long id : gone) {
+                if (referenced.contains(id)) {
+                    log.warn("switch epoch={} ledger={} bookie-cluster={}: its old home no longer has it, but it is "
+                            + "referenced: its copy here is its only copy and stays", epoch, id, target);
+                    continue;
+                }
+                log.info("switch epoch={} ledger={} bookie-cluster={}: deleting its copy: Pulsar deleted the ledger "
+                        + "through its old home while the copy was promoted", epoch, id, target);
+                deletes.add(o.copier().delete(id, target));
+            }
+            return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+        });
+    }
+
+    /** Copies on the target, not home there, whose ledger is gone from its home and from where it was copied. */
+    private CompletableFuture<Void> discardUnpromoted(RegistryView view, List<Long> candidates) {
+        if (candidates.isEmpty()) {
+            return CompletableFuture.<Void>completedFuture(null);
+        }
+        return o.registry().readRelocations(candidates).thenApply(view::withFresh).thenCompose(fresh ->
+                Windows.map(candidates, Math.max(1, o.concurrency()),
+                        id -> discardIfDeleted(id, fresh).exceptionally(e -> {
+                            log.warn("switch epoch={} ledger={} bookie-cluster={}: could not tell whether "
+                                    + "its copy is left over from a deleted ledger; it stays: {}", epoch,
+                                    id, target, e.toString());
+                            return false;
+                        })).thenAccept(deleted -> {
+                            long n = deleted.stream().filter(Boolean::booleanValue).count();
+                            if (n > 0) {
+                                log.info("switch epoch={} bookie-cluster={}: deleted {} copy/copies of "
+                                        + "ledgers Pulsar deleted before they were moved", epoch, target,
+                                        n);
+                            }
+                        }));
     }
 
     private CompletableFuture<Boolean> discardIfDeleted(long id, RegistryView view) {

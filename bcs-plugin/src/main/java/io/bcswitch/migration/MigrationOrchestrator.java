@@ -142,6 +142,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 scheduler, budgets, clock, metrics, switchBack, waits);
     }
 
+    private final OldHomeDeletes oldHomeDeletes;
+
     MigrationOrchestrator(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                           SwitchConfig.Migration config, LiveTuning tuning,
                           Supplier<String> brokerId, ScheduledExecutorService scheduler,
@@ -172,6 +174,16 @@ public final class MigrationOrchestrator implements AutoCloseable {
                 new PendingPhase(registry, states, runs), runs, clock, brokerId);
         this.driver = new MigrationDriver(timer, brokerId, pass::run);
         this.requests = new OperatorRequests(states, rollback, pass, driver, brokerId);
+        this.oldHomeDeletes = new OldHomeDeletes(registry, copier, scheduler);
+    }
+
+    /**
+     * Pulsar deleted {@code ledgerId} on {@code cluster}, where this broker routed the delete: if a copy the migration
+     * made has become its home elsewhere meanwhile, that copy is deleted too (see {@link OldHomeDeletes}). Returns at
+     * once; completes with whether a copy was deleted.
+     */
+    public CompletableFuture<Boolean> pulsarDeleted(long ledgerId, String cluster) {
+        return oldHomeDeletes.deleted(ledgerId, cluster);
     }
 
     // ---- what a run needs ----

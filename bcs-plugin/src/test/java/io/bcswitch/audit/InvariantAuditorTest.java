@@ -281,6 +281,20 @@ class InvariantAuditorTest {
     }
 
     @Test
+    void aCopyThatBecameHomeOfALedgerPulsarDeletedThroughItsOldHomeIsNamed() throws Exception {
+        // the schema ledger 7 is home on b; Pulsar deleted it on a while the copy was promoted
+        clusters.get("a").remove(7L);
+        refs.removeIf(r -> r.ledgerId() == 7);
+        assertEquals("ORPHAN_COPY:7@b", checks(verify()));
+    }
+
+    @Test
+    void aCopyThatIsHomeAndReferencedIsNotAnOrphanOnceItsOriginalIsDeleted() throws Exception {
+        clusters.get("a").remove(7L); // cleanup deleted the original; the copy on b is what the schema reads
+        assertEquals("", checks(verify()));
+    }
+
+    @Test
     void aCopyThatDiffersFromItsHomeIsNamed() throws Exception {
         ledger("a", 7, true, 60, null); // the original on a no longer matches its home on b
         assertEquals("COPY_DIFFERS:7@a", checks(verify()));

@@ -19,6 +19,7 @@ import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
@@ -408,6 +409,152 @@ class MigrationSafetyTest {
         assertEquals(0, s.promoted(), String.valueOf(s));
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "a deleted ledger's copy never becomes its home");
         assertFalse(clusters.has("b", SCHEMA_LEDGER), "nor is it left on b, where nothing would ever delete it");
+    }
+
+    @Test
+    void aLedgerPulsarDeletesRightBeforeItsCopyBecomesHomeLeavesNoCopy() throws Exception {
+        // found by CI (SchemaRoutingTest on Pulsar 4.0): the schema was deleted after PROMOTE had checked that its
+        // original still existed and before the relocation was written; the copy became the home of a ledger Pulsar
+        // had deleted, on the active cluster, where nothing reads it and nothing ever deletes it
+        promotedWhilePulsarDeletes(true, false);
+    }
+
+    @Test
+    void aLedgerPulsarDeletesThroughItsOldHomeRightAfterItsCopyBecameHomeLeavesNoCopy() throws Exception {
+        // the same, with the delete right after the relocation was written, by a broker still routing by the table
+        // before it (it deletes the original)
+        promotedWhilePulsarDeletes(false, false);
+    }
+
+    @Test
+    void aPromotedCopyWhoseOriginalVanishedButIsStillReferencedStays() throws Exception {
+        // not Pulsar's delete: the original is gone from a while the schema still names the ledger; the copy is all
+        // that is left of it
+        promotedWhilePulsarDeletes(true, true);
+    }
+
+    /**
+     * Runs switch 1's migration with Pulsar deleting {@link #SCHEMA_LEDGER} on a (where every broker still routes it)
+     * right before or right after the relocation that makes its copy on b home is written.
+     */
+    private void promotedWhilePulsarDeletes(boolean beforeTheWrite, boolean stillReferenced) throws Exception {
+        switchedToB();
+        String relocationNode = registry.paths().relocation(SCHEMA_LEDGER);
+        AtomicInteger deletes = new AtomicInteger();
+        MetadataPort port = new ForwardingPort(new PulsarMetadataPort(store)) {
+            @Override
+            public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean eph) {
+                if (!path.equals(relocationNode) || deletes.getAndIncrement() > 0) {
+                    return super.put(path, value, expected, eph);
+                }
+                Runnable pulsarDeletes = () -> {
+                    if (!stillReferenced) {
+                        references = List.of();
+                    }
+                    clusters.delete(SCHEMA_LEDGER, "a").join();
+                };
+                if (beforeTheWrite) {
+                    pulsarDeletes.run();
+                    return super.put(path, value, expected, eph);
+                }
+                return super.put(path, value, expected, eph).whenComplete((v, e) -> pulsarDeletes.run());
+            }
+        };
+        RegistryStore racing = new RegistryStore(port, registry.paths());
+        HandSwitchBack back = new HandSwitchBack(racing);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(racing,
+                () -> CompletableFuture.completedFuture(references), clusters, CONFIG, () -> "broker-1",
+                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
+        orchestrators.add(o);
+        o.switchAccepted(1);
+        awaitPhase(o, 1, Phase.DONE);
+        assertEquals(1, deletes.get(), "the relocation was written once, with Pulsar's delete beside it");
+        assertFalse(clusters.has("a", SCHEMA_LEDGER));
+        if (stillReferenced) {
+            assertTrue(clusters.has("b", SCHEMA_LEDGER), "the only copy of a referenced ledger is never deleted");
+            assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+        } else {
+            assertFalse(clusters.has("b", SCHEMA_LEDGER), "the copy of a ledger Pulsar deleted is not left on b");
+        }
+    }
+
+    @Test
+    void aDeleteThatWentToTheOldHomeTakesTheCopyThatBecameHomeWithIt() throws Exception {
+        // a broker routed Pulsar's delete of the schema to a before it applied the promotion that made the copy on b
+        // home; the delete reached a after PROMOTE's own look: the broker follows its delete up
+        MigrationOrchestrator o = afterFinishedMigration();
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
+        long notACopy = 6;
+        clusters.put("a", notACopy, "x", "schema");
+        assertFalse(o.pulsarDeleted(notACopy, "a").get(10, TimeUnit.SECONDS), "a ledger never relocated");
+        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(10, TimeUnit.SECONDS), "deleted where it is home");
+        assertTrue(clusters.has("b", SCHEMA_LEDGER) && clusters.has("a", SCHEMA_LEDGER));
+
+        clusters.delete(SCHEMA_LEDGER, "a").get();
+        assertTrue(o.pulsarDeleted(SCHEMA_LEDGER, "a").get(10, TimeUnit.SECONDS));
+        assertFalse(clusters.has("b", SCHEMA_LEDGER), "the copy that became home of the deleted ledger is deleted");
+    }
+
+    @Test
+    void aDeleteThatWentToACopyARollbackUnpromotedNeverTakesTheOriginal() throws Exception {
+        // after a rollback the original on a is home again; a broker still routing to the copy on b deletes that
+        MigrationOrchestrator o = afterFinishedMigration();
+        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+        clusters.delete(SCHEMA_LEDGER, "b").get();
+        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(10, TimeUnit.SECONDS));
+        assertTrue(clusters.has("a", SCHEMA_LEDGER), "an original is never deleted as a copy");
+        // nor is a ledger without the copy mark at a home the relocation table names
+        long unmarked = 6;
+        clusters.put("b", unmarked, "x", "schema");
+        registry.updateRelocations(List.of(unmarked), (id, cur) -> Optional.of(new Relocation(
+                Relocation.FORMAT_VERSION, unmarked, "b", "a", "SCHEMA", 1, 0))).get();
+        assertFalse(o.pulsarDeleted(unmarked, "a").get(10, TimeUnit.SECONDS));
+        assertTrue(clusters.has("b", unmarked), "only a copy the migration made is deleted");
+    }
+
+    /** A metadata port that passes every call on; tests override the calls they interfere with. */
+    static class ForwardingPort implements MetadataPort {
+        private final MetadataPort to;
+
+        ForwardingPort(MetadataPort to) {
+            this.to = to;
+        }
+
+        @Override
+        public CompletableFuture<Optional<Node>> get(String path) {
+            return to.get(path);
+        }
+
+        @Override
+        public CompletableFuture<List<String>> children(String path) {
+            return to.children(path);
+        }
+
+        @Override
+        public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean ephemeral) {
+            return to.put(path, value, expected, ephemeral);
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(String path, Optional<Long> expected) {
+            return to.delete(path, expected);
+        }
+
+        @Override
+        public void onChange(java.util.function.Consumer<String> listener) {
+            to.onChange(listener);
+        }
+
+        @Override
+        public void onSessionChange(java.util.function.Consumer<SessionChange> listener) {
+            to.onSessionChange(listener);
+        }
+
+        @Override
+        public void close() {
+            to.close();
+        }
     }
 
     @Test
