@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.bookkeeper.client.LedgerHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the routing client has handed out and may still be in use, per bookie cluster: ledger handles (opened or
@@ -32,6 +34,7 @@ import org.apache.bookkeeper.client.LedgerHandle;
  * handle, which would otherwise count as open until the garbage collector happened to clear it.
  */
 final class LedgerHandleTracker {
+    private static final Logger log = LoggerFactory.getLogger(LedgerHandleTracker.class);
 
     /** How long a read handle whose close cannot be seen counts as open unless its ledger is a compacted view. */
     static final long SHORT_READ_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
@@ -102,7 +105,13 @@ final class LedgerHandleTracker {
     /** Pulsar deleted {@code ledgerId} on {@code cluster}, where it routed the delete. */
     void pulsarDeleted(String cluster, long ledgerId) {
         deleted(cluster, ledgerId);
-        onPulsarDeleted.accept(cluster, ledgerId);
+        try {
+            onPulsarDeleted.accept(cluster, ledgerId);
+        } catch (RuntimeException e) {
+            // called on the BookKeeper callback that still has to answer Pulsar's delete: nothing may escape
+            log.warn("bookie-cluster={} ledger={}: follow-up of Pulsar's delete failed: {}", cluster, ledgerId,
+                    e.toString());
+        }
     }
 
     /** The ledger {@code ledgerId} was deleted on {@code cluster}: no handle on it there is open any more. */

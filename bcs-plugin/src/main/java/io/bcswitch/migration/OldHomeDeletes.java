@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,13 @@ final class OldHomeDeletes {
 
     /** Completes with whether a copy was deleted; never fails (a copy that stays is logged). */
     CompletableFuture<Boolean> deleted(long ledgerId, String cluster) {
-        return CompletableFuture.supplyAsync(() -> List.of(ledgerId), executor).thenCompose(registry::readRelocations)
+        CompletableFuture<List<Long>> started;
+        try {
+            started = CompletableFuture.supplyAsync(() -> List.of(ledgerId), executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(false); // the broker is closing
+        }
+        return started.thenCompose(registry::readRelocations)
                 .thenCompose(read -> {
                     Optional<String> home = read.getOrDefault(ledgerId, Optional.empty()).map(Relocation::home);
                     if (home.isEmpty() || home.get().equals(cluster)) {

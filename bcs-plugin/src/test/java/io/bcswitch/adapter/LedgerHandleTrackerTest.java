@@ -35,6 +35,22 @@ class LedgerHandleTrackerTest {
     }
 
     @Test
+    void pulsarsDeletesAreToldAndAListenerThatThrowsNeverReachesTheDeleteCallback() {
+        LedgerHandleTracker tracker = new LedgerHandleTracker();
+        Object h = new Object();
+        tracker.opened("cluster-a", 5, h, true, false);
+        List<String> told = new java.util.ArrayList<>();
+        tracker.onPulsarDeleted((cluster, id) -> {
+            told.add(cluster + "/" + id);
+            throw new java.util.concurrent.RejectedExecutionException("closing");
+        });
+        tracker.pulsarDeleted("cluster-a", 5);
+        assertEquals(List.of("cluster-a/5"), told);
+        assertEquals(Map.of(), tracker.snapshot("cluster-b", 10, NONE_LONG_LIVED).counts());
+        assertEquals(1, List.of(h).size());
+    }
+
+    @Test
     void aHandleOpenedAfterTheDeletionIsTrackedAsUsual() {
         LedgerHandleTracker tracker = new LedgerHandleTracker();
         tracker.deleted("cluster-a", 7);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
@@ -179,7 +180,7 @@ class InvariantAuditorTest {
                 true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
                 n -> CompletableFuture.completedFuture(null), ml -> CompletableFuture.completedFuture(Optional.empty()),
                 Clock.systemUTC());
-        return auditor.verify(false).get(10, TimeUnit.SECONDS);
+        return auditor.verify(false).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     private static String checks(VerifyReport r) {

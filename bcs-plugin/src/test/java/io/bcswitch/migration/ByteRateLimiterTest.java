@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
+import io.bcswitch.concurrent.TestWaits;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,16 +66,16 @@ class ByteRateLimiterTest {
     void aRateChangedWhileCopiesWaitAppliesToTheWaitsAlreadyScheduled() throws Exception {
         AtomicLong rate = new AtomicLong(100); // an operator's mistake: 100 bytes per second
         ByteRateLimiter l = new ByteRateLimiter(rate::get, PulsarByteBudget::refilledAt, scheduler);
-        l.acquire(10).get(5, TimeUnit.SECONDS);
-        l.acquire(100_000).get(5, TimeUnit.SECONDS); // a debt of about 1,000 s at that rate
+        l.acquire(10).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        l.acquire(100_000).get(TestWaits.SECONDS, TimeUnit.SECONDS); // a debt of about 1,000 s at that rate
         CompletableFuture<Void> after = l.acquire(100);
         Thread.sleep(300);
         assertFalse(after.isDone());
         rate.set(0); // unlimited
-        after.get(5, TimeUnit.SECONDS);
+        after.get(TestWaits.SECONDS, TimeUnit.SECONDS);
 
         rate.set(1_000_000);
-        l.acquire(5_000_000).get(5, TimeUnit.SECONDS); // once the old debt is paid at the new rate
+        l.acquire(5_000_000).get(TestWaits.SECONDS, TimeUnit.SECONDS); // once the old debt is paid at the new rate
         CompletableFuture<Void> waits = l.acquire(1); // 5 s at 1 MB/s
         Thread.sleep(200);
         assertFalse(waits.isDone());

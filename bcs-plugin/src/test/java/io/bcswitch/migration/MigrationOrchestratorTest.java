@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -198,7 +199,7 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 1,
                 MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
             o.switchAccepted(1);
-            waitUntil(30, () -> {
+            waitUntil(TestWaits.PASS_SECONDS, () -> {
                 var st = o.readState(1).get();
                 if (st.present() && st.value().phase() == Phase.BUILD && st.value().copied() > 0) {
                     seenWhileBuilding.add(st.value());
@@ -282,7 +283,7 @@ class MigrationOrchestratorTest {
         }, copier, 3, 60_000);
         first.switchAccepted(1);
         awaitPhase(first, Phase.PROMOTE);
-        waitUntil(10, () -> registry.listRelocations().get().size() >= 2, "two relocations promoted");
+        waitUntil(TestWaits.SECONDS, () -> registry.listRelocations().get().size() >= 2, "two relocations promoted");
         assertEquals(1, batchesOfFirst.get());
 
         // broker-1's metadata session expired (its lock and liveness record are gone) but it keeps running;
@@ -305,9 +306,9 @@ class MigrationOrchestratorTest {
             }
         }, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
-        waitUntil(10, () -> first.readState(1).get().value().owner().equals("broker-2"), "broker-2 owns the run");
+        waitUntil(TestWaits.SECONDS, () -> first.readState(1).get().value().owner().equals("broker-2"), "broker-2 owns the run");
         applied("broker-3", Long.MAX_VALUE);
-        pass.get(30, TimeUnit.SECONDS);
+        pass.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
 
         MigrationState done = second.readState(1).get().value();
         assertEquals(Phase.DONE_WITH_FAILURES, done.phase(), String.valueOf(done));
@@ -336,13 +337,13 @@ class MigrationOrchestratorTest {
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
-            waitUntil(20, () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
+            waitUntil(TestWaits.PASS_SECONDS, () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
             Thread.sleep(200);
             var first = registry.readRelocationEpochRecord().get();
             assertEquals(1, first.epoch(), "nothing promoted before the announcement is applied");
             assertEquals(null, first.changed(), "brokers are told to re-read the whole table (2 and 3) first");
             applied("broker-3", Long.MAX_VALUE);
-            pass.get(30, TimeUnit.SECONDS);
+            pass.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             MigrationState done = o.readState(1).get().value();
             assertEquals(Phase.DONE_WITH_FAILURES, done.phase(), String.valueOf(done));
             assertEquals(11, done.promoted());
@@ -359,7 +360,7 @@ class MigrationOrchestratorTest {
 
             fixed.set(true);
             applied("broker-3", 0); // holds the re-run in PROMOTE
-            MigrationState again = o.retry(1).get(10, TimeUnit.SECONDS);
+            MigrationState again = o.retry(1).get(TestWaits.SECONDS, TimeUnit.SECONDS);
             assertEquals(Phase.BUILD, again.phase());
             assertEquals("broker-1", again.owner());
             awaitPhase(o, Phase.PROMOTE);
@@ -405,14 +406,14 @@ class MigrationOrchestratorTest {
         registry = new RegistryStore(new PulsarMetadataPort(held), new RegistryPaths("/bcs"));
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
             o.switchAccepted(1);
-            releasing.get(30, TimeUnit.SECONDS);
+            releasing.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             assertEquals(Phase.DONE_WITH_FAILURES, o.readState(1).get().value().phase());
             fixed.set(true);
             CompletableFuture<MigrationState> again = o.retry(1);
             Thread.sleep(100);
             assertTrue(!again.isDone(), "the request waits for the running pass");
             release.complete(null);
-            assertEquals(Phase.BUILD, again.get(10, TimeUnit.SECONDS).phase());
+            assertEquals(Phase.BUILD, again.get(TestWaits.SECONDS, TimeUnit.SECONDS).phase());
             awaitPhase(o, Phase.DONE);
             assertEquals(13, o.readState(1).get().value().promoted());
         }
@@ -423,7 +424,7 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
-            o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+            o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
             byte[] before = store.get(registry.paths().orchestrator(1)).get().orElseThrow().getValue();
             assertConflict(o.retry(1), "ROLLED_BACK");
             assertEquals(new String(before, java.nio.charset.StandardCharsets.UTF_8), new String(
@@ -442,8 +443,8 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
-            var first = o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
-            var again = o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+            var first = o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            var again = o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
             assertEquals(Phase.ROLLED_BACK, again.state().phase());
             assertTrue(again.switched() != null, "the answer names the switch back");
             assertEquals(first.switched().directive(), again.switched().directive());
@@ -454,7 +455,7 @@ class MigrationOrchestratorTest {
 
     private static void assertConflict(CompletableFuture<?> f, String text) {
         try {
-            f.get(10, TimeUnit.SECONDS);
+            f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
             throw new AssertionError("expected a conflict: " + text);
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable c = e.getCause();
@@ -492,7 +493,7 @@ class MigrationOrchestratorTest {
         store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
         store.delete(registry.paths().relocationApplied("broker-1"), Optional.empty()).get();
         MigrationOrchestrator second = orchestrator("broker-2", MigrationMetrics.NONE);
-        second.tick().get(10, TimeUnit.SECONDS);
+        second.tick().get(TestWaits.SECONDS, TimeUnit.SECONDS);
         MigrationState done = second.readState(1).get().value();
         assertEquals(Phase.DONE_WITH_FAILURES, done.phase(), String.valueOf(done));
         assertEquals("broker-2", done.owner());
@@ -511,14 +512,14 @@ class MigrationOrchestratorTest {
     }
 
     private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
-        waitUntil(30, () -> {
+        waitUntil(TestWaits.PASS_SECONDS, () -> {
             var s = o.readState(1).get();
             return s.present() && s.value().phase() == phase;
         }, "phase " + phase);
     }
 
     /** Polls {@code condition} every 20 ms for at most {@code seconds}; fails the test naming {@code what} if not. */
-    private static void waitUntil(int seconds, java.util.concurrent.Callable<Boolean> condition, String what)
+    private static void waitUntil(long seconds, java.util.concurrent.Callable<Boolean> condition, String what)
             throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarByteBudget;
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -189,7 +190,7 @@ class MigrationSafetyTest {
     private MigrationState awaitPhase(MigrationOrchestrator o, long epoch, Phase phase) throws Exception {
         o.start(50);
         try {
-            return o.await(epoch, s -> s.phase() == phase).get(30, TimeUnit.SECONDS);
+            return o.await(epoch, s -> s.phase() == phase).get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new AssertionError("migration of epoch " + epoch + " does not reach " + phase + ": "
                     + o.readState(epoch).get().value());
@@ -207,7 +208,7 @@ class MigrationSafetyTest {
 
         // broker-2 lags behind the relocation table: the rollback's deletion of the copy on b waits for it
         applied("broker-2", registry.readRelocationEpoch().get());
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(2, registry.readDirective().get().value().epoch(), "switched back to a");
         // the operator switches to b again before broker-2 has caught up
         switched(3, "b", "a", 30L << 32);
@@ -235,7 +236,7 @@ class MigrationSafetyTest {
 
         MigrationOrchestrator o = orchestrator("broker-1");
         o.switchAccepted(2);
-        waitUntil(30, () -> {
+        waitUntil(TestWaits.PASS_SECONDS, () -> {
             o.tick();
             var s = o.readState(2).get();
             return s.present() && s.value().phase().terminal();
@@ -311,7 +312,7 @@ class MigrationSafetyTest {
                     Clock.systemUTC(), null);
 
             aBroken.set(true);
-            assertThrows(Exception.class, () -> service.rollback().get(10, TimeUnit.SECONDS));
+            assertThrows(Exception.class, () -> service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
             assertEquals("b", registry.readDirective().get().value().target(), "the switch back did not happen");
             MigrationState afterFailure = o.readState(1).get().value();
             assertNotEquals(Phase.ROLLED_BACK, afterFailure.phase(),
@@ -324,14 +325,14 @@ class MigrationSafetyTest {
             // deprecates the cluster the rollback goes back to: the switch back would be refused for good
             List<LedgerReference> saved = references;
             references = List.of();
-            assertFalse(cleanupService(o).deprecateIfDrained("a").get(10, TimeUnit.SECONDS));
+            assertFalse(cleanupService(o).deprecateIfDrained("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
             assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
             references = saved;
-            assertThrows(Exception.class, () -> o.retry(1).get(10, TimeUnit.SECONDS),
+            assertThrows(Exception.class, () -> o.retry(1).get(TestWaits.SECONDS, TimeUnit.SECONDS),
                     "a migration being rolled back is not run again");
 
             aBroken.set(false);
-            service.rollback().get(10, TimeUnit.SECONDS); // asking again finishes it
+            service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS); // asking again finishes it
             assertEquals("a", registry.readDirective().get().value().target());
             assertEquals(2, registry.readDirective().get().value().epoch());
             assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
@@ -486,12 +487,12 @@ class MigrationSafetyTest {
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
         long notACopy = 6;
         clusters.put("a", notACopy, "x", "schema");
-        assertFalse(o.pulsarDeleted(notACopy, "a").get(10, TimeUnit.SECONDS), "a ledger never relocated");
-        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(10, TimeUnit.SECONDS), "deleted where it is home");
+        assertFalse(o.pulsarDeleted(notACopy, "a").get(TestWaits.SECONDS, TimeUnit.SECONDS), "a ledger never relocated");
+        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(TestWaits.SECONDS, TimeUnit.SECONDS), "deleted where it is home");
         assertTrue(clusters.has("b", SCHEMA_LEDGER) && clusters.has("a", SCHEMA_LEDGER));
 
         clusters.delete(SCHEMA_LEDGER, "a").get();
-        assertTrue(o.pulsarDeleted(SCHEMA_LEDGER, "a").get(10, TimeUnit.SECONDS));
+        assertTrue(o.pulsarDeleted(SCHEMA_LEDGER, "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertFalse(clusters.has("b", SCHEMA_LEDGER), "the copy that became home of the deleted ledger is deleted");
     }
 
@@ -499,17 +500,17 @@ class MigrationSafetyTest {
     void aDeleteThatWentToACopyARollbackUnpromotedNeverTakesTheOriginal() throws Exception {
         // after a rollback the original on a is home again; a broker still routing to the copy on b deletes that
         MigrationOrchestrator o = afterFinishedMigration();
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         clusters.delete(SCHEMA_LEDGER, "b").get();
-        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(10, TimeUnit.SECONDS));
+        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(clusters.has("a", SCHEMA_LEDGER), "an original is never deleted as a copy");
         // nor is a ledger without the copy mark at a home the relocation table names
         long unmarked = 6;
         clusters.put("b", unmarked, "x", "schema");
         registry.updateRelocations(List.of(unmarked), (id, cur) -> Optional.of(new Relocation(
                 Relocation.FORMAT_VERSION, unmarked, "b", "a", "SCHEMA", 1, 0))).get();
-        assertFalse(o.pulsarDeleted(unmarked, "a").get(10, TimeUnit.SECONDS));
+        assertFalse(o.pulsarDeleted(unmarked, "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(clusters.has("b", unmarked), "only a copy the migration made is deleted");
     }
 
@@ -617,13 +618,13 @@ class MigrationSafetyTest {
                 inventory, clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "t"))),
                 CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
         var refused = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS));
+                () -> cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(String.valueOf(refused.getCause()).contains("not all known"), String.valueOf(refused.getCause()));
         assertTrue(clusters.has("a", SCHEMA_LEDGER) && clusters.has("a", 7), "cleanup deleted nothing");
 
         // the topic loads again: running the migration again finishes it
         loads.set(true);
-        o.retry(1).get(10, TimeUnit.SECONDS);
+        o.retry(1).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         MigrationState again = awaitPhase(o, 1, Phase.DONE);
         assertTrue(again.issues().isEmpty(), String.valueOf(again));
     }
@@ -695,15 +696,15 @@ class MigrationSafetyTest {
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         bFails.set(true);
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS); // its copy on b cannot be deleted from now on
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS); // its copy on b cannot be deleted from now on
         switched(3, "c", "a", 13L << 32); // between the switch back's range (12 << 32) and the next (14 << 32)
         o.switchAccepted(3); // committed on this broker
         awaitPhase(o, 3, Phase.DONE);
         assertTrue(clusters.has("c", SCHEMA_LEDGER), "migrated to c");
-        o.rollBack(3, "c", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(3, "c", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
 
         // the orchestrator's own passes (started above) do it
-        waitUntil(30, () -> !clusters.has("c", SCHEMA_LEDGER), "the rolled-back copy on c is deleted");
+        waitUntil(TestWaits.PASS_SECONDS, () -> !clusters.has("c", SCHEMA_LEDGER), "the rolled-back copy on c is deleted");
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "the copy on b waits for b");
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
     }
@@ -713,7 +714,7 @@ class MigrationSafetyTest {
         MigrationOrchestrator o = afterFinishedMigration();
         // some other user of cluster a created this ledger; its id happens to be in b's range
         clusters.put("a", B_FIRST + 7, "not ours", "managed-ledger");
-        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", B_FIRST + 7), "a ledger this plugin did not copy is never a stray copy: " + r);
     }
 
@@ -723,7 +724,7 @@ class MigrationSafetyTest {
         // a compaction that finished during the cutover: its ledger is named only by the cursor's own ledger
         clusters.put("a", 8, "compacted-v2", "compacted-ledger");
         clusters.put("a", 9, "left behind", "managed-ledger");
-        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", 8), "a compacted ledger is never deleted as unreferenced: " + r);
         assertTrue(!clusters.has("a", 9), "an unreferenced managed ledger of a's range is: " + r);
     }
@@ -742,7 +743,7 @@ class MigrationSafetyTest {
             }
             return CompletableFuture.completedFuture(refs);
         }, clusters, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
-        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", 9), "ledger 9 is referenced when it would be deleted: " + r);
     }
 
@@ -762,7 +763,7 @@ class MigrationSafetyTest {
         };
         CleanupService cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references),
                 racing, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
-        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", SCHEMA_LEDGER), "the original the rollback routes back to is kept: " + r);
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         assertTrue(!r.errors().isEmpty(), "cleanup says why it stopped: " + r);
@@ -771,10 +772,10 @@ class MigrationSafetyTest {
         switched(3, "b", "a", 30L << 32);
         o.switchAccepted(3); // committed on this broker
         awaitPhase(o, 3, Phase.DONE);
-        CleanupResult done = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult done = cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(1, done.deleted(), String.valueOf(done));
         var refused = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> o.rollBack(3, "b", "a").get(10, TimeUnit.SECONDS));
+                () -> o.rollBack(3, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(refused.getCause().getMessage().contains("original"), refused.getCause().getMessage());
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
     }
@@ -783,7 +784,7 @@ class MigrationSafetyTest {
     private String refusedCleanup(MigrationOrchestrator o, boolean force) throws Exception {
         java.util.Set<Long> before = new java.util.TreeSet<>(clusters.list("a").get());
         var e = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> cleanupService(o).cleanup("a", false, 0, force).get(10, TimeUnit.SECONDS));
+                () -> cleanupService(o).cleanup("a", false, 0, force).get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertEquals(before, new java.util.TreeSet<>(clusters.list("a").get()), "a refused cleanup deletes nothing");
         return e.getCause().getMessage();
     }
@@ -792,7 +793,7 @@ class MigrationSafetyTest {
     void cleanupIsRefusedInsideTheRollbackWindowUnlessForced() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         assertTrue(refusedCleanup(o, false).contains("rollback window"));
-        assertEquals(1, cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS).deleted());
+        assertEquals(1, cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS).deleted());
     }
 
     @Test
@@ -818,17 +819,17 @@ class MigrationSafetyTest {
         clusters.put("a", 20, "left-over", "managed-ledger");
         clusters.put("a", 21, "left-over", "schema");
         clusters.put("a", 22, new FakeClusters.Ledger(true, "not pulsar's", java.util.Map.of()));
-        CleanupResult planned = cleanupService(o).cleanup("a", true, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult planned = cleanupService(o).cleanup("a", true, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(planned.targets().size() >= 3, "the relocated original and the two Pulsar ledgers: " + planned);
         assertTrue(planned.targets().stream().noneMatch(t -> t.ledgerId() == 22), String.valueOf(planned));
-        CleanupResult one = cleanupService(o).cleanup("a", false, 1, true).get(10, TimeUnit.SECONDS);
+        CleanupResult one = cleanupService(o).cleanup("a", false, 1, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(1, one.deleted(), String.valueOf(one));
-        CleanupResult rest = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult rest = cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(planned.targets().size() - 1, rest.deleted(), String.valueOf(rest));
         assertFalse(clusters.has("a", 20) || clusters.has("a", 21), "Pulsar's unreferenced ledgers are deleted");
         assertTrue(clusters.has("a", 22), "a ledger of unknown origin is never deleted");
         var negative = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> cleanupService(o).cleanup("a", false, -1, true).get(10, TimeUnit.SECONDS));
+                () -> cleanupService(o).cleanup("a", false, -1, true).get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(negative.getCause().getMessage().contains("maxDeletions"));
     }
 
@@ -846,13 +847,13 @@ class MigrationSafetyTest {
             MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
                     Clock.systemUTC(), null);
             var refused = assertThrows(java.util.concurrent.ExecutionException.class,
-                    () -> service.closeClient("a").get(10, TimeUnit.SECONDS));
+                    () -> service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
             assertTrue(refused.getCause().getMessage().contains("still holds ledgers"),
                     refused.getCause().getMessage());
             assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
             // the topic is deleted: nothing on a is read any more, its clients may close
             references = saved;
-            assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(10, TimeUnit.SECONDS).status());
+            assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
         }
     }
 
@@ -860,11 +861,11 @@ class MigrationSafetyTest {
     void cleanupLeavesACopyALaggingBrokerMayStillReadAfterARollback() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         applied("broker-2", registry.readRelocationEpoch().get()); // reads the schema ledger's copy on b
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         awaitPhase(o, 2, Phase.DONE);
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         // broker-2 has not applied the relocation epoch that routes the ledger back to a yet
-        CleanupResult r = cleanupService(o).cleanup("b", true, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanupService(o).cleanup("b", true, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(r.targets().isEmpty(), "a copy a broker may still read is not deleted: " + r);
 
         applied("broker-2", Long.MAX_VALUE);
@@ -877,7 +878,7 @@ class MigrationSafetyTest {
         MigrationOrchestrator o = afterFinishedMigration();
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
         clusters.delete(SCHEMA_LEDGER, "b").get(); // the copy on b was lost (bookies wiped, a stray delete)
-        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", SCHEMA_LEDGER), "the only remaining copy is kept: " + r);
     }
 
@@ -887,7 +888,7 @@ class MigrationSafetyTest {
      */
     private static void tickPasses(MigrationOrchestrator o, int passes) throws Exception {
         for (int i = 0; i < passes; i++) {
-            o.tick().get(30, TimeUnit.SECONDS);
+            o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             Thread.sleep(50);
         }
     }
@@ -906,12 +907,12 @@ class MigrationSafetyTest {
                 Clock.systemUTC(), () -> CompletableFuture.completedFuture(references)), o, cleanup, drain, CONFIG,
                 Clock.systemUTC(), null);
 
-        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        CleanupResult r = cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", SCHEMA_LEDGER), "a ledger a broker holds open there is not deleted: " + r);
         assertTrue(r.notes().stream().anyMatch(n -> n.contains("open on broker(s) [broker-1]")), r.notes().toString());
-        assertEquals(java.util.Map.of("broker-1", 1), drain.report("a").get(10, TimeUnit.SECONDS).openHandles());
+        assertEquals(java.util.Map.of("broker-1", 1), drain.report("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).openHandles());
         var refused = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> service.closeClient("a").get(10, TimeUnit.SECONDS));
+                () -> service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(refused.getCause().getMessage().contains("hold ledger handles open"),
                 refused.getCause().getMessage());
         assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
@@ -919,9 +920,9 @@ class MigrationSafetyTest {
         // the handle is released: both go ahead
         registry.writeEphemeral(registry.paths().broker("broker-1"), new BrokerCutoverRecord(1, "broker-1",
                 d.epoch(), "b", 0, 0, 0, 1, 2)).get();
-        cleanup.cleanup("a", false, 0, true).get(10, TimeUnit.SECONDS);
+        cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(!clusters.has("a", SCHEMA_LEDGER), "the original goes once nothing reads it");
-        assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(10, TimeUnit.SECONDS).status());
+        assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
     }
 
     @Test
@@ -944,7 +945,7 @@ class MigrationSafetyTest {
         clusters.delete(7, "b").get();
         clusters.delete(7, "a").get();
 
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "nothing to go back to: it stays home on b");
         assertEquals("a", home(6).orElseThrow());
         List<Long> scheduled = new ArrayList<>();
@@ -965,7 +966,7 @@ class MigrationSafetyTest {
     void aRollbackThatCannotSeeTheOriginalsRoutesNothingBackUntilItCan() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         clusters.unreachable("a", true);
-        assertThrows(Exception.class, () -> o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS));
+        assertThrows(Exception.class, () -> o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         MigrationState waiting = o.readState(1).get().value();
         assertEquals(Phase.ROLLING_BACK, waiting.phase());
         assertTrue(waiting.rollbackError() != null && waiting.rollbackError().contains("cannot tell"),
@@ -974,7 +975,7 @@ class MigrationSafetyTest {
         assertEquals("b", registry.readDirective().get().value().target());
 
         clusters.unreachable("a", false);
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER), "the rolled-back copy is deleted");
@@ -985,7 +986,7 @@ class MigrationSafetyTest {
     void aRolledBackCopyIsKeptWhenItsHomeNoLongerHoldsTheLedger() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         applied("broker-2", 0); // a broker lags: the copy's deletion waits for it
-        o.rollBack(1, "b", "a").get(10, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         clusters.delete(SCHEMA_LEDGER, "a").get(); // meanwhile the ledger is lost on a (wiped bookie)
         applied("broker-2", Long.MAX_VALUE);
@@ -999,8 +1000,8 @@ class MigrationSafetyTest {
         String lock = registry.paths().orchestratorLock();
         // a pass whose unlock failed (the metadata store did not answer) left the lock behind
         store.put(lock, "broker-1#7-0abc".getBytes(java.nio.charset.StandardCharsets.UTF_8), Optional.of(-1L)).get();
-        o.tick().get(30, TimeUnit.SECONDS);
-        waitUntil(10, () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
+        o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+        waitUntil(TestWaits.SECONDS, () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
     }
 
     @Test
@@ -1036,10 +1037,10 @@ class MigrationSafetyTest {
         orchestrators.add(o);
         o.switchAccepted(1);
         o.start(50);
-        waitUntil(10, copying::get, "the copy runs");
+        waitUntil(TestWaits.SECONDS, copying::get, "the copy runs");
 
         // the rollback waits for the lock the copying pass holds: that pass stops within about a second
-        o.rollBack(1, "b", "a").get(25, TimeUnit.SECONDS);
+        o.rollBack(1, "b", "a").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
     }
@@ -1083,24 +1084,24 @@ class MigrationSafetyTest {
         orchestrators.add(o);
         o.switchAccepted(2);
         o.start(50);
-        waitUntil(10, copying::get, "the copy from b runs");
+        waitUntil(TestWaits.SECONDS, copying::get, "the copy from b runs");
 
-        o.rollBack(2, "c", "b").get(25, TimeUnit.SECONDS);
+        o.rollBack(2, "c", "b").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(2).get().value().phase());
         tickPasses(o, 8);
         assertEquals(List.of("b"), List.copyOf(sources), "after the stop nothing is copied from a");
         assertTrue(!clusters.has("c", SCHEMA_LEDGER), "no copy is left on c");
     }
 
-    /** Runs orchestrator passes until {@code condition} holds (at most 30 s). */
+    /** Runs orchestrator passes until {@code condition} holds (at most {@link TestWaits#PASS_SECONDS}). */
     private static void tickUntil(MigrationOrchestrator o, Callable<Boolean> condition, String what) throws Exception {
-        waitUntil(30, () -> {
-            o.tick().get(30, TimeUnit.SECONDS);
+        waitUntil(TestWaits.PASS_SECONDS, () -> {
+            o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             return condition.call();
         }, what);
     }
 
-    private static void waitUntil(int seconds, Callable<Boolean> condition, String what) throws Exception {
+    private static void waitUntil(long seconds, Callable<Boolean> condition, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             if (condition.call()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
@@ -32,15 +33,15 @@ class ChangeWaiterTest {
     void aBrokersAppliedRecordWakesTheWaiterAndAChangeElsewhereDoesNot() throws Exception {
         CompletableFuture<Void> applied = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
         registry.write(registry.paths().relocationEpoch(), new RelocationEpoch(1, 3, 0, java.util.List.of()), -1)
-                .get(10, TimeUnit.SECONDS);
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
         // a sibling whose name merely starts the same is not below it either
         store.put(registry.paths().relocationApplied() + "-other", new byte[] {1}, java.util.Optional.empty())
-                .get(10, TimeUnit.SECONDS);
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
         Thread.sleep(200); // notifications are delivered asynchronously: give a wrong one time to arrive
         assertFalse(applied.isDone(), "woken by a change that is not below the path");
         registry.write(registry.paths().relocationApplied("broker-1"), new RelocationEpoch(1, 3, 0,
-                java.util.List.of()), -1).get(10, TimeUnit.SECONDS);
-        applied.get(10, TimeUnit.SECONDS);
+                java.util.List.of()), -1).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        applied.get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     @Test
@@ -49,8 +50,8 @@ class ChangeWaiterTest {
         abandoned.cancel(false);
         CompletableFuture<Void> waiting = registry.nextChangeAtOrBelow(registry.paths().relocationApplied());
         registry.write(registry.paths().relocationApplied("broker-2"), new RelocationEpoch(1, 4, 0,
-                java.util.List.of()), -1).get(10, TimeUnit.SECONDS);
-        waiting.get(10, TimeUnit.SECONDS);
+                java.util.List.of()), -1).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        waiting.get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(abandoned.isCancelled());
     }
 }

@@ -3,6 +3,7 @@ package io.bcswitch.registry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.concurrent.TestWaits;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,12 +23,12 @@ class InMemoryMetadataPortTest extends MetadataPortContract {
         InMemoryMetadataPort memory = (InMemoryMetadataPort) port;
         List<MetadataPort.SessionChange> heard = new CopyOnWriteArrayList<>();
         memory.onSessionChange(heard::add);
-        memory.put("/t/e", new byte[] {1}, Optional.empty(), true).get(10, TimeUnit.SECONDS);
-        memory.put("/t/p", new byte[] {1}, Optional.empty(), false).get(10, TimeUnit.SECONDS);
-        memory.expireSession().get(10, TimeUnit.SECONDS);
-        assertTrue(memory.get("/t/e").get(10, TimeUnit.SECONDS).isEmpty(), "the ephemeral node is gone");
-        assertTrue(memory.get("/t/p").get(10, TimeUnit.SECONDS).isPresent(), "the persistent one stays");
-        memory.get("/t").get(10, TimeUnit.SECONDS); // the re-established event is queued before this answer
+        memory.put("/t/e", new byte[] {1}, Optional.empty(), true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        memory.put("/t/p", new byte[] {1}, Optional.empty(), false).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        memory.expireSession().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertTrue(memory.get("/t/e").get(TestWaits.SECONDS, TimeUnit.SECONDS).isEmpty(), "the ephemeral node is gone");
+        assertTrue(memory.get("/t/p").get(TestWaits.SECONDS, TimeUnit.SECONDS).isPresent(), "the persistent one stays");
+        memory.get("/t").get(TestWaits.SECONDS, TimeUnit.SECONDS); // the re-established event is queued before this answer
         assertEquals(List.of(MetadataPort.SessionChange.CONNECTION_LOST, MetadataPort.SessionChange.SESSION_LOST,
                 MetadataPort.SessionChange.SESSION_REESTABLISHED), heard);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.registry.Json;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +29,7 @@ class ApiDescriptionTest {
 
     private RestResponse call(String method, String path) throws Exception {
         return bare.handle(method, path, "application/json", "{}".getBytes(StandardCharsets.UTF_8))
-                .get(10, TimeUnit.SECONDS);
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     private static String reason(RestResponse r) {

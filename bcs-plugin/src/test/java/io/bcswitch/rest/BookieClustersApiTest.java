@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.precheck.PrecheckReport;
 import io.bcswitch.registry.BookieClusterRecord;
@@ -98,7 +99,7 @@ class BookieClustersApiTest {
     }
 
     private RestResponse call(String method, String path, String contentType, byte[] body) throws Exception {
-        return rest.handle(method, path, contentType, body).get(10, TimeUnit.SECONDS);
+        return rest.handle(method, path, contentType, body).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     @Test
@@ -118,18 +119,18 @@ class BookieClustersApiTest {
         refs.add(new io.bcswitch.inventory.LedgerReference((1L << 32) + 7, io.bcswitch.inventory.LedgerKind.SCHEMA,
                 "t/ns/x"));
         Map<String, String> before = snapshot();
-        RestResponse refused = withRefs.handle("DELETE", "/west", null, null).get(10, TimeUnit.SECONDS);
+        RestResponse refused = withRefs.handle("DELETE", "/west", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(409, refused.status(), String.valueOf(refused.body()));
         String error = String.valueOf(refused.body());
         assertTrue(error.contains("1 cursor, 1 schema") && error.contains("ledger " + ((1L << 32) + 5)), error);
         assertEquals(before, snapshot());
         // once nothing west owns is referenced (only old's ledger 3 is), it can go
         refs.removeIf(r -> r.ledgerId() > 3);
-        RestResponse ok = withRefs.handle("DELETE", "/west", null, null).get(10, TimeUnit.SECONDS);
+        RestResponse ok = withRefs.handle("DELETE", "/west", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(200, ok.status(), String.valueOf(ok.body()));
-        assertEquals(404, withRefs.handle("GET", "/west", null, null).get(10, TimeUnit.SECONDS).status());
+        assertEquals(404, withRefs.handle("GET", "/west", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
         // a cluster that never owned a range needs no inventory at all
-        assertEquals(200, rest.handle("DELETE", "/east", null, null).get(10, TimeUnit.SECONDS).status());
+        assertEquals(200, rest.handle("DELETE", "/east", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
     }
 
     /** Every node of the store (path -> version and data), to prove a refused call changed nothing. */

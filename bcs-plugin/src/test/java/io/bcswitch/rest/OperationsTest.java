@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.registry.Json;
 import io.bcswitch.registry.OperationRecord;
 import io.bcswitch.registry.RegistryPaths;
@@ -53,7 +54,7 @@ class OperationsTest {
     }
 
     private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(10, TimeUnit.SECONDS);
+        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     private static JsonNode json(RestResponse r) {

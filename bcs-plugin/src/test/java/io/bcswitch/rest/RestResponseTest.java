@@ -2,6 +2,7 @@ package io.bcswitch.rest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.bcswitch.concurrent.TestWaits;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -13,7 +14,7 @@ class RestResponseTest {
 
     private static Throwable failureOf(CompletableFuture<?> f) {
         try {
-            f.get(5, TimeUnit.SECONDS);
+            f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
             throw new AssertionError("expected a failure");
         } catch (ExecutionException | TimeoutException e) {
             return e;

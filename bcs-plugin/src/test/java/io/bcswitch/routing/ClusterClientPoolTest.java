@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.routing.SwitchRouterTest.DummyClient;
 import io.bcswitch.routing.SwitchRouterTest.FakeFactory;
 import java.util.concurrent.TimeUnit;
@@ -34,17 +35,17 @@ class ClusterClientPoolTest {
     }
 
     private DummyClient inUse(String cluster) throws Exception {
-        return (DummyClient) pool.get(cluster).get(5, TimeUnit.SECONDS);
+        return (DummyClient) pool.get(cluster).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     @Test
     void aPreparedClientIsNotUsedBeforeTheSwitchAndIsTheOneTheSwitchUses() throws Exception {
         DummyClient before = inUse("b");
-        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertNotSame(before, prepared);
         assertSame(before, inUse("b"), "until the switch, creates keep going through the client in use");
 
-        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.renew("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertSame(prepared, inUse("b"), "the switch uses the client prepared for its range");
         assertEquals(2, factory.buildsOf("b"), "nothing built at the switch");
         assertFalse(prepared.closed);
@@ -53,42 +54,42 @@ class ClusterClientPoolTest {
 
     @Test
     void aSwitchToAnotherRangeNeverUsesAClientPreparedForAnEarlierOne() throws Exception {
-        DummyClient stale = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
-        pool.renew("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        DummyClient stale = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        pool.renew("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertNotSame(stale, inUse("b"), "a client prepared for another range would issue ids of that range");
         assertTrue(stale.closed, "the unused prepared client is closed");
     }
 
     @Test
     void preparingAnotherRangeClosesTheClientPreparedBefore() throws Exception {
-        DummyClient first = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
-        DummyClient second = (DummyClient) pool.prepare("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        DummyClient first = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        DummyClient second = (DummyClient) pool.prepare("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(first.closed);
-        assertSame(second, pool.prepare("b", OTHER_KEY).get(5, TimeUnit.SECONDS), "preparing twice builds once");
-        pool.renew("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        assertSame(second, pool.prepare("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS), "preparing twice builds once");
+        pool.renew("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertSame(second, inUse("b"));
     }
 
     @Test
     void aPreparationThatFailedIsReplacedByAFreshClientAtTheSwitch() throws Exception {
         factory.failNext.put("b", new AtomicInteger(1));
-        assertTrue(pool.prepare("b", KEY).handle((c, e) -> e != null).get(5, TimeUnit.SECONDS));
-        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        assertTrue(pool.prepare("b", KEY).handle((c, e) -> e != null).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        pool.renew("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals("b", inUse("b").cluster);
         assertEquals(2, factory.buildsOf("b"));
     }
 
     @Test
     void anAnnouncementThatArrivesAfterItsSwitchWasAppliedBuildsNothing() throws Exception {
-        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.renew("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         DummyClient used = inUse("b");
-        assertSame(used, pool.prepare("b", KEY).get(5, TimeUnit.SECONDS));
+        assertSame(used, pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertEquals(1, factory.buildsOf("b"));
     }
 
     @Test
     void closingThePoolClosesAPreparedClient() throws Exception {
-        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         pool.close();
         assertTrue(prepared.closed);
     }
@@ -96,10 +97,10 @@ class ClusterClientPoolTest {
     @Test
     void onlyOnePreparedClientIsKeptWhateverItsCluster() throws Exception {
         // an announcement of a switch to b that never came, then one to c
-        DummyClient forB = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
-        DummyClient forC = (DummyClient) pool.prepare("c", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        DummyClient forB = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        DummyClient forC = (DummyClient) pool.prepare("c", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(forB.closed, "the client prepared for b's abandoned switch is closed");
-        pool.renew("c", OTHER_KEY).get(5, TimeUnit.SECONDS);
+        pool.renew("c", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertSame(forC, inUse("c"));
     }
 
@@ -107,8 +108,8 @@ class ClusterClientPoolTest {
     void anUnusedPreparedClientIsClosedOnTheCloserNeverOnTheCallersThread() throws Exception {
         java.util.List<Runnable> closes = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (ClusterClientPool p = new ClusterClientPool("closer", factory, closes::add)) {
-            DummyClient stale = (DummyClient) p.prepare("b", KEY).get(5, TimeUnit.SECONDS);
-            p.renew("b", OTHER_KEY).get(5, TimeUnit.SECONDS);
+            DummyClient stale = (DummyClient) p.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            p.renew("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
             assertFalse(stale.closed, "not closed by the thread that applies the switch");
             assertEquals(1, closes.size());
             closes.forEach(Runnable::run);
@@ -120,8 +121,8 @@ class ClusterClientPoolTest {
     void closeClientClosesTheClusterClientsAndTheNextGetBuildsANewOne() throws Exception {
         DummyClient b = inUse("b");
         DummyClient c = inUse("c");
-        DummyClient preparedForB = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
-        pool.closeClient("b").get(5, TimeUnit.SECONDS);
+        DummyClient preparedForB = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(b.closed, "the client in use");
         assertTrue(preparedForB.closed, "the client prepared for b");
         assertFalse(c.closed, "another cluster's client");
@@ -130,25 +131,25 @@ class ClusterClientPoolTest {
         assertNotSame(b, again);
         assertFalse(again.closed);
         assertEquals(3, factory.buildsOf("b"));
-        pool.closeClient("nothing-here").get(5, TimeUnit.SECONDS); // no client: nothing to do
+        pool.closeClient("nothing-here").get(TestWaits.SECONDS, TimeUnit.SECONDS); // no client: nothing to do
     }
 
     @Test
     void closeClientLeavesAClientPreparedForAnotherCluster() throws Exception {
         inUse("b");
-        DummyClient forC = (DummyClient) pool.prepare("c", KEY).get(5, TimeUnit.SECONDS);
-        pool.closeClient("b").get(5, TimeUnit.SECONDS);
+        DummyClient forC = (DummyClient) pool.prepare("c", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertFalse(forC.closed);
-        pool.renew("c", KEY).get(5, TimeUnit.SECONDS);
+        pool.renew("c", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertSame(forC, inUse("c"), "still the one the switch uses");
     }
 
     @Test
     void aClusterWhoseClientWasClosedIsPreparedAfreshForTheRangeItHadBefore() throws Exception {
-        pool.renew("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.renew("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         DummyClient closed = inUse("b");
-        pool.closeClient("b").get(5, TimeUnit.SECONDS);
-        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(5, TimeUnit.SECONDS);
+        pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        DummyClient prepared = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertNotSame(closed, prepared, "never the closed client the earlier switch used");
         assertFalse(prepared.closed);
     }
@@ -156,7 +157,7 @@ class ClusterClientPoolTest {
     @Test
     void renewingWithoutARangeReplacesTheClientInUseAndKeepsTheOldOneOpenUntilThePoolCloses() throws Exception {
         DummyClient first = inUse("b");
-        DummyClient fresh = (DummyClient) pool.renew("b").get(5, TimeUnit.SECONDS);
+        DummyClient fresh = (DummyClient) pool.renew("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertNotSame(first, fresh);
         assertSame(fresh, inUse("b"));
         assertFalse(first.closed, "handles opened through it may still be read");
@@ -177,7 +178,7 @@ class ClusterClientPoolTest {
             DummyClient late = new DummyClient("b", 1);
             building.complete(late);
             assertTrue(late.closed);
-            assertSame(late, got.get(5, TimeUnit.SECONDS));
+            assertSame(late, got.get(TestWaits.SECONDS, TimeUnit.SECONDS));
         }
     }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.routing.LedgerRouter.Target;
@@ -101,11 +102,11 @@ class SwitchRouterTest {
     }
 
     private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(5, TimeUnit.SECONDS);
+        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     private static Throwable failure(CompletableFuture<?> f) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(TestWaits.SECONDS, TimeUnit.SECONDS));
         return e.getCause();
     }
 
@@ -275,7 +276,7 @@ class SwitchRouterTest {
         ClusterClientPool p = new ClusterClientPool("race", cluster -> calls.incrementAndGet() == 1
                 ? slow : CompletableFuture.completedFuture(new DummyClient(cluster, 2)));
         CompletableFuture<BookKeeper> first = p.get("a");
-        DummyClient renewed = (DummyClient) p.renew("a").get(5, TimeUnit.SECONDS);
+        DummyClient renewed = (DummyClient) p.renew("a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         DummyClient late = new DummyClient("a", 1);
         slow.complete(late);
         assertSame(late, first.get());
@@ -310,7 +311,7 @@ class SwitchRouterTest {
         assertEquals(java.util.Optional.empty(), get(router.originalOf(homeIsIssuer)));
         assertEquals(java.util.Optional.empty(), get(router.originalOf(-5L << 40)), "no range issued it");
         // the issuer's client cannot be built (the pool tries twice): no original to fall back to, not a failure
-        pool.closeClient("a").get(5, TimeUnit.SECONDS);
+        pool.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         factory.failNext.put("a", new AtomicInteger(2));
         assertEquals(java.util.Optional.empty(), get(router.originalOf(relocated)));
     }

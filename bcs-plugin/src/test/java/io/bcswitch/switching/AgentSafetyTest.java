@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
@@ -65,7 +66,7 @@ class AgentSafetyTest {
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/bcs", "", 50, true, 10), activation, o -> { },
                 new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC()), Clock.systemUTC(),
                 io.bcswitch.concurrent.FastRetries.FACTORY);
-        agent.start("zk:unused").get(10, TimeUnit.SECONDS);
+        agent.start("zk:unused").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         return agent;
     }
 
@@ -98,7 +99,7 @@ class AgentSafetyTest {
                 .with(new IdRange("c", C, 2, 0)));
         set(registry.paths().switchTarget(), new SwitchDirective(1, "d", "c", 3, 0, D));
         awaitActiveEpoch(3, 10);
-        assertEquals("c", router().forLedger(C + 5).get(10, TimeUnit.SECONDS).cluster(),
+        assertEquals("c", router().forLedger(C + 5).get(TestWaits.SECONDS, TimeUnit.SECONDS).cluster(),
                 "a ledger c issued is read from c, not from b");
         assertEquals("c", agent.ownership().owner(C + 5).orElseThrow());
     }
@@ -107,11 +108,11 @@ class AgentSafetyTest {
     void anIdAboveEveryKnownRangeIsNeverRoutedToAGuessedCluster() throws Exception {
         startAgent(cluster -> CompletableFuture.completedFuture(null));
         LedgerRouter router = router();
-        assertEquals("b", router.forLedger(B + 1).get(10, TimeUnit.SECONDS).cluster());
+        assertEquals("b", router.forLedger(B + 1).get(TestWaits.SECONDS, TimeUnit.SECONDS).cluster());
         // the metadata store is gone (a broker cut off from it): an id above b's range may be another cluster's
         store.close();
         try {
-            LedgerRouter.Target t = router.forLedger(C + 7).get(10, TimeUnit.SECONDS);
+            LedgerRouter.Target t = router.forLedger(C + 7).get(TestWaits.SECONDS, TimeUnit.SECONDS);
             fail("ledger " + (C + 7) + " was routed to " + t.cluster() + " although no range is known to cover it");
         } catch (ExecutionException e) {
             assertTrue(e.getCause() instanceof UnroutableLedgerException, String.valueOf(e.getCause()));

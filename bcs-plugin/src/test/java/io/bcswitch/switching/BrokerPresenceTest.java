@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -40,13 +41,13 @@ class BrokerPresenceTest {
         // the cutover ran before the id was known: its record names a stand-in
         presence.cutover(new BrokerCutoverRecord(1, "broker-stand-in", 1, "a", 0, 0, 0, 1, 2));
         presence.relocationApplied(4);
-        presence.ensurePresent().get(10, TimeUnit.SECONDS);
+        presence.ensurePresent().get(TestWaits.SECONDS, TimeUnit.SECONDS);
         Thread.sleep(200);
         assertTrue(store.getChildren("/bcs/brokers").get().isEmpty(), "no record under a stand-in id");
         assertTrue(store.getChildren("/bcs/relocation-applied").get().isEmpty());
 
         id.set("10.0.0.1:8080");
-        presence.ensurePresent().get(10, TimeUnit.SECONDS);
+        presence.ensurePresent().get(TestWaits.SECONDS, TimeUnit.SECONDS);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!(store.getChildren("/bcs/brokers").get().equals(List.of("10.0.0.1:8080"))
                 && store.getChildren("/bcs/relocation-applied").get().equals(List.of("10.0.0.1:8080")))) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;
@@ -56,7 +57,7 @@ class RelocationReloadTest {
                         told.add("relocations epoch " + epoch + " on " + Thread.currentThread().getName());
                     }
                 });
-        agent.start("zk:unused").get(10, TimeUnit.SECONDS);
+        agent.start("zk:unused").get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.registry.BrokerCutoverRecord;
@@ -79,7 +80,7 @@ class SwitchPreparationTest {
         agent = new BrokerSwitchAgent(registry, new SwitchConfig("/admin/bookie-clusters", "", 50, true, 10),
                 activation, o -> { }, presence, Clock.systemUTC(),
                 io.bcswitch.concurrent.FastRetries.FACTORY);
-        agent.start(WEST_URI).get(10, TimeUnit.SECONDS);
+        agent.start(WEST_URI).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         presence.cutover(new BrokerCutoverRecord(1, "broker-1", 0, "west", 0, 0, 0, 1, 2));
         await(() -> registry.listBrokerProgress().join().size() == 1, "the broker's record");
     }
@@ -125,7 +126,7 @@ class SwitchPreparationTest {
         assertFalse(registry.readDirective().join().present(), "nothing is committed while a broker prepares");
 
         activation.preparation.complete(null);
-        SwitchResult r = switching.get(20, TimeUnit.SECONDS);
+        SwitchResult r = switching.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(EAST_FIRST_ID, r.directive().firstLedgerId());
         assertEquals(EAST_FIRST_ID, preparedOnRecord(), "the broker said it was ready for exactly this range");
         await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
@@ -136,7 +137,7 @@ class SwitchPreparationTest {
     @Test
     void aBrokerThatNeverGetsReadyHoldsTheSwitchOnlyUntilTheBound() throws Exception {
         // the preparation never completes (a hung client build): the switch still commits, and the broker applies it
-        SwitchResult r = service(400).switchTo("east").get(20, TimeUnit.SECONDS);
+        SwitchResult r = service(400).switchTo("east").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals("east", r.directive().target());
         assertTrue(activation.calls.contains("prepare east " + EAST_FIRST_ID), activation.calls.toString());
         await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active although its preparation never finished");
@@ -145,7 +146,7 @@ class SwitchPreparationTest {
 
     @Test
     void withoutABoundNothingIsAnnounced() throws Exception {
-        service(0).switchTo("east").get(20, TimeUnit.SECONDS);
+        service(0).switchTo("east").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
         assertFalse(registry.read(registry.paths().switchPrepare(), SwitchPreparation.class).join().present());
         assertEquals(List.of("activate west", "activate east " + EAST_FIRST_ID), activation.calls);
@@ -153,7 +154,7 @@ class SwitchPreparationTest {
 
     @Test
     void anAnnouncementOfASwitchAlreadyAppliedIsIgnored() throws Exception {
-        service(0).switchTo("east").get(20, TimeUnit.SECONDS);
+        service(0).switchTo("east").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
         // a late or replayed announcement of epoch 1 (e.g. written by a switch that lost the compare-and-set)
         registry.update(registry.paths().switchPrepare(), SwitchPreparation.class,

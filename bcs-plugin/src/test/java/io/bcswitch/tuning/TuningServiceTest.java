@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -46,7 +47,7 @@ class TuningServiceTest {
 
     private TuningService broker(LiveTuning live) throws Exception {
         TuningService s = new TuningService(registry, live, scheduler, Clock.systemUTC(), 3600);
-        s.start().get(10, TimeUnit.SECONDS);
+        s.start().get(TestWaits.SECONDS, TimeUnit.SECONDS);
         return s;
     }
 
@@ -56,13 +57,13 @@ class TuningServiceTest {
         LiveTuning two = new LiveTuning(new LiveTuning.Values(2_000_000, 8, 50)); // its own broker.conf
         try (TuningService s1 = broker(one); TuningService s2 = broker(two)) {
             TuningService.View v = s1.set(new TuningService.Change(5_000_000L, 16, null, Set.of()))
-                    .get(10, TimeUnit.SECONDS);
+                    .get(TestWaits.SECONDS, TimeUnit.SECONDS);
             assertEquals(new LiveTuning.Values(5_000_000, 16, 150), v.effective());
             assertEquals(CONF, v.brokerConf());
             awaitEffective(two, new LiveTuning.Values(5_000_000, 16, 50));
 
             s2.set(new TuningService.Change(null, null, 500.0, Set.of(TuningService.MIGRATION_CONCURRENCY)))
-                    .get(10, TimeUnit.SECONDS);
+                    .get(TestWaits.SECONDS, TimeUnit.SECONDS);
             awaitEffective(one, new LiveTuning.Values(5_000_000, 4, 500));
             awaitEffective(two, new LiveTuning.Values(5_000_000, 8, 500));
             TuningOverrides stored = registry.readTuning().get().value();
@@ -81,7 +82,7 @@ class TuningServiceTest {
     void aBadChangeIsRefusedAndChangesNothing() throws Exception {
         LiveTuning one = new LiveTuning(CONF);
         try (TuningService s = broker(one)) {
-            s.set(new TuningService.Change(100L, null, null, Set.of())).get(10, TimeUnit.SECONDS);
+            s.set(new TuningService.Change(100L, null, null, Set.of())).get(TestWaits.SECONDS, TimeUnit.SECONDS);
             byte[] before = store.get(registry.paths().tuning()).get().orElseThrow().getValue();
             for (TuningService.Change bad : new TuningService.Change[] {
                     new TuningService.Change(null, null, null, Set.of()),
@@ -94,7 +95,7 @@ class TuningServiceTest {
                     new TuningService.Change(null, null, null, Set.of("nope")),
                     new TuningService.Change(5L, null, null, Set.of(TuningService.MIGRATION_BYTES_PER_SECOND))}) {
                 ExecutionException e = assertThrows(ExecutionException.class,
-                        () -> s.set(bad).get(10, TimeUnit.SECONDS), String.valueOf(bad));
+                        () -> s.set(bad).get(TestWaits.SECONDS, TimeUnit.SECONDS), String.valueOf(bad));
                 assertTrue(e.getCause() instanceof RegistryException r && r.kind() == RegistryException.Kind.INVALID,
                         String.valueOf(e.getCause()));
                 assertArrayEquals(before, store.get(registry.paths().tuning()).get().orElseThrow().getValue(),

@@ -1,0 +1,21 @@
+package io.bcswitch.concurrent;
+
+/**
+ * How long a unit test waits for a future it expects to complete at once (in-memory metadata store, fake clusters):
+ * generous in an ordinary run, short in a mutation run ({@code -Dbcs.test.waitSeconds}, set by the mutation profile).
+ * There a mutant that never completes a future must fail the test before the mutation tool's own timeout does:
+ * a test that fails is a killed mutant at no extra cost, a test that times out costs the tool a new test JVM.
+ */
+public final class TestWaits {
+    /** Seconds for a future that completes in milliseconds unless something is broken. */
+    public static final long SECONDS = Long.getLong("bcs.test.waitSeconds", 10);
+
+    /**
+     * Seconds for something that takes several passes of a component (a migration run through its phases, a switch
+     * through its precheck): {@code -Dbcs.test.passSeconds}.
+     */
+    public static final long PASS_SECONDS = Long.getLong("bcs.test.passSeconds", 30);
+
+    private TestWaits() {
+    }
+}
