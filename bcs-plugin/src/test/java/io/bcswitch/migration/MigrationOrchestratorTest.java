@@ -306,7 +306,8 @@ class MigrationOrchestratorTest {
             }
         }, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
-        waitUntil(TestWaits.SECONDS, () -> first.readState(1).get().value().owner().equals("broker-2"), "broker-2 owns the run");
+        waitUntil(TestWaits.SECONDS,
+                () -> first.readState(1).get().value().owner().equals("broker-2"), "broker-2 owns the run");
         applied("broker-3", Long.MAX_VALUE);
         pass.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
 
@@ -337,7 +338,8 @@ class MigrationOrchestratorTest {
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
         try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
-            waitUntil(TestWaits.PASS_SECONDS, () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
+            waitUntil(TestWaits.PASS_SECONDS,
+                    () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
             Thread.sleep(200);
             var first = registry.readRelocationEpochRecord().get();
             assertEquals(1, first.epoch(), "nothing promoted before the announcement is applied");

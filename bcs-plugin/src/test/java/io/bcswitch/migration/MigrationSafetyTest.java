@@ -10,6 +10,7 @@ import io.bcswitch.adapter.PulsarByteBudget;
 import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.precheck.ClusterFacts;
@@ -105,6 +106,23 @@ class MigrationSafetyTest {
         if (acceptsSwitchBacks) {
             back.runsOn(o);
         }
+        orchestrators.add(o);
+        return o;
+    }
+
+    /** The inventory as the test has set {@link #references} at the moment it is asked. */
+    private LedgerInventory currentReferences() {
+        return () -> CompletableFuture.completedFuture(references);
+    }
+
+    /**
+     * broker-1's orchestrator over {@code registry}, {@code inventory} and {@code copier}, accepting the switches back
+     * that its rollbacks make, closed after the test.
+     */
+    private MigrationOrchestrator running(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier) {
+        HandSwitchBack back = new HandSwitchBack(registry);
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry, inventory, copier, CONFIG,
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
         orchestrators.add(o);
         return o;
     }
@@ -400,11 +418,7 @@ class MigrationSafetyTest {
                 });
             }
         };
-        HandSwitchBack back = new HandSwitchBack(registry);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), deletedByPulsar, CONFIG, () -> "broker-1",
-                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(registry, currentReferences(), deletedByPulsar);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
         assertEquals(0, s.promoted(), String.valueOf(s));
@@ -462,11 +476,7 @@ class MigrationSafetyTest {
             }
         };
         RegistryStore racing = new RegistryStore(port, registry.paths());
-        HandSwitchBack back = new HandSwitchBack(racing);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(racing,
-                () -> CompletableFuture.completedFuture(references), clusters, CONFIG, () -> "broker-1",
-                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(racing, currentReferences(), clusters);
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         assertEquals(1, deletes.get(), "the relocation was written once, with Pulsar's delete beside it");
@@ -487,8 +497,10 @@ class MigrationSafetyTest {
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
         long notACopy = 6;
         clusters.put("a", notACopy, "x", "schema");
-        assertFalse(o.pulsarDeleted(notACopy, "a").get(TestWaits.SECONDS, TimeUnit.SECONDS), "a ledger never relocated");
-        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b").get(TestWaits.SECONDS, TimeUnit.SECONDS), "deleted where it is home");
+        assertFalse(o.pulsarDeleted(notACopy, "a")
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS), "a ledger never relocated");
+        assertFalse(o.pulsarDeleted(SCHEMA_LEDGER, "b")
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS), "deleted where it is home");
         assertTrue(clusters.has("b", SCHEMA_LEDGER) && clusters.has("a", SCHEMA_LEDGER));
 
         clusters.delete(SCHEMA_LEDGER, "a").get();
@@ -602,10 +614,7 @@ class MigrationSafetyTest {
                 new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#CompactedTopicLedger"));
         AtomicBoolean loads = new AtomicBoolean(false);
         io.bcswitch.inventory.LedgerInventory inventory = compactedTopicCUnknownUnless(loads::get);
-        HandSwitchBack back = new HandSwitchBack(registry);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1",
-                scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(registry, inventory, clusters);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "what is known moves: " + s);
@@ -659,12 +668,8 @@ class MigrationSafetyTest {
                 new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#CompactedTopicLedger"));
         AtomicInteger readings = new AtomicInteger();
         // unknown when the run plans, known when it checks the homes at its end: ledger 7 moved, nothing is missing
-        HandSwitchBack back = new HandSwitchBack(registry);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
-                compactedTopicCUnknownUnless(() -> readings.incrementAndGet() > 1), clusters, CONFIG,
-                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back,
-                FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(registry, compactedTopicCUnknownUnless(() -> readings.incrementAndGet() > 1),
+                clusters);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
         assertTrue(s.issues().isEmpty(), String.valueOf(s));
@@ -688,11 +693,7 @@ class MigrationSafetyTest {
         switchedToB();
         registry.write(registry.paths().cluster("c"), new BookieClusterRecord(1, "c",
                 "zk+hierarchical://zk-c:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
-        HandSwitchBack back = new HandSwitchBack(registry);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), copier, CONFIG, () -> "broker-1", scheduler, PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(registry, currentReferences(), copier);
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         bFails.set(true);
@@ -704,7 +705,8 @@ class MigrationSafetyTest {
         o.rollBack(3, "c", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
 
         // the orchestrator's own passes (started above) do it
-        waitUntil(TestWaits.PASS_SECONDS, () -> !clusters.has("c", SCHEMA_LEDGER), "the rolled-back copy on c is deleted");
+        waitUntil(TestWaits.PASS_SECONDS,
+                () -> !clusters.has("c", SCHEMA_LEDGER), "the rolled-back copy on c is deleted");
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "the copy on b waits for b");
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
     }
@@ -793,7 +795,8 @@ class MigrationSafetyTest {
     void cleanupIsRefusedInsideTheRollbackWindowUnlessForced() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         assertTrue(refusedCleanup(o, false).contains("rollback window"));
-        assertEquals(1, cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS).deleted());
+        assertEquals(1, cleanupService(o).cleanup("a", false, 0, true)
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS).deleted());
     }
 
     @Test
@@ -853,7 +856,8 @@ class MigrationSafetyTest {
             assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
             // the topic is deleted: nothing on a is read any more, its clients may close
             references = saved;
-            assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
+            assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a")
+                    .get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
         }
     }
 
@@ -910,7 +914,8 @@ class MigrationSafetyTest {
         CleanupResult r = cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", SCHEMA_LEDGER), "a ledger a broker holds open there is not deleted: " + r);
         assertTrue(r.notes().stream().anyMatch(n -> n.contains("open on broker(s) [broker-1]")), r.notes().toString());
-        assertEquals(java.util.Map.of("broker-1", 1), drain.report("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).openHandles());
+        assertEquals(java.util.Map.of("broker-1", 1), drain.report("a")
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS).openHandles());
         var refused = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(refused.getCause().getMessage().contains("hold ledger handles open"),
@@ -922,7 +927,8 @@ class MigrationSafetyTest {
                 d.epoch(), "b", 0, 0, 0, 1, 2)).get();
         cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(!clusters.has("a", SCHEMA_LEDGER), "the original goes once nothing reads it");
-        assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
+        assertEquals(ClusterStatus.DEPRECATED, service.closeClient("a")
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
     }
 
     @Test
@@ -1001,7 +1007,8 @@ class MigrationSafetyTest {
         // a pass whose unlock failed (the metadata store did not answer) left the lock behind
         store.put(lock, "broker-1#7-0abc".getBytes(java.nio.charset.StandardCharsets.UTF_8), Optional.of(-1L)).get();
         o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
-        waitUntil(TestWaits.SECONDS, () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
+        waitUntil(TestWaits.SECONDS,
+                () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
     }
 
     @Test
@@ -1030,11 +1037,7 @@ class MigrationSafetyTest {
         };
         switched(1, "b", "a", B_FIRST);
         applied("broker-1", Long.MAX_VALUE);
-        HandSwitchBack back = new HandSwitchBack(registry);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), slow, CONFIG, () -> "broker-1", scheduler, PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(registry, currentReferences(), slow);
         o.switchAccepted(1);
         o.start(50);
         waitUntil(TestWaits.SECONDS, copying::get, "the copy runs");
@@ -1076,12 +1079,7 @@ class MigrationSafetyTest {
             }
         };
         switched(2, "c", "b", 2L << 32);
-        HandSwitchBack back = new HandSwitchBack(registry);
-        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), slowFromB, CONFIG, () -> "broker-1", scheduler,
-                PACE,
-                Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
-        orchestrators.add(o);
+        MigrationOrchestrator o = running(registry, currentReferences(), slowFromB);
         o.switchAccepted(2);
         o.start(50);
         waitUntil(TestWaits.SECONDS, copying::get, "the copy from b runs");

@@ -28,7 +28,8 @@ class InMemoryMetadataPortTest extends MetadataPortContract {
         memory.expireSession().get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(memory.get("/t/e").get(TestWaits.SECONDS, TimeUnit.SECONDS).isEmpty(), "the ephemeral node is gone");
         assertTrue(memory.get("/t/p").get(TestWaits.SECONDS, TimeUnit.SECONDS).isPresent(), "the persistent one stays");
-        memory.get("/t").get(TestWaits.SECONDS, TimeUnit.SECONDS); // the re-established event is queued before this answer
+        memory.get("/t")
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS); // the re-established event is queued before this answer
         assertEquals(List.of(MetadataPort.SessionChange.CONNECTION_LOST, MetadataPort.SessionChange.SESSION_LOST,
                 MetadataPort.SessionChange.SESSION_REESTABLISHED), heard);
     }

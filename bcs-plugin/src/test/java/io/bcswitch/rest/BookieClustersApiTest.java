@@ -128,7 +128,8 @@ class BookieClustersApiTest {
         refs.removeIf(r -> r.ledgerId() > 3);
         RestResponse ok = withRefs.handle("DELETE", "/west", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(200, ok.status(), String.valueOf(ok.body()));
-        assertEquals(404, withRefs.handle("GET", "/west", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
+        assertEquals(404, withRefs.handle("GET", "/west", null, null)
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
         // a cluster that never owned a range needs no inventory at all
         assertEquals(200, rest.handle("DELETE", "/east", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
     }

@@ -65,7 +65,8 @@ class ClusterClientPoolTest {
         DummyClient first = (DummyClient) pool.prepare("b", KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         DummyClient second = (DummyClient) pool.prepare("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(first.closed);
-        assertSame(second, pool.prepare("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS), "preparing twice builds once");
+        assertSame(second, pool.prepare("b", OTHER_KEY)
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS), "preparing twice builds once");
         pool.renew("b", OTHER_KEY).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertSame(second, inUse("b"));
     }
