@@ -60,23 +60,23 @@ final class RelocationTable {
     }
 
 
-    /** A ledger's relocation as stored now: its shard node, else an earlier version's node, with its version. */
-    private CompletableFuture<Versioned<Relocation>> readRelocation(long id) {
+    /** A ledger's relocation as stored now: its shard node, else an earlier version's node. */
+    private CompletableFuture<Optional<Relocation>> readRelocation(long id) {
         return registry.read(paths.relocation(id), Relocation.class).thenCompose(v -> v.present()
-                ? CompletableFuture.completedFuture(v)
-                : registry.read(paths.legacyRelocation(id), Relocation.class).thenApply(l -> l.present()
-                        ? new Versioned<>(l.value(), -1L) : l));
+                ? CompletableFuture.completedFuture(Optional.of(v.value()))
+                : registry.read(paths.legacyRelocation(id), Relocation.class)
+                        .thenApply(l -> Optional.ofNullable(l.value())));
     }
 
     /** The relocations of {@code ids} as stored now (absent ids: no relocation). */
     CompletableFuture<Map<Long, Optional<Relocation>>> read(Collection<Long> ids) {
-        Map<Long, CompletableFuture<Versioned<Relocation>>> reads = new TreeMap<>();
+        Map<Long, CompletableFuture<Optional<Relocation>>> reads = new TreeMap<>();
         for (long id : ids) {
             reads.put(id, readRelocation(id));
         }
         return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
             Map<Long, Optional<Relocation>> out = new TreeMap<>();
-            reads.forEach((id, f) -> out.put(id, Optional.ofNullable(f.join().value())));
+            reads.forEach((id, f) -> out.put(id, f.join()));
             return out;
         });
     }

@@ -20,6 +20,7 @@ import io.bcswitch.precheck.ClusterMetadataAccess;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.ForwardingPort;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.MigrationState;
@@ -524,50 +525,6 @@ class MigrationSafetyTest {
                 Relocation.FORMAT_VERSION, unmarked, "b", "a", "SCHEMA", 1, 0))).get();
         assertFalse(o.pulsarDeleted(unmarked, "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(clusters.has("b", unmarked), "only a copy the migration made is deleted");
-    }
-
-    /** A metadata port that passes every call on; tests override the calls they interfere with. */
-    static class ForwardingPort implements MetadataPort {
-        private final MetadataPort to;
-
-        ForwardingPort(MetadataPort to) {
-            this.to = to;
-        }
-
-        @Override
-        public CompletableFuture<Optional<Node>> get(String path) {
-            return to.get(path);
-        }
-
-        @Override
-        public CompletableFuture<List<String>> children(String path) {
-            return to.children(path);
-        }
-
-        @Override
-        public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean ephemeral) {
-            return to.put(path, value, expected, ephemeral);
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(String path, Optional<Long> expected) {
-            return to.delete(path, expected);
-        }
-
-        @Override
-        public void onChange(java.util.function.Consumer<String> listener) {
-            to.onChange(listener);
-        }
-
-        @Override
-        public void onSessionChange(java.util.function.Consumer<SessionChange> listener) {
-            to.onSessionChange(listener);
-        }
-
-        @Override
-        public void close() {
-            to.close();
-        }
     }
 
     @Test

@@ -73,6 +73,7 @@ public abstract class MetadataPortContract {
         long v2 = await(port.put("/t/a", bytes("three"), Optional.empty(), false));
         assertArrayEquals(bytes("three"), await(port.get("/t/a")).orElseThrow().value());
         assertNotEquals(v1, v2);
+        assertTrue(v0 < v1 && v1 < v2, "versions only grow: " + v0 + ", " + v1 + ", " + v2);
     }
 
     @Test

@@ -49,6 +49,11 @@ class ClusterNamesTest {
         String q = ClusterNames.problem(longName);
         assertTrue(q.contains("y".repeat(80) + "..."), q);
         assertFalse(q.contains("y".repeat(81)), q);
+        String exactly80 = ClusterNames.problem("z".repeat(80));
+        assertTrue(exactly80.contains("'" + "z".repeat(80) + "'"), "80 characters are shown whole: " + exactly80);
+        // printable ASCII is shown as it is, from the space to the tilde; DEL and controls are escaped
+        String edges = ClusterNames.problem("a b~\u007f\u001f");
+        assertTrue(edges.contains("'a b~\\u007f\\u001f'"), edges);
     }
 
     @Test

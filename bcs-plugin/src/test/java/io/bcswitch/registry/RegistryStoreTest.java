@@ -1,0 +1,232 @@
+package io.bcswitch.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.concurrent.Failures;
+import io.bcswitch.concurrent.TestWaits;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The typed registry over an in-memory store: the update loop's bound, the epoch counter and the copy lists. */
+class RegistryStoreTest {
+    private final InMemoryMetadataPort memory = new InMemoryMetadataPort();
+    private final RegistryPaths paths = new RegistryPaths("/bcs");
+
+    @AfterEach
+    void tearDown() {
+        memory.close();
+    }
+
+    private static <T> T await(CompletableFuture<T> f) throws Exception {
+        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
+    }
+
+    public record Counter(int n) {
+    }
+
+    /** A store where the first {@code conflicts} conditional writes of {@code path} lose a race. */
+    private static final class RacingPort extends ForwardingPort {
+        private final String path;
+        private final int conflicts;
+        final AtomicInteger attempts = new AtomicInteger();
+
+        RacingPort(MetadataPort to, String path, int conflicts) {
+            super(to);
+            this.path = path;
+            this.conflicts = conflicts;
+        }
+
+        @Override
+        public CompletableFuture<Long> put(String p, byte[] value, Optional<Long> expected, boolean ephemeral) {
+            if (p.equals(path) && expected.isPresent() && attempts.incrementAndGet() <= conflicts) {
+                return CompletableFuture.failedFuture(new StoreFailure.VersionConflict(p, null));
+            }
+            return super.put(p, value, expected, ephemeral);
+        }
+    }
+
+    private static Optional<Counter> increment(Optional<Counter> cur) {
+        return Optional.of(new Counter(cur.map(Counter::n).orElse(0) + 1));
+    }
+
+    @Test
+    void anUpdateThatLosesRacesReadsAgainUpToItsBound() throws Exception {
+        RacingPort port = new RacingPort(memory, "/bcs/counter", RegistryStore.MAX_UPDATE_ATTEMPTS - 1);
+        RegistryStore registry = new RegistryStore(port, paths);
+        assertEquals(1, await(registry.update("/bcs/counter", Counter.class, RegistryStoreTest::increment)).n());
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, port.attempts.get(), "the last allowed attempt wrote");
+        assertEquals(1, await(registry.read("/bcs/counter", Counter.class)).value().n());
+    }
+
+    @Test
+    void anUpdateThatLosesEveryRaceGivesUpWithTheConflictAndWritesNothing() throws Exception {
+        // the port stops conflicting a little after the bound, so that a loop without its bound would write
+        RacingPort port = new RacingPort(memory, "/bcs/counter", RegistryStore.MAX_UPDATE_ATTEMPTS + 5);
+        RegistryStore registry = new RegistryStore(port, paths);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(registry.update("/bcs/counter", Counter.class, RegistryStoreTest::increment)));
+        assertInstanceOf(StoreFailure.VersionConflict.class, Failures.unwrap(e));
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, port.attempts.get(), "attempts made");
+        assertFalse(await(registry.read("/bcs/counter", Counter.class)).present());
+    }
+
+    @Test
+    void anUpdateWithNothingToChangeWritesNothingAndAnswersWhatIsStored() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        await(registry.write("/bcs/counter", new Counter(4), MetadataPort.ABSENT));
+        assertEquals(4, await(registry.update("/bcs/counter", Counter.class, cur -> Optional.empty())).n());
+        assertEquals(0, await(registry.read("/bcs/counter", Counter.class)).version(), "not written again");
+    }
+
+    @Test
+    void theRelocationEpochCountsUpAndListsAtMostItsBoundOfChangedIds() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        assertEquals(0, await(registry.readRelocationEpoch()));
+        List<Long> atBound = LongStream.range(0, RelocationEpoch.MAX_LISTED).boxed().toList();
+        assertEquals(1, await(registry.bumpRelocationEpoch(10, atBound)));
+        assertEquals(atBound, await(registry.readRelocationEpochRecord()).changed());
+        List<Long> overBound = LongStream.rangeClosed(0, RelocationEpoch.MAX_LISTED).boxed().toList();
+        assertEquals(2, await(registry.bumpRelocationEpoch(20, overBound)));
+        assertNull(await(registry.readRelocationEpochRecord()).changed(), "too many to list: re-read everything");
+        assertEquals(3, await(registry.bumpRelocationEpoch(30, null)));
+        RelocationEpoch third = await(registry.readRelocationEpochRecord());
+        assertNull(third.changed());
+        assertEquals(30, third.ts());
+        assertEquals(4, await(registry.bumpRelocationEpoch(40, List.of())));
+        assertEquals(List.of(), await(registry.readRelocationEpochRecord()).changed());
+    }
+
+    @Test
+    void onlyDecimalNamesOfAtMostNineteenDigitsAreNumbers() {
+        assertTrue(RegistryStore.isNumber("0"));
+        assertTrue(RegistryStore.isNumber("9".repeat(19)));
+        assertFalse(RegistryStore.isNumber("9".repeat(20)), "would overflow a long");
+        assertFalse(RegistryStore.isNumber(""));
+        assertFalse(RegistryStore.isNumber("12a"));
+        assertFalse(RegistryStore.isNumber("lock"));
+    }
+
+    private static List<Long> ids(long from, long to) {
+        return LongStream.range(from, to).boxed().toList();
+    }
+
+    private static List<Long> concatenated(SortedMap<Integer, List<Long>> chunks) {
+        List<Long> all = new ArrayList<>();
+        chunks.values().forEach(all::addAll);
+        return all;
+    }
+
+    @Test
+    void aCopyListIsStoredInBoundedChunksAndGrowsWithoutRewritingFullChunks() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        int max = IdChunk.MAX_IDS;
+        List<Long> exactlyTwo = ids(0, 2L * max);
+        await(registry.writeCopies(7, exactlyTwo, 0));
+        SortedMap<Integer, List<Long>> chunks = await(registry.readCopies(7));
+        assertEquals(List.of(0, 1), List.copyOf(chunks.keySet()), "two full chunks, no empty third");
+        assertEquals(exactlyTwo, concatenated(chunks));
+
+        // grown by some ids: only the chunk that holds index `from` and later ones are written
+        List<Long> grown = ids(0, 2L * max + 3);
+        memory.put(paths.copiesChunk(7, 0), Json.write(new IdChunk(IdChunk.FORMAT_VERSION, List.of(-1L))),
+                Optional.empty(), false).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        await(registry.writeCopies(7, grown, 2 * max));
+        chunks = await(registry.readCopies(7));
+        assertEquals(List.of(-1L), chunks.get(0), "a chunk before `from` is left as it is");
+        assertEquals(ids(max, 2L * max), chunks.get(1));
+        assertEquals(ids(2L * max, 2L * max + 3), chunks.get(2));
+
+        await(registry.writeCopies(7, ids(0, 5), 3));
+        assertEquals(ids(0, 5), await(registry.readCopies(7)).get(0), "from inside the first chunk rewrites it");
+    }
+
+    @Test
+    void aCopyListShrinksChunkByChunkAndIsDroppedWholeLeavingOtherSwitchesLists() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        await(registry.writeCopies(3, ids(0, IdChunk.MAX_IDS + 2), 0));
+        await(registry.writeCopies(12, ids(100, 102), 0));
+        // a stray node that is not a chunk or an epoch is never taken for one
+        memory.put(paths.copiesRoot() + "/notes", new byte[] {1}, Optional.empty(), false)
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        memory.put(paths.copies(3) + "/notes", new byte[] {1}, Optional.empty(), false)
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(List.of(3L, 12L), await(registry.copyEpochs()), "numerically sorted, numbers only");
+
+        await(registry.replaceCopiesChunk(3, 1, List.of(IdChunk.MAX_IDS + 1L)));
+        assertEquals(List.of(IdChunk.MAX_IDS + 1L), await(registry.readCopies(3)).get(1));
+        await(registry.replaceCopiesChunk(3, 0, List.of()));
+        assertEquals(List.of(1), List.copyOf(await(registry.readCopies(3)).keySet()), "an emptied chunk is deleted");
+        await(registry.replaceCopiesChunk(3, 0, List.of())); // already gone: nothing to do, no failure
+
+        memory.delete(paths.copies(3) + "/notes", Optional.empty()).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        await(registry.dropCopies(3));
+        assertEquals(List.of(12L), await(registry.copyEpochs()));
+        assertTrue(await(memory.children(paths.copies(3))).isEmpty(), "every chunk of the dropped list is gone");
+        assertTrue(await(memory.get(paths.copies(3))).isEmpty(), "and its node");
+        assertEquals(ids(100, 102), await(registry.readCopies(12)).get(0), "another switch's list is untouched");
+    }
+
+    @Test
+    void sessionChangesOfTheStoreReachTheRegistrysListeners() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        List<MetadataPort.SessionChange> heard = new CopyOnWriteArrayList<>();
+        registry.onSessionChange(heard::add);
+        await(memory.expireSession());
+        await(memory.get("/")); // the re-established event is queued before this answer
+        assertEquals(List.of(MetadataPort.SessionChange.CONNECTION_LOST, MetadataPort.SessionChange.SESSION_LOST,
+                MetadataPort.SessionChange.SESSION_REESTABLISHED), heard);
+    }
+
+    @Test
+    void everyWaiterForAChangeWakesNotOnlyTheLatest() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        CompletableFuture<Void> first = registry.nextChangeAtOrBelow(paths.relocationApplied());
+        CompletableFuture<Void> other = registry.nextChangeAtOrBelow(paths.tuning());
+        CompletableFuture<Void> second = registry.nextChangeAtOrBelow(paths.relocationApplied());
+        await(registry.write(paths.relocationApplied("broker-1"), new RelocationEpoch(1, 1, 0), MetadataPort.ABSENT));
+        await(first);
+        await(second);
+        await(memory.get("/")); // notifications of the write are delivered before this answer
+        assertFalse(other.isDone(), "a waiter elsewhere sleeps on");
+        await(registry.write(paths.tuning(), TuningOverrides.NONE, MetadataPort.ABSENT));
+        await(other);
+    }
+
+    private static Relocation toB(long id) {
+        return new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "SCHEMA", 1, 0, null, null);
+    }
+
+    @Test
+    void aRelocationChangeThatChangesNothingWritesNothingButMovesAnEarlierVersionsNodeIntoItsShard()
+            throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        await(registry.updateRelocations(List.of(5L), (id, cur) -> Optional.of(toB(id))));
+        long version = await(memory.get(paths.relocation(5))).orElseThrow().version();
+        assertEquals(Optional.of(toB(5)),
+                await(registry.updateRelocations(List.of(5L), (id, cur) -> cur)).get(5L));
+        assertEquals(version, await(memory.get(paths.relocation(5))).orElseThrow().version(), "not written again");
+
+        // an earlier version kept relocations in one flat node per ledger: read as they are, moved when touched
+        await(registry.write(paths.legacyRelocation(6), toB(6), MetadataPort.ABSENT));
+        assertEquals(Optional.of(toB(6)), await(registry.readRelocations(List.of(6L))).get(6L));
+        assertEquals(Optional.of(toB(6)), await(registry.updateRelocations(List.of(6L), (id, cur) -> cur)).get(6L));
+        assertTrue(await(memory.get(paths.legacyRelocation(6))).isEmpty(), "the earlier node is gone");
+        assertEquals(Optional.of(toB(6)), await(registry.readRelocations(List.of(6L))).get(6L), "now in its shard");
+        assertEquals(Optional.empty(), await(registry.readRelocations(List.of(7L))).get(7L));
+    }
+}
