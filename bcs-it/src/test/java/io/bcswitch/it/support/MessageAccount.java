@@ -37,6 +37,9 @@ public final class MessageAccount {
     public final ConcurrentSkipListMap<Long, String> failed = new ConcurrentSkipListMap<>();
     /** Deliveries in arrival order, duplicates included. */
     public final List<Long> received = Collections.synchronizedList(new ArrayList<>());
+    /** The partition of each delivery in {@link #received} (same index; "" for a topic without partitions). */
+    private final List<String> receivedFrom = new ArrayList<>();
+    private final Set<Long> distinct = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicLong lastAckNanos = new AtomicLong();
 
     public MessageAccount(String topic) {
@@ -58,7 +61,19 @@ public final class MessageAccount {
     }
 
     public void receive(long seq) {
-        received.add(seq);
+        receive("", seq);
+    }
+
+    /**
+     * A delivery from {@code partition} (a producer's order holds per partition: a partitioned topic's consumer
+     * interleaves its partitions); whether it is the first of {@code seq}.
+     */
+    public boolean receive(String partition, long seq) {
+        synchronized (received) {
+            received.add(seq);
+            receivedFrom.add(partition);
+        }
+        return distinct.add(seq);
     }
 
     /** Sends neither acknowledged nor failed yet. */
@@ -78,11 +93,16 @@ public final class MessageAccount {
 
     /** Distinct sequence numbers received. */
     public Set<Long> receivedSeqs() {
-        return new HashSet<>(receivedSnapshot());
+        return new HashSet<>(distinct);
     }
 
     public boolean receivedAllAcked() {
-        return receivedSeqs().containsAll(acked.keySet());
+        return distinct.containsAll(acked.keySet());
+    }
+
+    /** Acknowledged sends never received, in order. */
+    public List<Long> missing() {
+        return acked.keySet().stream().filter(s -> !distinct.contains(s)).toList();
     }
 
     /** The first acknowledgement at or after {@code nanos}, or null. */
@@ -98,29 +118,47 @@ public final class MessageAccount {
 
     /** What breaks the exact account, empty when nothing does; at most a few examples of each kind. */
     public List<String> problems(long maxFailedSends) {
+        return problems(maxFailedSends, false);
+    }
+
+    /**
+     * {@link #problems(long)}, where {@code redeliveriesAllowed} tolerates a message received again (at-least-once
+     * delivery across a consumer's reconnect, for a scenario that unloads or kills brokers): everything else stays
+     * exact, the order of first deliveries included.
+     */
+    public List<String> problems(long maxFailedSends, boolean redeliveriesAllowed) {
         List<String> out = new ArrayList<>();
-        List<Long> got = receivedSnapshot();
+        List<Long> got;
+        List<String> from;
+        synchronized (received) {
+            got = new ArrayList<>(received);
+            from = new ArrayList<>(receivedFrom);
+        }
         Set<Long> distinct = new HashSet<>();
         List<Long> twice = new ArrayList<>();
         List<String> outOfOrder = new ArrayList<>();
         List<Long> neverSent = new ArrayList<>();
-        long last = -1;
-        for (long s : got) {
+        Map<String, Long> lastByPartition = new java.util.HashMap<>();
+        for (int i = 0; i < got.size(); i++) {
+            long s = got.get(i);
             if (!distinct.add(s)) {
                 twice.add(s);
                 continue;
             }
+            long last = lastByPartition.getOrDefault(from.get(i), -1L);
             if (s < last) {
-                outOfOrder.add(s + " after " + last);
+                outOfOrder.add(s + " after " + last + (from.get(i).isEmpty() ? "" : " on " + from.get(i)));
             }
-            last = Math.max(last, s);
+            lastByPartition.put(from.get(i), Math.max(last, s));
             if (!acked.containsKey(s) && !failed.containsKey(s)) {
                 neverSent.add(s); // a failed send may still have been written: received, it is no loss
             }
         }
-        List<Long> missing = acked.keySet().stream().filter(s -> !distinct.contains(s)).toList();
-        add(out, "acknowledged but never received", missing);
-        add(out, "received more than once", twice);
+        add(out, "acknowledged but never received", acked.keySet().stream().filter(s -> !distinct.contains(s))
+                .toList());
+        if (!redeliveriesAllowed) {
+            add(out, "received more than once", twice);
+        }
         add(out, "out of the producer's order", outOfOrder);
         add(out, "received but never sent", neverSent);
         if (failed.size() > maxFailedSends) {

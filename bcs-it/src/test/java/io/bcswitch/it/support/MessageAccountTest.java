@@ -49,6 +49,29 @@ class MessageAccountTest {
     }
 
     @Test
+    void orderHoldsPerPartitionAndARedeliveryIsToleratedOnlyWhereTheScenarioAllowsIt() {
+        MessageAccount a = sent(5);
+        // one producer's messages spread over two partitions: the consumer interleaves them
+        a.receive("p-0", 0);
+        a.receive("p-1", 3);
+        a.receive("p-0", 1);
+        a.receive("p-1", 4);
+        a.receive("p-0", 2);
+        assertEquals(List.of(), a.problems(0));
+        assertEquals(false, a.receive("p-0", 1), "a redelivery is not a first delivery");
+        assertEquals(List.of(), a.problems(0, true), "redelivered after a reconnect: allowed");
+        assertEquals(1, a.problems(0).size(), "but not where delivery must be exact");
+        a.receive("p-1", 2);
+        assertEquals(List.of(), a.problems(0, true), "a redelivery is never out of order");
+        MessageAccount b = sent(3);
+        b.receive("p-1", 2);
+        b.receive("p-1", 1);
+        b.receive("p-0", 0);
+        assertEquals(List.of("1 out of the producer's order (first: [1 after 2 on p-1])"), b.problems(0, true));
+        assertEquals(List.of(), b.missing());
+    }
+
+    @Test
     void aFailedSendThatWasWrittenAfterAllIsNoLoss() {
         MessageAccount a = sent(2, 2);
         List.of(0L, 1L, 2L).forEach(a::receive);

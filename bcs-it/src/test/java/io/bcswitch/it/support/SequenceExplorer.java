@@ -824,10 +824,12 @@ public final class SequenceExplorer {
         List<Workload.Stream> all = new ArrayList<>(workload.streams());
         all.addAll(workload.drainIdleSubscriptions(60_000));
         for (Workload.Stream s : all) {
-            if (!s.missing().isEmpty() || s.outOfOrder.get() > 0 || s.sendErrors.get() > 0
-                    || (!abruptFailover && s.redeliveredAfterConfirmedAck.get() > 0)) {
-                problems.add(s.summary() + (s.missing().isEmpty() ? "" : " first missing: "
-                        + s.missing().subList(0, Math.min(5, s.missing().size()))));
+            List<String> wrong = new ArrayList<>(s.problems());
+            if (!abruptFailover && s.redeliveredAfterConfirmedAck.get() > 0) {
+                wrong.add(s.redeliveredAfterConfirmedAck + " redelivered after a broker confirmed their acknowledgement");
+            }
+            if (!wrong.isEmpty()) {
+                problems.add(s.name + ": " + String.join("; ", wrong) + " [" + s.summary() + "]");
             }
         }
         workload.compact();
