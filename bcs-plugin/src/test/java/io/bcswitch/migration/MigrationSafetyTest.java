@@ -22,6 +22,7 @@ import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.ForwardingPort;
 import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.LedgerIssue;
 import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
@@ -488,6 +489,38 @@ class MigrationSafetyTest {
         } else {
             assertFalse(clusters.has("b", SCHEMA_LEDGER), "the copy of a ledger Pulsar deleted is not left on b");
         }
+    }
+
+    @Test
+    void aPlannedLedgerThatIsNotHomeOnTheTargetAfterPromoteIsNamedAndTheMigrationIsNotDone() throws Exception {
+        // the store acknowledges the relocation write of the schema but keeps nothing (a write lost for any reason):
+        // the run's last look finds the ledger still home on a, and says so rather than ending DONE
+        switchedToB();
+        String relocationNode = registry.paths().relocation(SCHEMA_LEDGER);
+        MetadataPort port = new ForwardingPort(new PulsarMetadataPort(store)) {
+            @Override
+            public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean eph) {
+                return path.equals(relocationNode) ? CompletableFuture.completedFuture(0L)
+                        : super.put(path, value, expected, eph);
+            }
+        };
+        // a second planned ledger that is promoted as usual
+        long promoted = 6;
+        clusters.put("a", promoted, "schema-v2", "schema");
+        references = List.of(new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"),
+                new LedgerReference(promoted, LedgerKind.SCHEMA, "t/ns/y"));
+        MigrationOrchestrator o = running(new RegistryStore(port, registry.paths()), currentReferences(), clusters);
+        o.switchAccepted(1);
+        MigrationState end = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
+        assertEquals("a", home(SCHEMA_LEDGER).orElse("a"));
+        assertEquals("b", home(promoted).orElseThrow());
+        assertEquals(1, end.notPromoted(), end.toString());
+        LedgerIssue issue = end.issues().stream().filter(i -> i.ledgerId() == SCHEMA_LEDGER).findFirst()
+                .orElseThrow(() -> new AssertionError("no issue for the ledger left behind: " + end.issues()));
+        assertEquals("NOT_PROMOTED", issue.result());
+        assertTrue(issue.detail().startsWith("home is still a (t/ns/x)"), issue.detail());
+        assertTrue(end.issues().stream().noneMatch(i -> i.ledgerId() == promoted), end.issues().toString());
+        assertTrue(clusters.has("a", SCHEMA_LEDGER), "the ledger left behind is still readable where it is home");
     }
 
     @Test
