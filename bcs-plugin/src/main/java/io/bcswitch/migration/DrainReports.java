@@ -54,7 +54,8 @@ public final class DrainReports {
         return Map.copyOf(latest);
     }
 
-    private record Row(LedgerReference ref, Optional<LedgerCopier.LedgerFacts> facts, RetentionLookup.Retention retention) {
+    /** A ledger the brokers reference, its metadata on the cluster (null: not asked) and its topic's retention. */
+    record Row(LedgerReference ref, Optional<LedgerCopier.LedgerFacts> facts, RetentionLookup.Retention retention) {
     }
 
     public CompletableFuture<DrainReport> report(String cluster) {
@@ -106,7 +107,7 @@ public final class DrainReports {
         return r.kind() == LedgerKind.DATA && r.closedAt() != null && r.size() != null;
     }
 
-    private static DrainReport build(String cluster, String status, boolean active, List<Row> rows,
+    static DrainReport build(String cluster, String status, boolean active, List<Row> rows,
                                      Map<String, Integer> handles) {
         Map<LedgerKind, long[]> totals = new EnumMap<>(LedgerKind.class);
         List<DrainReport.DataLedger> data = new ArrayList<>();
