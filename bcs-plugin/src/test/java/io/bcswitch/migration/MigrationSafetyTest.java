@@ -979,6 +979,46 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void aRollbacksDeletionListNeverTakesALedgerHomeOrIssuedOnItsClusterNorOneABrokerHoldsOpen() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        applied("broker-2", 0); // a broker lags: the deletions wait until the list below is in place
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        // the list of switch 1's copies on b names three more ids, as a pass racing the rollback could leave it
+        long issuedByB = B_FIRST + 3; // b's own ledger: b issued the id
+        clusters.put("b", issuedByB, "b's own", "managed-ledger");
+        long homeOnB = 7; // made home on b by another switch since
+        clusters.put("a", homeOnB, "x", "schema");
+        clusters.put("b", homeOnB, new FakeClusters.Ledger(true, "x",
+                clusters.copyMetadata(clusters.get("a", homeOnB).custom(), "a")));
+        registry.updateRelocations(List.of(homeOnB), (id, cur) -> Optional.of(new Relocation(
+                Relocation.FORMAT_VERSION, homeOnB, "b", "a", "SCHEMA", 5, 0))).get();
+        long heldOpen = 8; // a broker still reads its copy on b
+        clusters.put("a", heldOpen, "y", "schema");
+        clusters.put("b", heldOpen, new FakeClusters.Ledger(true, "y",
+                clusters.copyMetadata(clusters.get("a", heldOpen).custom(), "a")));
+        var d = registry.readDirective().get().value();
+        registry.writeEphemeral(registry.paths().broker("broker-2"), new BrokerCutoverRecord(1, "broker-2",
+                d.epoch(), d.target(), 0, 0, 0, 1, 2).withHandles(java.util.Map.of("b", 1),
+                java.util.Map.of("b", List.of(heldOpen)))).get();
+        List<Long> listed = new ArrayList<>(registry.readCopies(1).get().get(0));
+        assertEquals(List.of(SCHEMA_LEDGER), listed);
+        listed.addAll(List.of(issuedByB, homeOnB, heldOpen));
+        registry.replaceCopiesChunk(1, 0, listed).get();
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(c ->
+                c.edit().deletions(4, c.deleteAfterRelocationEpoch()).build())).get();
+
+        applied("broker-2", Long.MAX_VALUE);
+        tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER), "the rolled-back copy is deleted");
+        tickUntil(o, () -> o.readState(1).get().value().pendingDeletionCount() <= 1, "the list is worked off");
+        assertEquals(1, o.readState(1).get().value().pendingDeletionCount(), "one copy waits for its broker");
+        assertTrue(clusters.has("b", issuedByB), "a ledger its cluster issued is never a copy to delete");
+        assertTrue(clusters.has("b", homeOnB), "a ledger home there is never deleted");
+        assertTrue(clusters.has("b", heldOpen), "a copy a broker holds open is not deleted yet");
+        assertEquals(List.of(heldOpen), registry.readCopies(1).get().get(0), "and stays on the list");
+        assertTrue(clusters.has("a", SCHEMA_LEDGER));
+    }
+
+    @Test
     void aRolledBackCopyIsKeptWhenItsHomeNoLongerHoldsTheLedger() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         applied("broker-2", 0); // a broker lags: the copy's deletion waits for it

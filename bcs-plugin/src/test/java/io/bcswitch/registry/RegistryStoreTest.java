@@ -229,4 +229,21 @@ class RegistryStoreTest {
         assertEquals(Optional.of(toB(6)), await(registry.readRelocations(List.of(6L))).get(6L), "now in its shard");
         assertEquals(Optional.empty(), await(registry.readRelocations(List.of(7L))).get(7L));
     }
+
+    @Test
+    void aRelocationChangeThatLosesRacesReadsAgainUpToTheSameBound() throws Exception {
+        RacingPort racing = new RacingPort(memory, paths.relocation(9), RegistryStore.MAX_UPDATE_ATTEMPTS - 1);
+        RegistryStore registry = new RegistryStore(racing, paths);
+        assertEquals(Optional.of(toB(9)),
+                await(registry.updateRelocations(List.of(9L), (id, cur) -> Optional.of(toB(id)))).get(9L));
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, racing.attempts.get());
+
+        RacingPort losing = new RacingPort(memory, paths.relocation(10), RegistryStore.MAX_UPDATE_ATTEMPTS + 5);
+        RegistryStore unlucky = new RegistryStore(losing, paths);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(unlucky.updateRelocations(List.of(10L), (id, cur) -> Optional.of(toB(id)))));
+        assertInstanceOf(StoreFailure.VersionConflict.class, Failures.unwrap(e));
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, losing.attempts.get());
+        assertEquals(Optional.empty(), await(unlucky.readRelocations(List.of(10L))).get(10L), "nothing written");
+    }
 }
