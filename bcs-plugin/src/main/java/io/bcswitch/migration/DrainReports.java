@@ -108,7 +108,7 @@ public final class DrainReports {
     }
 
     static DrainReport build(String cluster, String status, boolean active, List<Row> rows,
-                                     Map<String, Integer> handles) {
+                             Map<String, Integer> handles) {
         Map<LedgerKind, long[]> totals = new EnumMap<>(LedgerKind.class);
         List<DrainReport.DataLedger> data = new ArrayList<>();
         int open = 0;

@@ -134,14 +134,14 @@ public final class MessageAccount {
             got = new ArrayList<>(received);
             from = new ArrayList<>(receivedFrom);
         }
-        Set<Long> distinct = new HashSet<>();
+        Set<Long> seen = new HashSet<>();
         List<Long> twice = new ArrayList<>();
         List<String> outOfOrder = new ArrayList<>();
         List<Long> neverSent = new ArrayList<>();
         Map<String, Long> lastByPartition = new java.util.HashMap<>();
         for (int i = 0; i < got.size(); i++) {
             long s = got.get(i);
-            if (!distinct.add(s)) {
+            if (!seen.add(s)) {
                 twice.add(s);
                 continue;
             }
@@ -154,8 +154,7 @@ public final class MessageAccount {
                 neverSent.add(s); // a failed send may still have been written: received, it is no loss
             }
         }
-        add(out, "acknowledged but never received", acked.keySet().stream().filter(s -> !distinct.contains(s))
-                .toList());
+        add(out, "acknowledged but never received", missing());
         if (!redeliveriesAllowed) {
             add(out, "received more than once", twice);
         }
