@@ -63,8 +63,11 @@ public class ClusterMetadataAccess implements AutoCloseable {
                 f.thenAccept(ClusterMetadataAccess::closeQuietly);
             }
         });
+        // only a store that did not open in time "did not answer": one that refused says why
         return bounded.exceptionallyCompose(e -> CompletableFuture.failedFuture(new IllegalStateException(
-                "metadata service " + url + " did not answer within " + timeoutMillis + " ms", e)));
+                io.bcswitch.concurrent.Failures.unwrap(e) instanceof java.util.concurrent.TimeoutException
+                        ? "metadata service " + url + " did not answer within " + timeoutMillis + " ms"
+                        : "cannot open metadata service " + url + ": " + SwitchPrecheck.rootMessage(e), e)));
     }
 
     @Override

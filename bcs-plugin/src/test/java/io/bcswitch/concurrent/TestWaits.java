@@ -18,4 +18,26 @@ public final class TestWaits {
 
     private TestWaits() {
     }
+
+    /** A condition that may throw (it reads a future, a store). */
+    @FunctionalInterface
+    public interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    /** Polls {@code condition} until it holds; fails naming {@code what} after {@code seconds}. */
+    public static void until(String what, long seconds, Condition condition) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + seconds + " s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** {@link #until(String, long, Condition)} within {@link #SECONDS}. */
+    public static void until(String what, Condition condition) throws Exception {
+        until(what, SECONDS, condition);
+    }
 }

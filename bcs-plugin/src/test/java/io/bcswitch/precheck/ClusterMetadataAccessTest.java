@@ -1,0 +1,62 @@
+package io.bcswitch.precheck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.bcswitch.concurrent.TestWaits;
+import io.bcswitch.registry.InMemoryMetadataPort;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Opening a bookie cluster's metadata store: bounded, with an error that says what happened, retried after one. */
+class ClusterMetadataAccessTest {
+    private static final ClusterLocation X = ClusterLocation.parse("zk+hierarchical://x:2181/ledgers");
+
+    private static String failure(ClusterMetadataAccess access) {
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> access.forLocation(X).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        return e.getCause().getMessage();
+    }
+
+    @Test
+    void aStoreThatDoesNotOpenInTimeDidNotAnswerOneThatRefusedSaysWhy() throws Exception {
+        CountDownLatch hang = new CountDownLatch(1);
+        try (ClusterMetadataAccess slow = new ClusterMetadataAccess(100, (url, t) -> {
+            try {
+                hang.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("never");
+        })) {
+            assertEquals("metadata service zk:x:2181 did not answer within 100 ms", failure(slow));
+        } finally {
+            hang.countDown();
+        }
+        try (ClusterMetadataAccess refused = new ClusterMetadataAccess(5000, (url, t) -> {
+            throw new IllegalStateException("connection refused");
+        })) {
+            assertEquals("cannot open metadata service zk:x:2181: connection refused", failure(refused));
+        }
+    }
+
+    @Test
+    void aFailedOpenIsTriedAgainByTheNextCallAndAnOpenStoreIsKept() throws Exception {
+        AtomicInteger opens = new AtomicInteger();
+        InMemoryMetadataPort store = new InMemoryMetadataPort();
+        try (ClusterMetadataAccess access = new ClusterMetadataAccess(5000, (url, t) -> {
+            if (opens.incrementAndGet() == 1) {
+                throw new IllegalStateException("not yet");
+            }
+            return store;
+        })) {
+            failure(access);
+            access.forLocation(X).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            access.forLocation(X).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(2, opens.get(), "opened again after the failure, then kept");
+        }
+    }
+}

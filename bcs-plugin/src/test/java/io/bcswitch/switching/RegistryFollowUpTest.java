@@ -1,0 +1,79 @@
+package io.bcswitch.switching;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.bcswitch.concurrent.TestWaits;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.InMemoryMetadataPort;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.SwitchDirective;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The writes after a committed switch: the range appended once, statuses following the newest directive. */
+class RegistryFollowUpTest {
+    private static final long B = 1L << 32;
+    private static final long C = 2L << 32;
+
+    private final InMemoryMetadataPort port = new InMemoryMetadataPort();
+    private final RegistryStore registry = new RegistryStore(port, new RegistryPaths("/bcs"));
+
+    @AfterEach
+    void tearDown() {
+        port.close();
+    }
+
+    private void cluster(String name, ClusterStatus status) {
+        registry.write(registry.paths().cluster(name), new BookieClusterRecord(1, name, "zk:" + name, status, 5L), -1)
+                .join();
+    }
+
+    private Map<String, ClusterStatus> statuses() {
+        Map<String, ClusterStatus> m = new TreeMap<>();
+        registry.listClusters().join().forEach(c -> m.put(c.name(), c.status()));
+        return m;
+    }
+
+    private Map<String, Long> versions() throws Exception {
+        Map<String, Long> m = new TreeMap<>();
+        for (String name : statuses().keySet()) {
+            m.put(name, port.get(registry.paths().cluster(name)).get().orElseThrow().version());
+        }
+        m.put("ranges", port.get(registry.paths().ranges()).get().orElseThrow().version());
+        return m;
+    }
+
+    @Test
+    void theRangeIsAppendedOnceAndStatusesFollowTheNewestDirective() throws Exception {
+        cluster("a", ClusterStatus.ACTIVE);
+        cluster("b", ClusterStatus.STANDBY);
+        cluster("c", ClusterStatus.STANDBY);
+        cluster("old", ClusterStatus.DEPRECATED);
+        SwitchDirective toB = new SwitchDirective(1, "b", "a", 1, 6, B);
+        // no range table yet (written by a version that had none): it starts from the directive's origin
+        RegistryFollowUp.afterSwitch(registry, toB).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(RangeTable.bootstrap("a", 6).with(new IdRange("b", B, 1, 6)), registry.readRanges().get()
+                .orElseThrow());
+        assertEquals(Map.of("a", ClusterStatus.STANDBY, "b", ClusterStatus.ACTIVE, "c", ClusterStatus.STANDBY,
+                "old", ClusterStatus.DEPRECATED), statuses());
+
+        // done already: nothing is written again
+        Map<String, Long> before = versions();
+        RegistryFollowUp.afterSwitch(registry, toB).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(before, versions());
+
+        // a broker late with b's follow-up while c is the newest directive: b's range is kept, c stays ACTIVE
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "c", "b", 2, 8, C), -1).join();
+        RegistryFollowUp.afterSwitch(registry, toB).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(Map.of("a", ClusterStatus.STANDBY, "b", ClusterStatus.STANDBY, "c", ClusterStatus.ACTIVE,
+                "old", ClusterStatus.DEPRECATED), statuses());
+        assertEquals(before.get("ranges"), versions().get("ranges"), "b's range was there: no rewrite");
+    }
+}
