@@ -69,8 +69,12 @@ class CutoverRunnerTest {
             return 0;
         }
 
+        /** Looks at the open ledgers (one per scan of the cutover). */
+        final java.util.concurrent.atomic.AtomicInteger scans = new java.util.concurrent.atomic.AtomicInteger();
+
         @Override
         public List<OpenLedger> openLedgers() {
+            scans.incrementAndGet();
             List<OpenLedger> out = new ArrayList<>();
             current.forEach((n, id) -> out.add(new OpenLedger(n, id, 10,
                     cursors.containsKey(n) ? List.of(cursors.get(n)) : List.of())));
@@ -141,8 +145,12 @@ class CutoverRunnerTest {
     }
 
     private CutoverRunner runner(boolean enabled, double topicsPerSecond) {
+        return runner(enabled, topicsPerSecond, SWEEP_MILLIS);
+    }
+
+    private CutoverRunner runner(boolean enabled, double topicsPerSecond, long sweepMillis) {
         return new CutoverRunner(roller, enabled, () -> topicsPerSecond, scheduler, published::add,
-                () -> "broker-1:8080", Clock.systemUTC(), SWEEP_MILLIS);
+                () -> "broker-1:8080", Clock.systemUTC(), sweepMillis);
     }
 
     /** Waits for the record with finishedAt > 0; returns every record published up to it. */
@@ -427,5 +435,73 @@ class CutoverRunnerTest {
         done.start(B_ACTIVE);
         awaitFinished(FINISH_MILLIS);
         assertFalse(done.running(), "finished");
+    }
+
+    /**
+     * A ledger that never moves is rolled again every {@value CutoverRunner#RETRY_EVERY_SWEEPS} sweeps (not hammered),
+     * reported failed after {@value CutoverRunner#MAX_SWEEPS} sweeps, and from then on retried at every
+     * {@value CutoverRunner#SLOW_EVERY_SWEEPS}th sweep only. Sweeps of a millisecond make that a fraction of a second.
+     */
+    @Test
+    void aLedgerThatNeverMovesIsRetriedEveryFewSweepsThenReportedFailedAndRetriedSlowly() throws Exception {
+        roller.open("persistent://t/n/stuck", 5);
+        roller.script.put("persistent://t/n/stuck", new ArrayList<>(Collections.nCopies(100_000,
+                Behaviour.DOES_NOT_TAKE)));
+        CutoverRunner r = runner(true, 1_000_000, 1);
+        r.start(B_ACTIVE);
+        BrokerCutoverRecord failed = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (failed == null) {
+            BrokerCutoverRecord p = published.poll(100, TimeUnit.MILLISECONDS);
+            if (p != null && p.topicsFailed() > 0) {
+                failed = p;
+            }
+            assertTrue(System.nanoTime() < deadline, "reported failed after " + CutoverRunner.MAX_SWEEPS + " sweeps");
+        }
+        int rollsWhenFailed = roller.rolls.size();
+        int scansWhenFailed = roller.scans.get();
+        assertEquals(1, failed.topicsFailed());
+        assertEquals(0, failed.topicsMoved());
+        assertFalse(failed.done());
+        // one scan per sweep until then, a roll at the start and at every fourth sweep
+        int expectedRolls = 1 + CutoverRunner.MAX_SWEEPS / CutoverRunner.RETRY_EVERY_SWEEPS;
+        assertTrue(scansWhenFailed >= CutoverRunner.MAX_SWEEPS, "scans " + scansWhenFailed);
+        assertTrue(Math.abs(rollsWhenFailed - expectedRolls) <= 3, "rolls " + rollsWhenFailed + ", about "
+                + expectedRolls + " expected");
+
+        // then every twentieth sweep looks again, and rolls again: at most one scan per 20 ms of 1 ms sweeps
+        Thread.sleep(400);
+        int scans = roller.scans.get() - scansWhenFailed;
+        int rolls = roller.rolls.size() - rollsWhenFailed;
+        assertTrue(scans >= 1 && scans <= 400 / CutoverRunner.SLOW_EVERY_SWEEPS + 2, "scans in 400 ms " + scans);
+        assertTrue(Math.abs(rolls - scans) <= 1, "a roll per scan once failed: " + rolls + " rolls, " + scans
+                + " scans");
+        assertTrue(r.running());
+        r.close();
+    }
+
+    @Test
+    void ledgerZeroOfTheOldClusterIsMovedToo() throws Exception {
+        roller.open("persistent://t/n/first-ever", 0);
+        runner(true, 100).start(B_ACTIVE);
+        BrokerCutoverRecord last = awaitFinished(FINISH_MILLIS).stream().reduce((x, y) -> y).orElseThrow();
+        assertEquals(1, last.topicsMoved());
+        assertEquals(List.of("persistent://t/n/first-ever"), roller.rolls);
+    }
+
+    @Test
+    void aDisabledCutoverIsReplacedByTheNextSwitchsLikeAnyOther() throws Exception {
+        roller.open("persistent://t/n/on-a", 5);
+        CutoverRunner r = runner(false, 100);
+        r.start(B_ACTIVE);
+        BrokerCutoverRecord first = published.poll(2, TimeUnit.SECONDS);
+        assertNotNull(first);
+        assertEquals(1, first.topicsFailed());
+        // back to a: the ledger on a writes where it should
+        r.start(new Ownership(B_ACTIVE.ranges().with(new IdRange("a", 2L << 32, 2, 0)), "a", 2));
+        BrokerCutoverRecord last = awaitFinished(FINISH_MILLIS).stream().reduce((x, y) -> y).orElseThrow();
+        assertEquals(2L, last.appliedEpoch());
+        assertEquals(0, last.topicsTotal());
+        assertTrue(roller.rolls.isEmpty());
     }
 }
