@@ -80,14 +80,8 @@ class AgentSafetyTest {
         return new SwitchRouter(agent::ownership, agent::refresh, pool);
     }
 
-    private void awaitActiveEpoch(long epoch, int seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (agent.ownership().activeEpoch() < epoch) {
-            if (System.nanoTime() > deadline) {
-                fail("epoch " + epoch + " not active on the broker within " + seconds + " s: " + agent.ownership());
-            }
-            Thread.sleep(20);
-        }
+    private void awaitActiveEpoch(long epoch) throws Exception {
+        TestWaits.until("epoch " + epoch + " active on the broker", () -> agent.ownership().activeEpoch() >= epoch);
     }
 
     @Test
@@ -98,7 +92,7 @@ class AgentSafetyTest {
         set(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B, 1, 0))
                 .with(new IdRange("c", C, 2, 0)));
         set(registry.paths().switchTarget(), new SwitchDirective(1, "d", "c", 3, 0, D));
-        awaitActiveEpoch(3, 10);
+        awaitActiveEpoch(3);
         assertEquals("c", router().forLedger(C + 5).get(TestWaits.SECONDS, TimeUnit.SECONDS).cluster(),
                 "a ledger c issued is read from c, not from b");
         assertEquals("c", agent.ownership().owner(C + 5).orElseThrow());
@@ -133,7 +127,7 @@ class AgentSafetyTest {
         set(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B, 1, 0))
                 .with(new IdRange("c", C, 2, 0)));
         set(registry.paths().switchTarget(), new SwitchDirective(1, "c", "b", 2, 0, C));
-        awaitActiveEpoch(2, 30);
+        awaitActiveEpoch(2);
         assertEquals("c", agent.ownership().activeCluster());
         assertEquals(3, calls.get(), "two failed attempts, then one that worked");
     }

@@ -52,12 +52,9 @@ class BrokerPresenceTest {
 
         id.set("10.0.0.1:8080");
         presence.ensurePresent().get(TestWaits.SECONDS, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!(store.getChildren("/bcs/brokers").get().equals(List.of("10.0.0.1:8080"))
-                && store.getChildren("/bcs/relocation-applied").get().equals(List.of("10.0.0.1:8080")))) {
-            assertTrue(System.nanoTime() < deadline, "both records are written under the real id");
-            Thread.sleep(50);
-        }
+        TestWaits.until("both records are written under the real id", () -> store.getChildren("/bcs/brokers").get()
+                .equals(List.of("10.0.0.1:8080"))
+                && store.getChildren("/bcs/relocation-applied").get().equals(List.of("10.0.0.1:8080")));
         List<BrokerCutoverRecord> records = registry.listBrokerProgress().get();
         assertEquals(1, records.size());
         assertEquals("10.0.0.1:8080", records.get(0).broker(), "stamped with the real id");

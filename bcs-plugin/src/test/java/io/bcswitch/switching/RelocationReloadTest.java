@@ -76,11 +76,7 @@ class RelocationReloadTest {
     }
 
     private void awaitEpoch(long epoch) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (agent.ownership().relocationEpoch() < epoch) {
-            assertTrue(System.nanoTime() < deadline, "relocation epoch " + epoch + " applied");
-            Thread.sleep(10);
-        }
+        TestWaits.until("relocation epoch " + epoch + " applied", () -> agent.ownership().relocationEpoch() >= epoch);
     }
 
     private String owner(long id) {
@@ -100,11 +96,8 @@ class RelocationReloadTest {
         relocate(10);
         assertEquals(1, registry.bumpRelocationEpoch(0, List.of(10L)).get());
         awaitEpoch(1);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (threads.stream().noneMatch(t -> t.startsWith("deprecated a"))) {
-            assertTrue(System.nanoTime() < deadline, "told that a is deprecated: " + threads);
-            Thread.sleep(10);
-        }
+        TestWaits.until("told that a is deprecated", () -> threads.stream().anyMatch(t -> t.startsWith(
+                "deprecated a")));
         assertTrue(threads.stream().anyMatch(t -> t.startsWith("relocations epoch 1")), threads.toString());
         for (String t : threads) {
             assertTrue(t.endsWith(" on bcs-switch-agent"), t);

@@ -3,7 +3,6 @@ package io.bcswitch.switching;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.concurrent.TestWaits;
@@ -99,14 +98,8 @@ class SwitchPreparationTest {
         return s;
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within 20 s: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void await(BooleanSupplier condition, String what) throws Exception {
+        TestWaits.until(what, condition::getAsBoolean);
     }
 
     private long preparedOnRecord() {
