@@ -178,4 +178,21 @@ class BrokerPresenceTest {
             assertEquals(1, s.written().appliedEpoch());
         }
     }
+
+    /** Whoever sees the epoch applied and then reads the record sees every handle opened before (cleanup's rule). */
+    @Test
+    void theRecordIsWrittenBeforeTheEpochItAppliedIsPublished() throws Exception {
+        try (Scripted s = new Scripted()) {
+            s.presence.cutover(progress(1));
+            TestWaits.until("the record", () -> s.version(s.record) >= 0);
+            s.port.hold(p -> p.equals(s.record));
+            s.presence.relocationApplied(5);
+            s.port.held().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            Thread.sleep(100);
+            assertEquals(Map.of(), s.registry.listRelocationApplied().get(), "not before the record is written");
+            s.port.release();
+            TestWaits.until("epoch 5 published", () -> s.registry.listRelocationApplied().get()
+                    .equals(Map.of("b-1", 5L)));
+        }
+    }
 }
