@@ -826,6 +826,56 @@ class MigrationSafetyTest {
         assertTrue(negative.getCause().getMessage().contains("maxDeletions"));
     }
 
+    /**
+     * Past its window, or once cleanup deleted originals on the cluster it would go back to, a rollback is refused
+     * (409, saying why) and the metadata store is left exactly as it was.
+     */
+    @Test
+    void aRollbackPastItsWindowOrAfterCleanupDeletedOriginalsIsRefusedAndChangesNothing() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
+                    () -> CompletableFuture.completedFuture(references));
+            Clock aMinuteLate = Clock.offset(Clock.systemUTC(), java.time.Duration.ofHours(CONFIG
+                    .rollbackWindowHours()).plusMinutes(1));
+            MigrationService late = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
+                    aMinuteLate, null);
+            var before = io.bcswitch.registry.StoreSnapshot.of(store);
+            var refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> late.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            assertEquals(io.bcswitch.registry.RegistryException.Kind.CONFLICT,
+                    ((io.bcswitch.registry.RegistryException) refused.getCause()).kind());
+            assertTrue(refused.getCause().getMessage().startsWith("the rollback window of 24 h for switch epoch 1 "
+                    + "(to 'b') has passed (24.0 h ago); switch to 'a' instead"), refused.getCause().getMessage());
+            assertEquals(before, io.bcswitch.registry.StoreSnapshot.of(store));
+
+            // a data ledger still written on a keeps it from being retired: only the guard stands in the way
+            clusters.put("a", 30, "data", "managed-ledger");
+            references = new ArrayList<>(references);
+            references.add(new LedgerReference(30, LedgerKind.DATA, "t/ns/persistent/x"));
+            CleanupResult deleted = cleanupService(o).cleanup("a", false, 0, true)
+                    .get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
+            assertTrue(deleted.deleted() > 0, String.valueOf(deleted));
+            assertEquals(deleted.deleted(), o.readState(1).get().value().originalsDeleted());
+            MigrationService inTime = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
+                    Clock.systemUTC(), null);
+            before = io.bcswitch.registry.StoreSnapshot.of(store);
+            refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> inTime.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            assertEquals("cleanup already deleted " + deleted.deleted() + " original ledger(s) from old clusters "
+                    + "after switch epoch 1; a rollback could not read them back", refused.getCause().getMessage());
+            assertEquals(before, io.bcswitch.registry.StoreSnapshot.of(store));
+            // the orchestrator, asked directly (as a broker finishing a recorded rollback would), refuses too
+            refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            assertTrue(refused.getCause().getMessage().startsWith("cleanup deleted " + deleted.deleted()
+                    + " original ledger(s) after switch epoch 1"), refused.getCause().getMessage());
+            assertEquals(before, io.bcswitch.registry.StoreSnapshot.of(store));
+            assertEquals(Phase.DONE, o.readState(1).get().value().phase());
+        }
+    }
+
     @Test
     void closeClientIsRefusedWhileTheClusterStillHoldsALedgerTheBrokersReadThere() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();

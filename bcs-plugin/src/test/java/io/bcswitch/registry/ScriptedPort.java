@@ -9,14 +9,16 @@ import java.util.function.Predicate;
 
 /**
  * An in-memory metadata port a test steers: change notifications can be muted (a broker cut off from them while
- * its session lives on), any session change can be told, reads of chosen paths can fail, reads and writes of chosen
- * paths can be held until released.
+ * its session lives on), any session change can be told, reads or writes of chosen paths can fail, reads and writes
+ * of chosen paths can be held until released.
  */
 public final class ScriptedPort extends ForwardingPort {
     private final InMemoryMetadataPort memory;
     private final List<Consumer<SessionChange>> sessionListeners = new CopyOnWriteArrayList<>();
     private volatile boolean muted;
     private volatile Predicate<String> failing = p -> false;
+    private volatile Predicate<String> failingWrites = p -> false;
+    private volatile Predicate<String> failingDeletes = p -> false;
     private volatile Predicate<String> held = p -> false;
     private volatile CompletableFuture<Void> release = CompletableFuture.completedFuture(null);
     private volatile CompletableFuture<String> heldOne = new CompletableFuture<>();
@@ -42,6 +44,16 @@ public final class ScriptedPort extends ForwardingPort {
     /** Reads of the paths {@code which} accepts fail from now on. */
     public void failReads(Predicate<String> which) {
         this.failing = which;
+    }
+
+    /** Writes and deletes of the paths {@code which} accepts fail from now on. */
+    public void failWrites(Predicate<String> which) {
+        this.failingWrites = which;
+    }
+
+    /** Deletes of the paths {@code which} accepts fail from now on (tested once per delete). */
+    public void failDeletes(Predicate<String> which) {
+        this.failingDeletes = which;
     }
 
     /** Reads and writes of the paths {@code which} accepts wait (made then) until {@link #release()}. */
@@ -80,11 +92,22 @@ public final class ScriptedPort extends ForwardingPort {
 
     @Override
     public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean ephemeral) {
+        if (failingWrites.test(path)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("write of " + path + " failed"));
+        }
         if (held.test(path)) {
             heldOne.complete(path);
             return release.thenCompose(v -> super.put(path, value, expected, ephemeral));
         }
         return super.put(path, value, expected, ephemeral);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(String path, Optional<Long> expected) {
+        if (failingWrites.test(path) || failingDeletes.test(path)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("delete of " + path + " failed"));
+        }
+        return super.delete(path, expected);
     }
 
     @Override

@@ -30,9 +30,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
@@ -134,20 +132,9 @@ class BookieClustersApiTest {
         assertEquals(200, rest.handle("DELETE", "/east", null, null).get(TestWaits.SECONDS, TimeUnit.SECONDS).status());
     }
 
-    /** Every node of the store (path -> version and data), to prove a refused call changed nothing. */
+    /** Every node of the store, to prove a refused call changed nothing. */
     private Map<String, String> snapshot() throws Exception {
-        Map<String, String> out = new TreeMap<>();
-        List<String> todo = new ArrayList<>(List.of("/"));
-        while (!todo.isEmpty()) {
-            String p = todo.remove(todo.size() - 1);
-            Optional<GetResult> r = store.get(p).get();
-            out.put(p, r.map(g -> g.getStat().getVersion() + ":" + new String(g.getValue(), StandardCharsets.UTF_8))
-                    .orElse("<no node>"));
-            for (String c : store.getChildren(p).get()) {
-                todo.add(p.equals("/") ? "/" + c : p + "/" + c);
-            }
-        }
-        return out;
+        return io.bcswitch.registry.StoreSnapshot.of(store);
     }
 
     private static String error(RestResponse r) throws Exception {
