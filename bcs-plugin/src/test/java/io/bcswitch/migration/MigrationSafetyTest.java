@@ -772,19 +772,30 @@ class MigrationSafetyTest {
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
     }
 
-    /** What a refused cleanup says, with what is on {@code a} afterwards unchanged. */
+    /** What a refused cleanup of {@code a} says, with {@code a} and the metadata store afterwards unchanged. */
     private String refusedCleanup(MigrationOrchestrator o, boolean force) throws Exception {
-        java.util.Set<Long> before = new java.util.TreeSet<>(clusters.list("a").get());
+        return refusedCleanup(o, "a", force);
+    }
+
+    private String refusedCleanup(MigrationOrchestrator o, String src, boolean force) throws Exception {
+        java.util.Set<Long> before = new java.util.TreeSet<>(clusters.list(src).get());
+        var metadata = io.bcswitch.registry.StoreSnapshot.of(store);
         var e = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> cleanupService(o).cleanup("a", false, 0, force).get(TestWaits.SECONDS, TimeUnit.SECONDS));
-        assertEquals(before, new java.util.TreeSet<>(clusters.list("a").get()), "a refused cleanup deletes nothing");
+                () -> cleanupService(o).cleanup(src, false, 0, force).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertEquals(before, new java.util.TreeSet<>(clusters.list(src).get()), "a refused cleanup deletes nothing");
+        assertEquals(metadata, io.bcswitch.registry.StoreSnapshot.of(store), "nor writes anything");
+        assertEquals(io.bcswitch.registry.RegistryException.Kind.CONFLICT,
+                ((io.bcswitch.registry.RegistryException) e.getCause()).kind());
         return e.getCause().getMessage();
     }
 
     @Test
     void cleanupIsRefusedInsideTheRollbackWindowUnlessForced() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
-        assertTrue(refusedCleanup(o, false).contains("rollback window"));
+        assertEquals("the latest switch (epoch 1) is inside its rollback window of 24 h; cleanup would make "
+                + "rollback impossible. Wait, or pass force", refusedCleanup(o, false));
+        assertEquals("bookie cluster 'b' is the active cluster; nothing on it is cleaned up",
+                refusedCleanup(o, "b", true));
         assertEquals(1, cleanupService(o).cleanup("a", false, 0, true)
                 .get(TestWaits.SECONDS, TimeUnit.SECONDS).deleted());
     }
