@@ -235,6 +235,9 @@ class MigrationSafetyTest {
         o.switchAccepted(3); // committed on this broker
         awaitPhase(o, 3, Phase.DONE);
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "promoted to b again by the migration of epoch 3");
+        assertEquals(0, o.readState(1).get().value().pendingDeletionCount(),
+                "promoted again: off switch 1's deletion list, and its count with it");
+        assertTrue(registry.readCopies(1).get().values().stream().noneMatch(l -> l.contains(SCHEMA_LEDGER)));
 
         applied("broker-2", Long.MAX_VALUE); // broker-2 catches up: the old epoch's deletions may run now
         tickPasses(o, 12);
@@ -1077,6 +1080,23 @@ class MigrationSafetyTest {
         assertTrue(clusters.has("b", heldOpen), "a copy a broker holds open is not deleted yet");
         assertEquals(List.of(heldOpen), registry.readCopies(1).get().get(0), "and stays on the list");
         assertTrue(clusters.has("a", SCHEMA_LEDGER));
+    }
+
+    @Test
+    void aRollbackToAClusterRetiredSinceLeavesItsCopiesThereAndDropsTheList() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        applied("broker-2", 0); // a broker lags: the copy's deletion waits for it
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(1, o.readState(1).get().value().pendingDeletionCount());
+        // b's clients are closed before the deletion could run
+        registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
+                c.withStatus(ClusterStatus.DEPRECATED))).get();
+        tickUntil(o, () -> o.readState(1).get().value().pendingDeletionCount() == 0, "the list is dropped");
+        assertEquals(java.util.Map.of(), registry.readCopies(1).get());
+        assertTrue(clusters.has("b", SCHEMA_LEDGER), "nothing is deleted through clients that are closed");
+        applied("broker-2", Long.MAX_VALUE);
+        tickPasses(o, 3);
+        assertTrue(clusters.has("b", SCHEMA_LEDGER));
     }
 
     @Test
