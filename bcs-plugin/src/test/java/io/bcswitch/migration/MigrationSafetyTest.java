@@ -829,8 +829,16 @@ class MigrationSafetyTest {
         CleanupResult planned = cleanupService(o).cleanup("a", true, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(planned.targets().size() >= 3, "the relocated original and the two Pulsar ledgers: " + planned);
         assertTrue(planned.targets().stream().noneMatch(t -> t.ledgerId() == 22), String.valueOf(planned));
+        assertTrue(planned.dryRun());
+        assertEquals(0, planned.deleted());
+        assertTrue(clusters.has("a", 20) && clusters.has("a", 21) && clusters.has("a", SCHEMA_LEDGER),
+                "a dry run deletes nothing");
+        assertTrue(planned.kept() >= 1, "ledger 22 is kept: " + planned);
         CleanupResult one = cleanupService(o).cleanup("a", false, 1, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(1, one.deleted(), String.valueOf(one));
+        assertEquals(1, one.targets().size(), String.valueOf(one));
+        assertFalse(clusters.has("a", one.targets().get(0).ledgerId()), "the one deleted is the one reported");
+        assertEquals(planned.kept(), one.kept(), "what was deletable but not chosen is not counted as kept");
         CleanupResult rest = cleanupService(o).cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(planned.targets().size() - 1, rest.deleted(), String.valueOf(rest));
         assertFalse(clusters.has("a", 20) || clusters.has("a", 21), "Pulsar's unreferenced ledgers are deleted");
