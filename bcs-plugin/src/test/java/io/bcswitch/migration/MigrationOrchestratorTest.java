@@ -513,9 +513,15 @@ class MigrationOrchestratorTest {
         second.close();
     }
 
+    /** Awaiting the end of a run (DONE or DONE_WITH_FAILURES), any other end fails the test at once. */
     private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
+        boolean awaitingTheEnd = phase == Phase.DONE || phase == Phase.DONE_WITH_FAILURES;
         waitUntil(TestWaits.PASS_SECONDS, () -> {
             var s = o.readState(1).get();
+            if (s.present() && awaitingTheEnd && s.value().phase().terminal() && s.value().phase() != phase) {
+                throw new AssertionError("the migration ended " + s.value().phase() + ", not " + phase + ": "
+                        + s.value());
+            }
             return s.present() && s.value().phase() == phase;
         }, "phase " + phase);
     }

@@ -206,11 +206,22 @@ class MigrationSafetyTest {
                 new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, relocationEpoch, 0)).get();
     }
 
-    /** The orchestrator's own passes (every 50 ms here) take the migration there; the test awaits the state. */
+    /**
+     * The orchestrator's own passes (every 50 ms here) take the migration there; the test awaits the state. Awaiting
+     * the end of a run (DONE or DONE_WITH_FAILURES), any other end fails the test at once: nothing but an operator
+     * moves a migration on from there.
+     */
     private MigrationState awaitPhase(MigrationOrchestrator o, long epoch, Phase phase) throws Exception {
         o.start(50);
+        boolean awaitingTheEnd = phase == Phase.DONE || phase == Phase.DONE_WITH_FAILURES;
         try {
-            return o.await(epoch, s -> s.phase() == phase).get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+            MigrationState s = o.await(epoch, x -> x.phase() == phase || awaitingTheEnd && x.phase().terminal())
+                    .get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+            if (s.phase() != phase) {
+                throw new AssertionError("migration of epoch " + epoch + " ended " + s.phase() + ", not " + phase
+                        + ": " + s);
+            }
+            return s;
         } catch (java.util.concurrent.TimeoutException e) {
             throw new AssertionError("migration of epoch " + epoch + " does not reach " + phase + ": "
                     + o.readState(epoch).get().value());
