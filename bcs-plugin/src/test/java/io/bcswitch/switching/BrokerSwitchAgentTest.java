@@ -138,7 +138,9 @@ class BrokerSwitchAgentTest {
             whileStarting.run();
         }
         Ownership started = starting.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-        assertSame(agent.ownership(), started, "start completes with the view the broker routes with");
+        if (whileStarting == null) { // (else a directive written meanwhile may be applied at once)
+            assertSame(agent.ownership(), started, "start completes with the view the broker routes with");
+        }
         return started;
     }
 
