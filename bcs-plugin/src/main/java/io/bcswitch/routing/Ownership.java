@@ -2,6 +2,7 @@ package io.bcswitch.routing;
 
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -35,11 +36,26 @@ public record Ownership(RangeTable ranges, String activeCluster, long activeEpoc
     /**
      * Whether {@code ledgerId} may belong to a range this broker has not seen yet. Every new range starts at
      * high-order bits above all the ones ever used, so an id whose high-order bits are at most those of the newest
-     * known range's start is placed by the known ranges; one above it may be a newer cluster's.
+     * known range's start is placed by the known ranges; one above it may be a newer cluster's. So may one between
+     * two known ranges whose epochs are not consecutive: every switch has the next epoch, so the range of an epoch in
+     * between exists, starts above the earlier range's high-order bits and below the later range, and is not known
+     * here yet (a broker that applied the newest directive before it read the range table again).
      */
     public boolean mayBeInUnknownRange(long ledgerId) {
-        return ranges.last().map(r -> ledgerId >= r.firstLedgerId() && (ledgerId >>> 32) > r.highOrderBits())
-                .orElse(true);
+        List<IdRange> known = ranges.ranges();
+        if (known.isEmpty()) {
+            return true;
+        }
+        for (int i = 1; i < known.size(); i++) {
+            IdRange before = known.get(i - 1);
+            IdRange after = known.get(i);
+            if (after.epoch() > before.epoch() + 1 && ledgerId < after.firstLedgerId()
+                    && (ledgerId >>> 32) > before.highOrderBits()) {
+                return true;
+            }
+        }
+        IdRange last = known.get(known.size() - 1);
+        return ledgerId >= last.firstLedgerId() && (ledgerId >>> 32) > last.highOrderBits();
     }
 
     public Ownership withRanges(RangeTable table) {

@@ -69,8 +69,8 @@ public final class SwitchRouter implements LedgerRouter {
         if (o.mayBeInUnknownRange(ledgerId)) {
             return refresh.get().handle((latest, e) -> {
                 if (e != null) {
-                    String msg = "ledger " + ledgerId + " is above every id range this broker knows, and the range "
-                            + "table cannot be read now (" + e + "); retry later";
+                    String msg = "ledger " + ledgerId + " may be in an id range this broker does not know yet, and "
+                            + "the range table cannot be read now (" + e + "); retry later";
                     log.warn(msg);
                     throw new java.util.concurrent.CompletionException(
                             new UnroutableLedgerException(BKException.Code.MetaStoreException, msg));

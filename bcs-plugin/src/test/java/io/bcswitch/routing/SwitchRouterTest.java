@@ -166,6 +166,31 @@ class SwitchRouterTest {
         assertEquals(1, refreshes.get());
     }
 
+    /**
+     * A broker that applied directive 3 (to d) before it read the range table again knows ranges of epochs 0, 1 and
+     * 3: epoch 2's (c) lies between b's and d's. An id there is not b's until the view says so: it refreshes it, and
+     * fails retryably when it cannot (found by AgentSafetyTest, where the agent's view had that gap for a moment).
+     */
+    @Test
+    void anIdBetweenTheRangesOfEpochsThatAreNotConsecutiveRefreshesTheView() throws Exception {
+        long dStart = C_START + (1L << 32);
+        RangeTable withGap = view.get().ranges().with(new IdRange("d", dStart, 3, 0));
+        view.set(new Ownership(withGap, "d", 3));
+        latest.set(new Ownership(withGap.with(new IdRange("c", C_START, 2, 0)), "d", 3));
+        assertEquals("b", get(router.forLedger(B_START + 5)).cluster(), "b's own high-order bits: b's");
+        assertEquals("d", get(router.forLedger(dStart + 1)).cluster());
+        assertEquals(0, refreshes.get());
+        assertEquals("c", get(router.forLedger(C_START + 1)).cluster(), "not guessed to be b's");
+        assertEquals(1, refreshes.get());
+
+        view.set(new Ownership(withGap, "d", 3));
+        router = new SwitchRouter(view::get, () -> CompletableFuture.failedFuture(new IllegalStateException(
+                "metadata store unavailable")), pool);
+        UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class,
+                failure(router.forLedger(C_START + 1)));
+        assertEquals(BKException.Code.MetaStoreException, u.getCode(), "retryable, never 'no such ledger'");
+    }
+
     @Test
     void anIdAboveEveryKnownRangeFailsRetryablyWhenTheRangesCannotBeRead() throws Exception {
         // a broker cut off from the metadata store: it cannot learn which cluster issued C_START + 1

@@ -87,6 +87,22 @@ class BrokerSwitchAgentTest {
     }
 
     private Ownership start(int resyncSeconds) throws Exception {
+        agent = newAgent(resyncSeconds);
+        // before start-up the broker routes nothing, so it lags nothing
+        assertEquals(0, agent.relocationEpochLag());
+        CompletableFuture<Ownership> starting = agent.start("zk:a");
+        if (whileStarting != null) {
+            whileStarting.run();
+        }
+        Ownership started = starting.get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        if (whileStarting == null) { // (else a directive written meanwhile may be applied at once)
+            assertSame(agent.ownership(), started, "start completes with the view the broker routes with");
+        }
+        return started;
+    }
+
+    /** An agent over this test's registry, recording what it does, not started. */
+    private BrokerSwitchAgent newAgent(int resyncSeconds) {
         presence = new BrokerPresence(registry, () -> "broker-1", Clock.systemUTC());
         ClientActivation activation = new ClientActivation() {
             @Override
@@ -120,7 +136,7 @@ class BrokerSwitchAgentTest {
         };
         SwitchConfig config = new SwitchConfig("/bcs", "", 50, true, 10, SwitchConfig.Migration.DEFAULTS,
                 resyncSeconds, 4, 1000, 0);
-        agent = new BrokerSwitchAgent(registry, config, activation, cutover, presence, Clock.systemUTC(), retries,
+        return new BrokerSwitchAgent(registry, config, activation, cutover, presence, Clock.systemUTC(), retries,
                 new BrokerSwitchAgent.Listener() {
                     @Override
                     public void relocationsApplied(long epoch) {
@@ -128,20 +144,6 @@ class BrokerSwitchAgentTest {
                         presence.relocationApplied(epoch); // as the broker does
                     }
                 });
-        // before start-up the broker routes nothing, so it lags nothing, and has nothing to tell
-        assertEquals(0, agent.relocationEpochLag());
-        // (this also has the agent's thread made here, by the test's own thread: a new thread is a daemon only if
-        // its creator is one or it is made one, and the test's thread is not)
-        agent.retellRelocationEpoch();
-        CompletableFuture<Ownership> starting = agent.start("zk:a");
-        if (whileStarting != null) {
-            whileStarting.run();
-        }
-        Ownership started = starting.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-        if (whileStarting == null) { // (else a directive written meanwhile may be applied at once)
-            assertSame(agent.ownership(), started, "start completes with the view the broker routes with");
-        }
-        return started;
     }
 
     private void direct(long epoch, String target, String origin, long firstLedgerId) throws Exception {
@@ -367,12 +369,16 @@ class BrokerSwitchAgentTest {
 
     @Test
     void theAgentsThreadNeverKeepsTheBrokersJvmAlive() throws Exception {
-        start(NEVER);
+        agent = newAgent(NEVER);
+        // the agent's thread is made here, by the test's own thread: a new thread is a daemon only if its creator is
+        // one or it is made one, and the test's thread is not
+        agent.retellRelocationEpoch(); // not started: nothing to tell
         List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().equals("bcs-switch-agent")).toList();
         assertTrue(!threads.isEmpty());
         assertTrue(threads.stream().allMatch(Thread::isDaemon), threads.toString());
         agent.close();
         agent.retellRelocationEpoch(); // closed: nothing to tell, no error
+        assertEquals(List.of(), relocationsTold);
     }
 }
