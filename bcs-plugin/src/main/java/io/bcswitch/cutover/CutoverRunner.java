@@ -289,7 +289,7 @@ public class CutoverRunner implements CutoverTrigger, AutoCloseable {
             if (sweeps == MAX_SWEEPS) {
                 log.warn("bookie-cluster={} epoch={} cutover: {} ledger(s) still write to another cluster after {} s "
                         + "({}), {} creation(s) in flight there; still trying", ownership.activeCluster(),
-                        ownership.activeEpoch(), MAX_SWEEPS * sweepMillis / 1000,
+                        ownership.activeEpoch(), pending.size(), MAX_SWEEPS * sweepMillis / 1000,
                         pending.subList(0, Math.min(5, pending.size())), createsElsewhere);
             }
             publish();
