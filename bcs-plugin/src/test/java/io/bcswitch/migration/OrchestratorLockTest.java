@@ -40,6 +40,12 @@ class OrchestratorLockTest {
         port.close();
     }
 
+    /** Runs one pass of {@code mine} whose body notes who holds the lock meanwhile. */
+    private void passNotingTheHolder(List<String> seen) throws Exception {
+        mine.locked(() -> holderAsync().thenAccept(h -> seen.add(h.orElse("none"))))
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
+    }
+
     /** For a pass's body: it runs on the store's thread, which must not wait for itself. */
     private CompletableFuture<Optional<String>> holderAsync() {
         return port.get(lock.path()).thenApply(n -> n.map(x -> new String(x.value(), StandardCharsets.UTF_8)));
@@ -56,12 +62,12 @@ class OrchestratorLockTest {
     @Test
     void aPassHoldsTheLockUnderThisBrokersNameOnlyWhileItRuns() throws Exception {
         List<String> seen = new CopyOnWriteArrayList<>();
-        mine.locked(() -> holderAsync().thenAccept(h -> seen.add(h.orElse("none")))).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        passNotingTheHolder(seen);
         assertEquals(1, seen.size());
         assertTrue(seen.get(0).startsWith("broker-1#1-"), seen.toString());
         assertEquals(Optional.empty(), holder(), "released before the pass ends");
 
-        mine.locked(() -> holderAsync().thenAccept(h -> seen.add(h.orElse("none")))).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        passNotingTheHolder(seen);
         assertTrue(seen.get(1).startsWith("broker-1#2-"), "each acquisition its own: " + seen);
         assertEquals(seen.get(0).substring(seen.get(0).lastIndexOf('-')), seen.get(1).substring(
                 seen.get(1).lastIndexOf('-')), "one process, one nonce");

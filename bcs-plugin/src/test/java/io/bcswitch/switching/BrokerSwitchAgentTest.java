@@ -114,7 +114,8 @@ class BrokerSwitchAgentTest {
             @Override
             public CompletableFuture<Void> activate(String cluster, long firstLedgerId) {
                 activations.add(cluster + "@" + firstLedgerId);
-                return failing.get() ? CompletableFuture.failedFuture(failure) : CompletableFuture.completedFuture(null);
+                return failing.get() ? CompletableFuture.failedFuture(failure)
+                        : CompletableFuture.completedFuture(null);
             }
         };
         CutoverTrigger cutover = o -> {
