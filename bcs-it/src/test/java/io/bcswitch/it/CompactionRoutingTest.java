@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Compacted;
 import io.bcswitch.it.support.Placement;
@@ -19,6 +20,7 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,8 +84,16 @@ class CompactionRoutingTest extends ClusterTestBase {
     /** Runs compaction and returns the id of the compacted ledger it wrote. */
     private static long compact(PulsarAdmin admin, String topic) throws Exception {
         admin.topics().triggerCompaction(topic);
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() ->
+                    admin.topics().compactionStatus(topic).status != LongRunningProcessStatus.Status.RUNNING);
+        } catch (ConditionTimeoutException e) {
+            // say where it stands: the compaction cursor and the ledgers it reads
+            throw new AssertionError("compaction of " + topic + " still running after 60 s; internal stats: "
+                    + new ObjectMapper().writeValueAsString(admin.topics().getInternalStats(topic)), e);
+        }
+        LongRunningProcessStatus status = admin.topics().compactionStatus(topic);
+        assertEquals(LongRunningProcessStatus.Status.SUCCESS, status.status, "compaction failed: " + status.lastError);
         var compacted = admin.topics().getInternalStats(topic).compactedLedger;
         assertNotNull(compacted);
         assertTrue(compacted.ledgerId >= 0, "compacted ledger id");

@@ -32,6 +32,7 @@ import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
 import io.bcswitch.registry.Relocation;
 import io.bcswitch.registry.RelocationEpoch;
+import io.bcswitch.registry.StoreSnapshot;
 import io.bcswitch.registry.SwitchDirective;
 import io.bcswitch.switching.SwitchService;
 import java.time.Clock;
@@ -299,6 +300,132 @@ class MigrationSafetyTest {
     /** Metadata of every cluster answers; advancing a's id generator fails while {@code aBroken}. */
     private final AtomicBoolean aBroken = new AtomicBoolean();
     private final AtomicInteger aAdvances = new AtomicInteger();
+
+    /** A clock the test moves by hand. */
+    private static final class HandClock extends Clock {
+        private final java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(
+                System.currentTimeMillis());
+
+        void advance(long by) {
+            millis.addAndGet(by);
+        }
+
+        @Override
+        public long millis() {
+            return millis.get();
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return java.time.Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    /**
+     * A rollback whose switch back failed is tried again by the passes, not before its pause is over (each try
+     * advances a's id generator, which may be the thing that fails), and is counted once when it is finished.
+     */
+    @Test
+    void aFailedRollbackIsFinishedByThePassesOnceItsPauseIsOver() throws Exception {
+        switchedToB();
+        HandClock clock = new HandClock();
+        List<String> rolledBack = new java.util.concurrent.CopyOnWriteArrayList<>();
+        MigrationMetrics metrics = new MigrationMetrics() {
+            @Override
+            public void rolledBack(String cluster) {
+                rolledBack.add(cluster);
+            }
+        };
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            SwitchService switches = new SwitchService(registry, metadata, 2, clock,
+                    () -> CompletableFuture.completedFuture(references));
+            MigrationOrchestrator o = new MigrationOrchestrator(registry,
+                    () -> CompletableFuture.completedFuture(references), clusters, CONFIG, () -> "broker-1", scheduler,
+                    PACE, clock, metrics, switches::switchTo, FAST);
+            orchestrators.add(o);
+            o.switchAccepted(1);
+            awaitPhase(o, 1, Phase.DONE);
+            MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
+                    clock, null);
+            aBroken.set(true);
+            assertThrows(Exception.class, () -> service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            aBroken.set(false);
+            int advances = aAdvances.get();
+
+            clock.advance(Rollback.ROLLBACK_RESUME_MILLIS - 1);
+            o.tick().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(Phase.ROLLING_BACK, o.readState(1).get().value().phase(), "the pause is not over");
+            assertEquals(advances, aAdvances.get(), "not tried again yet");
+            assertEquals(List.of(), rolledBack);
+
+            clock.advance(1);
+            o.tick().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            MigrationState done = o.readState(1).get().value();
+            assertEquals(Phase.ROLLED_BACK, done.phase(), String.valueOf(done));
+            assertEquals(null, done.rollbackError());
+            assertEquals("a", registry.readDirective().get().value().target());
+            assertEquals(List.of("b"), rolledBack);
+            o.tick().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(List.of("b"), rolledBack, "counted once");
+        }
+    }
+
+    private MigrationService service(MigrationOrchestrator o, ClusterMetadataAccess metadata) {
+        SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
+                () -> CompletableFuture.completedFuture(references));
+        return new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG, Clock.systemUTC(), null);
+    }
+
+    private static void assertRefused(CompletableFuture<?> f, String text) {
+        var e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> f.get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertTrue(String.valueOf(e.getCause().getMessage()).contains(text), e.getCause().getMessage());
+    }
+
+    @Test
+    void operatorActionsBeforeAnySwitchAreRefusedSayingWhyAndChangeNothing() throws Exception {
+        MigrationOrchestrator o = orchestrator("broker-1");
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            MigrationService service = service(o, metadata);
+            java.util.Map<String, String> before = StoreSnapshot.of(store);
+            assertRefused(service.rollback(), "no switch has been made; there is nothing to roll back");
+            assertRefused(service.retryMigration(), "no switch has been made; there is no migration to run again");
+            assertRefused(service.verify(false), "verify is not available here");
+            assertEquals(Optional.empty(), service.latest().get());
+            assertEquals(before, StoreSnapshot.of(store));
+        }
+    }
+
+    @Test
+    void operatorActionsAfterAMigrationGoToTheLatestSwitchAndTheNamedCluster() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        clusters.put("a", 20, "left-over", "managed-ledger");
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            MigrationService service = service(o, metadata);
+            assertEquals(1, service.latest().get().orElseThrow().switchEpoch());
+            List<CleanupTarget> onA = service.cleanupTargets("a").get();
+            assertTrue(onA.contains(new CleanupTarget(20, "a", "UNREFERENCED")), String.valueOf(onA));
+            assertEquals(onA, service.cleanupTargets(null).get(), "every cluster but the active one: a");
+            assertEquals("a", service.drainReport("a").get().cluster());
+            assertRefused(service.closeClient("b"), "'b' is the active cluster; its clients stay open");
+            CleanupResult dry = service.cleanup("a", true, 0, true).get();
+            assertTrue(dry.dryRun() && dry.targets().equals(onA), String.valueOf(dry));
+            assertTrue(clusters.has("a", 20));
+            MigrationState again = service.retryMigration().get();
+            assertEquals(1, again.switchEpoch());
+            awaitPhase(o, 1, Phase.DONE);
+        }
+    }
 
     private ClusterMetadataAccess fakeMetadata() {
         return new ClusterMetadataAccess(1000, PulsarMetadataPort::probe) {

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
+import org.apache.pulsar.metadata.impl.AbstractMetadataStore;
 
 /** Every node of a metadata store (path -> version and data): equal snapshots prove a refused call changed nothing. */
 public final class StoreSnapshot {
@@ -15,6 +16,11 @@ public final class StoreSnapshot {
     }
 
     public static Map<String, String> of(MetadataStore store) throws Exception {
+        if (store instanceof AbstractMetadataStore cached) {
+            // children are listed from a cache that learns of a parent created on the way to a new node only when
+            // its notification arrives: read from the store itself
+            cached.invalidateAll();
+        }
         Map<String, String> out = new TreeMap<>();
         List<String> todo = new ArrayList<>(List.of("/"));
         while (!todo.isEmpty()) {

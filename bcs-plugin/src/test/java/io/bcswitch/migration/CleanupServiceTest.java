@@ -1,0 +1,281 @@
+package io.bcswitch.migration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.adapter.PulsarByteBudget;
+import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.config.SwitchConfig;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.RelocationEpoch;
+import io.bcswitch.registry.StoreSnapshot;
+import io.bcswitch.registry.SwitchDirective;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.stream.Collectors;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Cleanup's decision for every kind of ledger an inactive cluster may hold, and how a cleanup counts, batches and
+ * stops, on a registry written directly: switch 1 moved from a to b long ago, its migration finished, one broker
+ * applied everything. Each ledger is made for one rule; the expected plan names exactly the ones that may go.
+ */
+class CleanupServiceTest {
+    private static final long B_FIRST = 1L << 32;
+    private static final SwitchConfig.Migration CONFIG = new SwitchConfig.Migration(2, 0, 10, 24);
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private ScheduledExecutorService scheduler;
+    private final FakeClusters clusters = new FakeClusters();
+    private volatile List<LedgerReference> references = List.of();
+    private final List<String> deletedMetric = new ArrayList<>();
+    private MigrationOrchestrator orchestrator;
+    private CleanupService cleanup;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        MigrationMetrics metrics = new MigrationMetrics() {
+            @Override
+            public void deleted(String cluster, int ledgers) {
+                synchronized (deletedMetric) {
+                    deletedMetric.add(cluster + ":" + ledgers);
+                }
+            }
+        };
+        orchestrator = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(references),
+                clusters, CONFIG, () -> "broker-1", scheduler, PulsarByteBudget::refilledAt, Clock.systemUTC(),
+                MigrationMetrics.NONE, new MigrationSafetyTest.HandSwitchBack(registry), MigrationSafetyTest.FAST);
+        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+        cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters,
+                orchestrator, drain, CONFIG, metrics, Clock.systemUTC());
+        for (String c : List.of("a", "b", "c")) {
+            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
+                    5L), -1).get();
+        }
+        SwitchDirective d = new SwitchDirective(1, "b", "a", 1, 1, B_FIRST); // long ago: past the rollback window
+        registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(RangeTable.bootstrap("a", 0)
+                .with(new IdRange("b", B_FIRST, 1, 0)))).get();
+        registry.write(registry.paths().switchTarget(), d, -1).get();
+        registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-1", 0)
+                .moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0).moveTo(Phase.DONE, 0), -1).get();
+        broker(1, Map.of());
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        orchestrator.close();
+        scheduler.shutdownNow();
+        store.close();
+    }
+
+    /** broker-1 finished the cutover of switch 1, applied relocation epoch {@code applied}, holds {@code open}. */
+    private void broker(long applied, Map<String, List<Long>> open) throws Exception {
+        BrokerCutoverRecord r = new BrokerCutoverRecord(1, "broker-1", 1, "b", 0, 0, 0, 1, 2);
+        if (!open.isEmpty()) {
+            Map<String, Integer> handles = new TreeMap<>();
+            open.forEach((c, ids) -> handles.put(c, ids.size()));
+            r = r.withHandles(handles, open);
+        }
+        registry.writeEphemeral(registry.paths().broker("broker-1"), r).get();
+        registry.writeEphemeral(registry.paths().relocationApplied("broker-1"),
+                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, applied, 0)).get();
+    }
+
+    private void relocatedToB(long... ids) throws Exception {
+        List<Long> list = java.util.Arrays.stream(ids).boxed().toList();
+        registry.updateRelocations(list, (id, cur) -> Optional.of(
+                new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0))).get();
+        registry.bumpRelocationEpoch(0, list).get();
+    }
+
+    private static FakeClusters.Ledger made(boolean closed, String payload, String component, String copyOf) {
+        Map<String, byte[]> custom = new TreeMap<>();
+        if (component != null) {
+            custom.put("application", "pulsar".getBytes());
+            custom.put("component", component.getBytes());
+        }
+        if (copyOf != null) {
+            custom.put(FakeClusters.COPY_OF, copyOf.getBytes());
+        }
+        return new FakeClusters.Ledger(closed, payload, custom);
+    }
+
+    private static LedgerReference ref(long id) {
+        return new LedgerReference(id, LedgerKind.DATA, "t/ns/x");
+    }
+
+    /** One ledger on a for each rule, and what cleanup of a may delete of them. */
+    private Map<Long, String> everyKindOnA() throws Exception {
+        long strayCopy = B_FIRST + 6;
+        long strayNotOurs = B_FIRST + 7;
+        long otherRange = B_FIRST + 5;
+        clusters.put("a", 1, "home here", "managed-ledger"); // referenced, home on a
+        for (long id : List.of(2L, 3L, 4L)) {
+            clusters.put("a", id, "moved-" + id, "managed-ledger"); // referenced, relocated to b
+        }
+        clusters.put("b", 2, made(true, "moved-2", "managed-ledger", "a")); // the same closed ledger
+        clusters.put("b", 3, made(true, "moved-3 but longer", "managed-ledger", "a")); // different
+        // 4's copy on b is missing
+        relocatedToB(2, 3, 4);
+        clusters.put("a", 5, "left over", "managed-ledger");
+        clusters.put("a", 6, "left over", "schema");
+        clusters.put("a", 7, "left over", "compacted-ledger");
+        clusters.put("a", 8, made(true, "another application's", null, null));
+        clusters.put("a", 9, made(false, "open", "managed-ledger", null));
+        clusters.put("a", 10, made(true, "a copy of ours", "managed-ledger", "c"));
+        clusters.put("a", 11, "read by a broker", "managed-ledger");
+        clusters.put("a", otherRange, "b's id", "managed-ledger"); // unreferenced, an id b issued
+        clusters.put("a", strayCopy, made(true, "copy", "managed-ledger", "b"));
+        clusters.put("a", strayNotOurs, "b's id", "managed-ledger");
+        references = List.of(ref(1), ref(2), ref(3), ref(4), ref(strayCopy), ref(strayNotOurs));
+        broker(1, Map.of("a", List.of(11L)));
+        Map<Long, String> deletable = new TreeMap<>();
+        deletable.put(2L, "RELOCATED");
+        deletable.put(5L, "UNREFERENCED");
+        deletable.put(6L, "UNREFERENCED");
+        deletable.put(10L, "UNREFERENCED");
+        deletable.put(strayCopy, "STRAY_COPY");
+        return deletable;
+    }
+
+    private static Map<Long, String> byId(List<CleanupTarget> targets) {
+        return targets.stream().collect(Collectors.toMap(CleanupTarget::ledgerId, CleanupTarget::reason, (x, y) -> {
+            throw new AssertionError("listed twice: " + targets);
+        }, TreeMap::new));
+    }
+
+    @Test
+    void onlyRelocatedOriginalsStrayCopiesAndUnreferencedLedgersPulsarOrThePluginMadeAreTargets() throws Exception {
+        Map<Long, String> deletable = everyKindOnA();
+        assertEquals(deletable, byId(cleanup.targets("a").get()));
+        clusters.put("c", 40, made(true, "a copy of ours", "managed-ledger", "a"));
+        clusters.put("c", 41, "an id c did not issue: not c's to delete", "managed-ledger");
+        List<CleanupTarget> inactive = cleanup.targetsOnInactiveClusters().get();
+        assertTrue(inactive.stream().noneMatch(t -> t.cluster().equals("b")), "never the active cluster");
+        assertEquals(deletable, byId(inactive.stream().filter(t -> t.cluster().equals("a")).toList()));
+        assertEquals(List.of(new CleanupTarget(40, "c", "UNREFERENCED")),
+                inactive.stream().filter(t -> t.cluster().equals("c")).toList());
+    }
+
+    @Test
+    void relocatedOriginalsWaitUntilEveryLiveBrokerRoutesWithTheirRelocation() throws Exception {
+        Map<Long, String> deletable = everyKindOnA();
+        broker(0, Map.of("a", List.of(11L)));
+        deletable.remove(2L);
+        deletable.remove(B_FIRST + 6);
+        assertEquals(deletable, byId(cleanup.targets("a").get()));
+    }
+
+    @Test
+    void aCleanupDeletesThePlanCountsWhatItKeptClaimsTheOriginalsAndSaysWhy() throws Exception {
+        Map<Long, String> deletable = everyKindOnA();
+        CleanupResult r = cleanup.cleanup("a", false, 0, false).get();
+        assertEquals(deletable, byId(r.targets()));
+        assertEquals(deletable.size(), r.deleted());
+        assertEquals(9, r.kept(), String.valueOf(r)); // 14 ledgers on a
+        assertEquals(List.of(), r.errors());
+        assertFalse(r.deprecated(), "a still holds ledgers the brokers read there");
+        for (long id : deletable.keySet()) {
+            assertFalse(clusters.has("a", id), "deleted: " + id);
+        }
+        assertEquals(14 - deletable.size(), clusters.list("a").get().size());
+        assertEquals(List.of("a:" + deletable.size()), deletedMetric);
+        assertEquals(1, orchestrator.readState(1).get().value().originalsDeleted(), "the one relocated original");
+        String notes = String.join("\n", r.notes());
+        assertTrue(notes.contains("ledger 11 is open on broker(s) [broker-1]"), notes);
+        assertTrue(notes.contains("ledger 3: its home copy on b is different"), notes);
+        assertTrue(notes.contains("ledger 4: its home copy on b is missing"), notes);
+    }
+
+    @Test
+    void aCleanupStopsAtTheBatchAfterASwitchAndReportsWhatItDidAndWhy() throws Exception {
+        int n = CleanupService.BATCH * 2 + 50;
+        for (long id = 100; id < 100 + n; id++) {
+            clusters.put("a", id, "left over", "managed-ledger");
+        }
+        long switchAt = 100 + CleanupService.BATCH + 10; // in the second batch
+        CleanupService switching = new CleanupService(registry, () -> CompletableFuture.completedFuture(references),
+                new FakeClusters.Delegating(clusters) {
+                    @Override
+                    public CompletableFuture<Void> delete(long id, String cluster) {
+                        if (id == switchAt) {
+                            registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
+                                    new SwitchDirective(1, "c", "b", 2, 2, 9L << 32))).join();
+                        }
+                        return super.delete(id, cluster);
+                    }
+                }, orchestrator, new DrainReports(registry, () -> CompletableFuture.completedFuture(references),
+                        clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test"))),
+                CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
+        CleanupResult r = switching.cleanup("a", false, 0, true).get();
+        assertEquals(CleanupService.BATCH * 2, r.deleted(), "the batch under way is finished, no other begun");
+        assertEquals(50, r.kept());
+        assertEquals(1, r.errors().size(), String.valueOf(r.errors()));
+        assertTrue(r.errors().get(0).contains("a switch was made while cleanup ran"), r.errors().get(0));
+        assertEquals(50, clusters.list("a").get().size());
+    }
+
+    @Test
+    void maxDeletionsBoundsTheDeletionsAndWhatWasNotChosenIsNotCountedAsKept() throws Exception {
+        for (long id = 100; id < 110; id++) {
+            clusters.put("a", id, "left over", "managed-ledger");
+        }
+        clusters.put("a", 8, made(true, "another application's", null, null));
+        CleanupResult r = cleanup.cleanup("a", false, 4, true).get();
+        assertEquals(4, r.deleted());
+        assertEquals(4, r.targets().size());
+        assertEquals(1, r.kept());
+        assertEquals(7, clusters.list("a").get().size());
+        CleanupResult all = cleanup.cleanup("a", false, 10, true).get();
+        assertEquals(6, all.deleted(), "the ten that could go, at most ten at a time");
+        assertEquals(List.of(8L), clusters.list("a").get());
+    }
+
+    @Test
+    void aClusterNameThatIsInvalidUnknownOrActiveIsRefusedAndNothingChanges() throws Exception {
+        clusters.put("a", 5, "left over", "managed-ledger");
+        Map<String, String> before = StoreSnapshot.of(store);
+        assertRefused(cleanup.cleanup("no/such", false, 0, true), "must match");
+        assertRefused(cleanup.cleanup("zz", false, 0, true), "'zz' is not registered");
+        assertRefused(cleanup.targets("zz"), "'zz' is not registered");
+        assertRefused(cleanup.cleanup("b", false, 0, true), "'b' is the active cluster");
+        assertRefused(cleanup.targets("b"), "'b' is the active cluster");
+        assertEquals(before, StoreSnapshot.of(store));
+        assertTrue(clusters.has("a", 5));
+    }
+
+    private static void assertRefused(CompletableFuture<?> f, String text) {
+        ExecutionException e = assertThrows(ExecutionException.class, f::get);
+        assertTrue(String.valueOf(e.getCause().getMessage()).contains(text), e.getCause().getMessage());
+    }
+}

@@ -1,0 +1,313 @@
+package io.bcswitch.migration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.adapter.PulsarMetadataPort;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryPaths;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.RelocationEpoch;
+import io.bcswitch.registry.StoreSnapshot;
+import io.bcswitch.registry.SwitchDirective;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deletion lists a rollback leaves (switch 1 to b, rolled back to a by switch 2), worked on directly: which ids
+ * leave a list when they are promoted again, which copies are deleted and which are kept, what each state's count
+ * says afterwards, and that nothing is touched while a broker may still read the copies.
+ */
+class RolledBackCopiesTest {
+    private static final long B_FIRST = 1L << 32;
+    private static final long A2_FIRST = 12L << 32;
+
+    private MetadataStoreExtended store;
+    private RegistryStore registry;
+    private ScheduledExecutorService scheduler;
+    private final FakeClusters clusters = new FakeClusters();
+    private final List<String> deletedMetric = new ArrayList<>();
+    private RolledBackCopies copies;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
+        scheduler = Executors.newSingleThreadScheduledExecutor();
+        MigrationStates states = new MigrationStates(registry, Clock.systemUTC(), () -> "broker-1",
+                new DriverTimer(scheduler));
+        MigrationMetrics metrics = new MigrationMetrics() {
+            @Override
+            public void deleted(String cluster, int ledgers) {
+                synchronized (deletedMetric) {
+                    deletedMetric.add(cluster + ":" + ledgers);
+                }
+            }
+        };
+        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, clusters), clusters, metrics,
+                Clock.systemUTC());
+        for (String c : List.of("a", "b", "c")) {
+            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
+                    5L), -1).get();
+        }
+        active("a", 2);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        scheduler.shutdownNow();
+        store.close();
+    }
+
+    /** Switch 1 went to b; switch {@code epoch} made {@code cluster} the active one. */
+    private void active(String cluster, long epoch) throws Exception {
+        var d = registry.readDirective().get();
+        SwitchDirective next = new SwitchDirective(1, cluster, "b", epoch, 1, epoch == 1 ? B_FIRST : A2_FIRST);
+        registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(RangeTable.bootstrap("a", 0)
+                .with(new IdRange("b", B_FIRST, 1, 0)).with(next.range()))).get();
+        registry.write(registry.paths().switchTarget(), next, d.version()).get();
+    }
+
+    /** Switch {@code epoch}'s migration to {@code target}, rolled back, its list of copies to delete in chunks. */
+    private void rolledBack(long epoch, String target, long deleteAfter, List<List<Long>> chunks) throws Exception {
+        int n = chunks.stream().mapToInt(List::size).sum();
+        state(epoch, MigrationState.start(epoch, target, "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0)
+                .moveTo(Phase.ROLLED_BACK, 0).edit().deletions(n, deleteAfter).build());
+        for (int i = 0; i < chunks.size(); i++) {
+            registry.replaceCopiesChunk(epoch, i, chunks.get(i)).get();
+        }
+    }
+
+    private void state(long epoch, MigrationState s) throws Exception {
+        registry.write(registry.paths().orchestrator(epoch), s, -1).get();
+    }
+
+    private MigrationState state(long epoch) throws Exception {
+        return registry.read(registry.paths().orchestrator(epoch), MigrationState.class).get().value();
+    }
+
+    /** A ledger a issued, its original on a and the copy switch 1 made of it on b. */
+    private void copied(long id) {
+        clusters.put("a", id, "payload-" + id, "managed-ledger");
+        clusters.put("b", id, new FakeClusters.Ledger(true, "payload-" + id,
+                clusters.copyMetadata(clusters.get("a", id).custom(), "a")));
+    }
+
+    /** A live broker on the latest switch that applied relocation epoch {@code applied}, holding {@code open}. */
+    private void broker(String name, long applied, Map<String, List<Long>> open) throws Exception {
+        BrokerCutoverRecord r = new BrokerCutoverRecord(1, name, 2, "a", 0, 0, 0, 1, 2);
+        if (!open.isEmpty()) {
+            Map<String, Integer> handles = new java.util.TreeMap<>();
+            open.forEach((c, ids) -> handles.put(c, ids.size()));
+            r = r.withHandles(handles, open);
+        }
+        registry.writeEphemeral(registry.paths().broker(name), r).get();
+        registry.writeEphemeral(registry.paths().relocationApplied(name),
+                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, applied, 0)).get();
+    }
+
+    private void process() throws Exception {
+        copies.process(registry.listMigrationStates().get()).get();
+    }
+
+    @Test
+    void idsPromotedAgainLeaveTheRolledBackListsOfThatClusterOnlyAndTheCountsFollow() throws Exception {
+        rolledBack(1, "b", 5, List.of(List.of(1L, 2L, 3L)));
+        rolledBack(3, "b", 5, List.of(List.of(2L, 4L), List.of(5L, 1L)));
+        rolledBack(4, "c", 5, List.of(List.of(1L, 2L)));
+        // a rollback whose list was worked off, and a finished migration: their stale lists are not theirs to edit
+        state(5, MigrationState.start(5, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0)
+                .moveTo(Phase.ROLLED_BACK, 0));
+        registry.replaceCopiesChunk(5, 0, List.of(1L)).get();
+        state(6, MigrationState.start(6, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0));
+        registry.replaceCopiesChunk(6, 0, List.of(1L)).get();
+
+        copies.cancelDeletions("b", List.of(1L, 2L, 9L)).get();
+
+        assertEquals(Map.of(0, List.of(3L)), registry.readCopies(1).get());
+        assertEquals(1, state(1).pendingDeletionCount());
+        assertEquals(Map.of(0, List.of(4L), 1, List.of(5L)), registry.readCopies(3).get());
+        assertEquals(2, state(3).pendingDeletionCount());
+        assertEquals(Map.of(0, List.of(1L, 2L)), registry.readCopies(4).get(), "another cluster's list");
+        assertEquals(2, state(4).pendingDeletionCount());
+        assertEquals(Map.of(0, List.of(1L)), registry.readCopies(5).get());
+        assertEquals(0, state(5).pendingDeletionCount());
+        assertEquals(Map.of(0, List.of(1L)), registry.readCopies(6).get());
+
+        // ids on no list change nothing at all
+        Map<String, String> before = StoreSnapshot.of(store);
+        copies.cancelDeletions("b", List.of(9L, 10L)).get();
+        assertEquals(before, StoreSnapshot.of(store));
+    }
+
+    @Test
+    void droppingIdsRewritesOnlyTheChunksThatHeldThemAndSaysHowManyWereListed() throws Exception {
+        rolledBack(1, "b", 5, List.of(List.of(1L, 2L), List.of(3L), List.of(4L, 5L)));
+        String untouched = registry.paths().copiesChunk(1, 2);
+        String version = StoreSnapshot.of(store).get(untouched);
+
+        assertEquals(3, copies.dropFromCopies(1, List.of(2L, 3L, 1L, 7L)).get());
+        assertEquals(Map.of(2, List.of(4L, 5L)), registry.readCopies(1).get(), "emptied chunks are gone");
+        assertEquals(version, StoreSnapshot.of(store).get(untouched), "a chunk that held none is not rewritten");
+        assertEquals(0, copies.dropFromCopies(1, List.of()).get());
+        assertEquals(0, copies.dropFromCopies(1, List.of(9L)).get());
+    }
+
+    @Test
+    void theListsOfSwitchesThatCanNoLongerBeRolledBackAreDropped() throws Exception {
+        rolledBack(1, "b", 5, List.of(List.of(1L, 2L), List.of(3L)));
+        rolledBack(3, "b", 5, List.of(List.of(4L)));
+        rolledBack(4, "b", 5, List.of(List.of(5L)));
+        copies.dropCopyLists(List.of(1L, 3L)).get();
+        assertEquals(Map.of(), registry.readCopies(1).get());
+        assertEquals(Map.of(), registry.readCopies(3).get());
+        assertEquals(Map.of(0, List.of(5L)), registry.readCopies(4).get());
+    }
+
+    @Test
+    void nothingIsTouchedWhileTheClusterIsActiveNoBrokerIsLiveOrOneHasNotAppliedTheFlip() throws Exception {
+        copied(1);
+        rolledBack(1, "b", 5, List.of(List.of(1L)));
+
+        Map<String, String> before = StoreSnapshot.of(store);
+        process(); // no live broker: nobody can say it stopped reading the copies
+        assertEquals(before, StoreSnapshot.of(store));
+
+        broker("broker-1", 5, Map.of());
+        broker("broker-2", 4, Map.of());
+        before = StoreSnapshot.of(store);
+        process(); // broker-2 may still route to the copy
+        assertEquals(before, StoreSnapshot.of(store));
+
+        broker("broker-2", 5, Map.of());
+        active("b", 3); // switched to b again: its own migration wants the copies
+        before = StoreSnapshot.of(store);
+        process();
+        assertEquals(before, StoreSnapshot.of(store));
+        assertTrue(clusters.has("b", 1));
+
+        active("a", 4);
+        process();
+        assertFalse(clusters.has("b", 1));
+        assertTrue(clusters.has("a", 1));
+        assertEquals(Map.of(), registry.readCopies(1).get());
+        assertEquals(0, state(1).pendingDeletionCount());
+        assertEquals(List.of("b:1"), deletedMetric);
+    }
+
+    @Test
+    void onlyCopiesWhoseHomeHoldsTheSameLedgerAreDeletedAndTheListKeepsWhatMustWait() throws Exception {
+        for (long id = 1; id <= 7; id++) {
+            copied(id);
+        }
+        clusters.put("a", 2, "payload-2 rewritten", "managed-ledger"); // its home holds something else
+        clusters.delete(3, "b").get(); // already gone
+        long issuedByB = B_FIRST + 1;
+        clusters.put("b", issuedByB, "b's own", "managed-ledger");
+        // 5 moved on to c since (c does not answer now); 6 is home on b again
+        registry.updateRelocations(List.of(5L, 6L), (id, cur) -> Optional.of(id == 5
+                ? new Relocation(Relocation.FORMAT_VERSION, 5, "c", "a", "LEDGER", 3, 0)
+                : new Relocation(Relocation.FORMAT_VERSION, 6, "b", "a", "LEDGER", 3, 0))).get();
+        clusters.put("c", 5, "payload-5", "managed-ledger");
+        clusters.unreachable("c", true);
+        rolledBack(1, "b", 5, List.of(List.of(1L, 2L, 3L), List.of(4L, 5L, 6L, issuedByB), List.of(7L)));
+        broker("broker-1", 5, Map.of("b", List.of(4L))); // reads 4's copy on b still
+
+        process();
+
+        assertFalse(clusters.has("b", 1), "its home a holds the same closed ledger");
+        assertFalse(clusters.has("b", 7));
+        assertTrue(clusters.has("b", 2), "its home holds other content: the copy may be the only one");
+        assertTrue(clusters.has("b", 4), "a broker holds it open");
+        assertTrue(clusters.has("b", 5), "its home does not answer");
+        assertTrue(clusters.has("b", 6), "home on b");
+        assertTrue(clusters.has("b", issuedByB), "b issued it");
+        for (long id : List.of(1L, 2L, 4L, 6L, 7L)) {
+            assertTrue(clusters.has("a", id), "original " + id);
+        }
+        assertEquals(Map.of(1, List.of(4L, 5L)), registry.readCopies(1).get(), "what waits stays listed");
+        assertEquals(2, state(1).pendingDeletionCount());
+        assertEquals(List.of("b:2"), deletedMetric);
+
+        clusters.unreachable("c", false);
+        broker("broker-1", 5, Map.of());
+        process();
+        assertFalse(clusters.has("b", 4));
+        assertFalse(clusters.has("b", 5), "c holds the same ledger now");
+        assertTrue(clusters.has("c", 5));
+        assertEquals(Map.of(), registry.readCopies(1).get());
+        assertEquals(0, state(1).pendingDeletionCount());
+        assertEquals(List.of("b:2", "b:2"), deletedMetric);
+    }
+
+    @Test
+    void aPromotionThatRacedTheRollbackIsFlippedBackFirstAndItsCopyDeletedOnlyAfterTheBrokersFollowed()
+            throws Exception {
+        copied(1);
+        copied(2);
+        clusters.delete(2, "a").get(); // 2's original is gone: its copy on b is all there is
+        rolledBack(1, "b", 0, List.of(List.of(1L, 2L)));
+        // a pass promoted both to b after the rollback flipped the others back
+        registry.updateRelocations(List.of(1L, 2L), (id, cur) -> Optional.of(
+                new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0))).get();
+        broker("broker-1", 0, Map.of());
+        long epochBefore = registry.readRelocationEpoch().get();
+
+        process();
+
+        assertEquals(Optional.of("a"), home(1), "routed back to its original");
+        assertEquals(Optional.of("b"), home(2), "it stays home where its only copy is");
+        long flipped = registry.readRelocationEpoch().get();
+        assertEquals(epochBefore + 1, flipped, "announced");
+        assertEquals(flipped, state(1).deleteAfterRelocationEpoch());
+        assertEquals(Map.of(0, List.of(1L)), registry.readCopies(1).get(), "the one that stays is off the list");
+        assertEquals(1, state(1).pendingDeletionCount());
+        assertTrue(clusters.has("b", 1), "not deleted before every broker routes it back");
+        assertEquals(List.of(), deletedMetric);
+
+        process(); // broker-1 has not applied the flip yet
+        assertTrue(clusters.has("b", 1));
+        broker("broker-1", flipped, Map.of());
+        process();
+        assertFalse(clusters.has("b", 1));
+        assertTrue(clusters.has("a", 1));
+        assertTrue(clusters.has("b", 2));
+        assertEquals(0, state(1).pendingDeletionCount());
+    }
+
+    @Test
+    void aRetiredClustersListIsDroppedAndItsCopiesLeftThere() throws Exception {
+        copied(1);
+        rolledBack(1, "b", 5, List.of(List.of(1L)));
+        broker("broker-1", 5, Map.of());
+        registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
+                c.withStatus(ClusterStatus.DEPRECATED))).get();
+        process();
+        assertTrue(clusters.has("b", 1));
+        assertEquals(Map.of(), registry.readCopies(1).get());
+        assertEquals(0, state(1).pendingDeletionCount());
+        assertEquals(5, state(1).deleteAfterRelocationEpoch());
+    }
+
+    private Optional<String> home(long id) throws Exception {
+        return io.bcswitch.registry.RegistryView.read(registry).get().home(id);
+    }
+}
