@@ -45,11 +45,13 @@ public class ClusterMetadataAccess implements AutoCloseable {
     }
 
     public CompletableFuture<ClusterMetadata> forLocation(ClusterLocation location) {
-        CompletableFuture<MetadataPort> f = stores.computeIfAbsent(location.storeUrl(), this::open);
-        if (f.isCompletedExceptionally()) {
-            stores.remove(location.storeUrl(), f);
-            f = stores.computeIfAbsent(location.storeUrl(), this::open);
+        // an open that failed before this call is tried again; one this call starts answers this call, however
+        // fast it fails (checking after computeIfAbsent would retry it at once when it failed that fast)
+        CompletableFuture<MetadataPort> known = stores.get(location.storeUrl());
+        if (known != null && known.isCompletedExceptionally()) {
+            stores.remove(location.storeUrl(), known);
         }
+        CompletableFuture<MetadataPort> f = stores.computeIfAbsent(location.storeUrl(), this::open);
         return f.thenApply(s -> new StoreClusterMetadata(s, location.ledgersRoot(), timeoutMillis));
     }
 

@@ -59,4 +59,18 @@ class ClusterMetadataAccessTest {
             assertEquals(2, opens.get(), "opened again after the failure, then kept");
         }
     }
+
+    /** One call, one open: a call whose own open fails at once answers with that failure, whatever the timing. */
+    @Test
+    void eachCallAfterAFailureOpensOnceAndAnswersWithItsOwnOpen() throws Exception {
+        AtomicInteger opens = new AtomicInteger();
+        try (ClusterMetadataAccess access = new ClusterMetadataAccess(5000, (url, t) -> {
+            throw new IllegalStateException("refused " + opens.incrementAndGet());
+        })) {
+            for (int call = 1; call <= 300; call++) {
+                assertEquals("cannot open metadata service zk:x:2181: refused " + call, failure(access));
+                assertEquals(call, opens.get());
+            }
+        }
+    }
 }
