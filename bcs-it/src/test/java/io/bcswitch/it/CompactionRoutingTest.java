@@ -84,13 +84,20 @@ class CompactionRoutingTest extends ClusterTestBase {
     /** Runs compaction and returns the id of the compacted ledger it wrote. */
     private static long compact(PulsarAdmin admin, String topic) throws Exception {
         admin.topics().triggerCompaction(topic);
+        long start = System.nanoTime();
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() ->
+            // 120 s: a dispatcher whose read failed waits 15 s, then 30 s, before it reads again
+            await().atMost(Duration.ofSeconds(120)).until(() ->
                     admin.topics().compactionStatus(topic).status != LongRunningProcessStatus.Status.RUNNING);
         } catch (ConditionTimeoutException e) {
             // say where it stands: the compaction cursor and the ledgers it reads
-            throw new AssertionError("compaction of " + topic + " still running after 60 s; internal stats: "
+            throw new AssertionError("compaction of " + topic + " still running after 120 s; internal stats: "
                     + new ObjectMapper().writeValueAsString(admin.topics().getInternalStats(topic)), e);
+        }
+        long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        if (seconds > 20) {
+            System.out.println("compaction of " + topic + " took " + seconds + " s; internal stats: "
+                    + new ObjectMapper().writeValueAsString(admin.topics().getInternalStats(topic)));
         }
         LongRunningProcessStatus status = admin.topics().compactionStatus(topic);
         assertEquals(LongRunningProcessStatus.Status.SUCCESS, status.status, "compaction failed: " + status.lastError);
