@@ -5,36 +5,26 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bcswitch.adapter.PulsarByteBudget;
-import io.bcswitch.adapter.PulsarMetadataPort;
-import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
-import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.Relocation;
-import io.bcswitch.registry.RelocationEpoch;
 import io.bcswitch.registry.StoreSnapshot;
 import io.bcswitch.registry.SwitchDirective;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.Collectors;
-import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,37 +37,25 @@ import org.junit.jupiter.api.Test;
  */
 class CleanupServiceTest {
     private static final long B_FIRST = 1L << 32;
-    private static final SwitchConfig.Migration CONFIG = new SwitchConfig.Migration(2, 0, 10, 24);
-
+    private RegistryBed bed;
     private MetadataStoreExtended store;
     private RegistryStore registry;
-    private ScheduledExecutorService scheduler;
-    private final FakeClusters clusters = new FakeClusters();
+    private FakeClusters clusters;
     private volatile List<LedgerReference> references = List.of();
-    private final List<String> deletedMetric = new ArrayList<>();
+    private List<String> deletedMetric;
     private MigrationOrchestrator orchestrator;
     private CleanupService cleanup;
 
     @BeforeEach
     void setUp() throws Exception {
-        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
-        scheduler = Executors.newSingleThreadScheduledExecutor();
-        MigrationMetrics metrics = new MigrationMetrics() {
-            @Override
-            public void deleted(String cluster, int ledgers) {
-                synchronized (deletedMetric) {
-                    deletedMetric.add(cluster + ":" + ledgers);
-                }
-            }
-        };
-        orchestrator = new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(references),
-                clusters, CONFIG, () -> "broker-1", scheduler, PulsarByteBudget::refilledAt, Clock.systemUTC(),
-                MigrationMetrics.NONE, new MigrationSafetyTest.HandSwitchBack(registry), MigrationSafetyTest.FAST);
-        DrainReports drain = new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
-                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
+        bed = new RegistryBed();
+        store = bed.store;
+        registry = bed.registry;
+        clusters = bed.clusters;
+        deletedMetric = bed.deleted;
+        orchestrator = bed.orchestrator(() -> CompletableFuture.completedFuture(references));
         cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters,
-                orchestrator, drain, CONFIG, metrics, Clock.systemUTC());
+                orchestrator, drain(), RegistryBed.CONFIG, bed.metrics, Clock.systemUTC());
         for (String c : List.of("a", "b", "c")) {
             registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
                     5L), -1).get();
@@ -93,22 +71,17 @@ class CleanupServiceTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        orchestrator.close();
-        scheduler.shutdownNow();
-        store.close();
+        bed.close();
+    }
+
+    private DrainReports drain() {
+        return new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+                ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
     }
 
     /** broker-1 finished the cutover of switch 1, applied relocation epoch {@code applied}, holds {@code open}. */
     private void broker(long applied, Map<String, List<Long>> open) throws Exception {
-        BrokerCutoverRecord r = new BrokerCutoverRecord(1, "broker-1", 1, "b", 0, 0, 0, 1, 2);
-        if (!open.isEmpty()) {
-            Map<String, Integer> handles = new TreeMap<>();
-            open.forEach((c, ids) -> handles.put(c, ids.size()));
-            r = r.withHandles(handles, open);
-        }
-        registry.writeEphemeral(registry.paths().broker("broker-1"), r).get();
-        registry.writeEphemeral(registry.paths().relocationApplied("broker-1"),
-                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, applied, 0)).get();
+        bed.broker("broker-1", 1, "b", applied, open);
     }
 
     private void relocatedToB(long... ids) throws Exception {
@@ -234,9 +207,7 @@ class CleanupServiceTest {
                         }
                         return super.delete(id, cluster);
                     }
-                }, orchestrator, new DrainReports(registry, () -> CompletableFuture.completedFuture(references),
-                        clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test"))),
-                CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
+                }, orchestrator, drain(), RegistryBed.CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
         CleanupResult r = switching.cleanup("a", false, 0, true).get();
         assertEquals(CleanupService.BATCH * 2, r.deleted(), "the batch under way is finished, no other begun");
         assertEquals(50, r.kept());

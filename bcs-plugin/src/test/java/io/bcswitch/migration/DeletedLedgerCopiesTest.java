@@ -2,9 +2,6 @@ package io.bcswitch.migration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.bcswitch.adapter.PulsarByteBudget;
-import io.bcswitch.adapter.PulsarMetadataPort;
-import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -12,20 +9,14 @@ import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
-import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.Relocation;
 import io.bcswitch.registry.SwitchDirective;
-import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import org.apache.pulsar.metadata.api.MetadataStoreConfig;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,21 +29,18 @@ import org.junit.jupiter.api.Test;
  */
 class DeletedLedgerCopiesTest {
     private static final long B_FIRST = 1L << 32;
-    private static final SwitchConfig.Migration CONFIG = new SwitchConfig.Migration(2, 0, 10, 24);
-
-    private MetadataStoreExtended store;
+    private RegistryBed bed;
     private RegistryStore registry;
-    private ScheduledExecutorService scheduler;
-    private final FakeClusters clusters = new FakeClusters();
+    private FakeClusters clusters;
     private volatile List<LedgerReference> references = List.of();
     private volatile boolean pictureComplete = true;
     private MigrationOrchestrator orchestrator;
 
     @BeforeEach
     void setUp() throws Exception {
-        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
-        scheduler = Executors.newSingleThreadScheduledExecutor();
+        bed = new RegistryBed();
+        registry = bed.registry;
+        clusters = bed.clusters;
         LedgerInventory inventory = new LedgerInventory() {
             @Override
             public CompletableFuture<List<LedgerReference>> references() {
@@ -65,9 +53,7 @@ class DeletedLedgerCopiesTest {
                         : List.of(new Unknown("t/ns/compacted", 99, "its owner does not answer"))));
             }
         };
-        orchestrator = new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1", scheduler,
-                PulsarByteBudget::refilledAt, Clock.systemUTC(), MigrationMetrics.NONE,
-                new MigrationSafetyTest.HandSwitchBack(registry), MigrationSafetyTest.FAST);
+        orchestrator = bed.orchestrator(inventory);
         registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(RangeTable.bootstrap("a", 0)
                 .with(new IdRange("b", B_FIRST, 1, 0)))).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 1, B_FIRST), -1).get();
@@ -76,9 +62,7 @@ class DeletedLedgerCopiesTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        orchestrator.close();
-        scheduler.shutdownNow();
-        store.close();
+        bed.close();
     }
 
     private void owner(String broker) throws Exception {

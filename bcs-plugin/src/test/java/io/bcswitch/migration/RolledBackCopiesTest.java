@@ -4,28 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
-import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.Relocation;
-import io.bcswitch.registry.RelocationEpoch;
 import io.bcswitch.registry.StoreSnapshot;
 import io.bcswitch.registry.SwitchDirective;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,30 +32,24 @@ class RolledBackCopiesTest {
     private static final long B_FIRST = 1L << 32;
     private static final long A2_FIRST = 12L << 32;
 
+    private RegistryBed bed;
     private MetadataStoreExtended store;
     private RegistryStore registry;
-    private ScheduledExecutorService scheduler;
-    private final FakeClusters clusters = new FakeClusters();
-    private final List<String> deletedMetric = new ArrayList<>();
+    private FakeClusters clusters;
+    private List<String> deletedMetric;
     private RolledBackCopies copies;
 
     @BeforeEach
     void setUp() throws Exception {
-        store = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-        registry = new RegistryStore(new PulsarMetadataPort(store), new RegistryPaths("/bcs"));
-        scheduler = Executors.newSingleThreadScheduledExecutor();
+        bed = new RegistryBed();
+        store = bed.store;
+        registry = bed.registry;
+        clusters = bed.clusters;
+        deletedMetric = bed.deleted;
         MigrationStates states = new MigrationStates(registry, Clock.systemUTC(), () -> "broker-1",
-                new DriverTimer(scheduler));
-        MigrationMetrics metrics = new MigrationMetrics() {
-            @Override
-            public void deleted(String cluster, int ledgers) {
-                synchronized (deletedMetric) {
-                    deletedMetric.add(cluster + ":" + ledgers);
-                }
-            }
-        };
-        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, clusters), clusters, metrics,
-                Clock.systemUTC());
+                new DriverTimer(bed.scheduler));
+        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, clusters), clusters,
+                bed.metrics, Clock.systemUTC());
         for (String c : List.of("a", "b", "c")) {
             registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
                     5L), -1).get();
@@ -73,8 +59,7 @@ class RolledBackCopiesTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        scheduler.shutdownNow();
-        store.close();
+        bed.close();
     }
 
     /** Switch 1 went to b; switch {@code epoch} made {@code cluster} the active one. */
@@ -113,15 +98,7 @@ class RolledBackCopiesTest {
 
     /** A live broker on the latest switch that applied relocation epoch {@code applied}, holding {@code open}. */
     private void broker(String name, long applied, Map<String, List<Long>> open) throws Exception {
-        BrokerCutoverRecord r = new BrokerCutoverRecord(1, name, 2, "a", 0, 0, 0, 1, 2);
-        if (!open.isEmpty()) {
-            Map<String, Integer> handles = new java.util.TreeMap<>();
-            open.forEach((c, ids) -> handles.put(c, ids.size()));
-            r = r.withHandles(handles, open);
-        }
-        registry.writeEphemeral(registry.paths().broker(name), r).get();
-        registry.writeEphemeral(registry.paths().relocationApplied(name),
-                new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, applied, 0)).get();
+        bed.broker(name, 2, "a", applied, open);
     }
 
     private void process() throws Exception {
