@@ -111,6 +111,21 @@ class DeletedLedgerCopiesTest {
     }
 
     @Test
+    void nothingIsDeletedOnceTheMigrationEndedOrANewerSwitchWasMade() throws Exception {
+        copyOnB(1, "a"); // Pulsar deleted 1 on a: its copy would go
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(s ->
+                s.moveTo(Phase.DONE, 0))).get();
+        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+        assertEquals(new TreeSet<>(List.of(1L)), onB(), "a finished migration deletes nothing more");
+
+        owner("broker-1");
+        registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
+                new SwitchDirective(1, "a", "b", 2, 2, 12L << 32))).get();
+        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+        assertEquals(new TreeSet<>(List.of(1L)), onB(), "the next switch decides about b");
+    }
+
+    @Test
     void aPromotedCopyWhoseOldHomeLostTheLedgerGoesOnlyWhenNothingReferencesIt() throws Exception {
         copyOnB(7, "a"); // promoted, gone from a, unreferenced: goes
         copyOnB(8, "a"); // promoted, gone from a, referenced: its only copy, stays

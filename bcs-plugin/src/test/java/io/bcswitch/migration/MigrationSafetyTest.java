@@ -1188,6 +1188,29 @@ class MigrationSafetyTest {
         assertTrue(clusters.has("a", SCHEMA_LEDGER));
     }
 
+    /** A migration an earlier version recorded keeps its copies in the state's own list; a rollback finds them. */
+    @Test
+    void aRollbackOfAMigrationAnEarlierVersionRecordedFoldsItsCopiesIntoTheListAndDeletesThem() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        List<Long> copies = new ArrayList<>(registry.readCopies(1).get().get(0));
+        assertEquals(List.of(SCHEMA_LEDGER), copies);
+        registry.dropCopies(1).get();
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(c ->
+                io.bcswitch.registry.Json.read(io.bcswitch.registry.Json.writeString(c).replace("\"built\":[]",
+                        "\"built\":" + copies).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        MigrationState.class))).get();
+        assertEquals(copies, o.readState(1).get().value().built(), "stored as an earlier version stored it");
+        assertEquals(java.util.Map.of(), registry.readCopies(1).get());
+
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(java.util.Map.of(0, copies), registry.readCopies(1).get(), "folded into the list of copies");
+        assertEquals(1, o.readState(1).get().value().pendingDeletionCount());
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+        tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER), "the rolled-back copy is deleted");
+        assertTrue(clusters.has("a", SCHEMA_LEDGER));
+        assertEquals(0, o.readState(1).get().value().pendingDeletionCount());
+    }
+
     @Test
     void aRollbacksDeletionListNeverTakesALedgerHomeOrIssuedOnItsClusterNorOneABrokerHoldsOpen() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
