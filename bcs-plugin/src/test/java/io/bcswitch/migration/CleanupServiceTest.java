@@ -54,7 +54,7 @@ class CleanupServiceTest {
         clusters = bed.clusters;
         deletedMetric = bed.deleted;
         orchestrator = bed.orchestrator(() -> CompletableFuture.completedFuture(references));
-        cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters,
+        cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references), bed.copier,
                 orchestrator, drain(), RegistryBed.CONFIG, bed.metrics, Clock.systemUTC());
         for (String c : List.of("a", "b", "c")) {
             registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
@@ -198,7 +198,7 @@ class CleanupServiceTest {
         }
         long switchAt = 100 + CleanupService.BATCH + 10; // in the second batch
         CleanupService switching = new CleanupService(registry, () -> CompletableFuture.completedFuture(references),
-                new FakeClusters.Delegating(clusters) {
+                new FakeClusters.Delegating(bed.copier) {
                     @Override
                     public CompletableFuture<Void> delete(long id, String cluster) {
                         if (id == switchAt) {

@@ -12,9 +12,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 
@@ -29,6 +32,30 @@ final class RegistryBed implements AutoCloseable {
     final RegistryStore registry;
     final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     final FakeClusters clusters = new FakeClusters();
+    /**
+     * {@link #clusters} answering every read and delete a few milliseconds later, on another thread, as bookie
+     * clusters do: a component that does not wait for its own work completes before it is done, which a test sees.
+     */
+    final LedgerCopier copier = new FakeClusters.Delegating(clusters) {
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return later().thenCompose(v -> super.facts(id, cluster));
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return later().thenCompose(v -> super.list(cluster));
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            return later().thenCompose(v -> super.delete(id, cluster));
+        }
+
+        private CompletableFuture<Void> later() {
+            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS));
+        }
+    };
     /** "cluster:count" for every deletion count the component reported, in order. */
     final List<String> deleted = new ArrayList<>();
     final MigrationMetrics metrics = new MigrationMetrics() {
@@ -48,7 +75,7 @@ final class RegistryBed implements AutoCloseable {
 
     /** broker-1's orchestrator over this bed, not started: the test drives what it wants of it. */
     MigrationOrchestrator orchestrator(LedgerInventory inventory) {
-        MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, clusters, CONFIG, () -> "broker-1",
+        MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, copier, CONFIG, () -> "broker-1",
                 scheduler, PulsarByteBudget::refilledAt, Clock.systemUTC(), MigrationMetrics.NONE,
                 new MigrationSafetyTest.HandSwitchBack(registry), MigrationSafetyTest.FAST);
         orchestrators.add(o);

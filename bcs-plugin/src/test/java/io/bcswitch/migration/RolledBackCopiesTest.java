@@ -48,7 +48,7 @@ class RolledBackCopiesTest {
         deletedMetric = bed.deleted;
         MigrationStates states = new MigrationStates(registry, Clock.systemUTC(), () -> "broker-1",
                 new DriverTimer(bed.scheduler));
-        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, clusters), clusters,
+        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, bed.copier), bed.copier,
                 bed.metrics, Clock.systemUTC());
         for (String c : List.of("a", "b", "c")) {
             registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
