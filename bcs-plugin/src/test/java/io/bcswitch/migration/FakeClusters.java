@@ -128,6 +128,47 @@ final class FakeClusters implements LedgerCopier {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * These clusters answering every call a few milliseconds later, on another thread, as bookie clusters do: a
+     * component that starts work without waiting for it completes before the work is done, which a test then sees
+     * (with answers given at once, work it did not wait for was done anyway).
+     */
+    LedgerCopier answeringLater() {
+        return new Delegating(this) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String dst,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                return later().thenCompose(v -> super.copy(id, from, dst, pace));
+            }
+
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                return later().thenCompose(v -> super.facts(id, cluster));
+            }
+
+            @Override
+            public CompletableFuture<List<Long>> list(String cluster) {
+                return later().thenCompose(v -> super.list(cluster));
+            }
+
+            @Override
+            public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
+                                                          LongFunction<CompletableFuture<Void>> pace) {
+                return later().thenCompose(v -> super.sameEntries(id, a, b, pace));
+            }
+
+            @Override
+            public CompletableFuture<Void> delete(long id, String cluster) {
+                return later().thenCompose(v -> super.delete(id, cluster));
+            }
+        };
+    }
+
+    private static CompletableFuture<Void> later() {
+        return CompletableFuture.runAsync(() -> { },
+                CompletableFuture.delayedExecutor(2, java.util.concurrent.TimeUnit.MILLISECONDS));
+    }
+
     /** Passes every call to another copier; tests override what they interfere with. */
     static class Delegating implements LedgerCopier {
         private final LedgerCopier to;

@@ -283,7 +283,9 @@ class MigrationOrchestratorTest {
         }, copier, 3, 60_000);
         first.switchAccepted(1);
         awaitPhase(first, Phase.PROMOTE);
-        waitUntil(TestWaits.SECONDS, () -> registry.listRelocations().get().size() >= 2, "two relocations promoted");
+        // the batch's relocations are written before its metric counts it: await both
+        waitUntil(TestWaits.SECONDS, () -> registry.listRelocations().get().size() >= 2 && batchesOfFirst.get() >= 1,
+                "the first batch promoted");
         assertEquals(1, batchesOfFirst.get());
 
         // broker-1's metadata session expired (its lock and liveness record are gone) but it keeps running;

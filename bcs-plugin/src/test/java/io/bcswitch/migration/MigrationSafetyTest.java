@@ -72,6 +72,8 @@ class MigrationSafetyTest {
     private RegistryStore registry;
     private ScheduledExecutorService scheduler;
     private final FakeClusters clusters = new FakeClusters();
+    /** What the components under test read and delete through: {@link #clusters}, answering later. */
+    private final LedgerCopier copier = clusters.answeringLater();
     private volatile List<LedgerReference> references = List.of(
             new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"));
     private final List<MigrationOrchestrator> orchestrators = new ArrayList<>();
@@ -103,7 +105,7 @@ class MigrationSafetyTest {
     private MigrationOrchestrator orchestrator(String broker, boolean acceptsSwitchBacks) {
         HandSwitchBack back = new HandSwitchBack(registry);
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
-                () -> CompletableFuture.completedFuture(references), clusters,
+                () -> CompletableFuture.completedFuture(references), copier,
                 CONFIG, () -> broker, scheduler, PACE, Clock.systemUTC(),
                 MigrationMetrics.NONE, back, FAST);
         if (acceptsSwitchBacks) {
@@ -350,7 +352,7 @@ class MigrationSafetyTest {
             SwitchService switches = new SwitchService(registry, metadata, 2, clock,
                     () -> CompletableFuture.completedFuture(references));
             MigrationOrchestrator o = new MigrationOrchestrator(registry,
-                    () -> CompletableFuture.completedFuture(references), clusters, CONFIG, () -> "broker-1", scheduler,
+                    () -> CompletableFuture.completedFuture(references), copier, CONFIG, () -> "broker-1", scheduler,
                     PACE, clock, metrics, switches::switchTo, FAST);
             orchestrators.add(o);
             o.switchAccepted(1);
@@ -463,7 +465,7 @@ class MigrationSafetyTest {
             SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
                     () -> CompletableFuture.completedFuture(references));
             MigrationOrchestrator o = new MigrationOrchestrator(registry,
-                    () -> CompletableFuture.completedFuture(references), clusters,
+                    () -> CompletableFuture.completedFuture(references), copier,
                     CONFIG, () -> "broker-1", scheduler, PACE, Clock.systemUTC(),
                     MigrationMetrics.NONE, switches::switchTo, FAST);
             orchestrators.add(o);
@@ -502,12 +504,12 @@ class MigrationSafetyTest {
     }
 
     private DrainReports drain() {
-        return new DrainReports(registry, () -> CompletableFuture.completedFuture(references), clusters,
+        return new DrainReports(registry, () -> CompletableFuture.completedFuture(references), copier,
                 ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "test")));
     }
 
     private CleanupService cleanupService(MigrationOrchestrator o) {
-        return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), clusters, o, drain(),
+        return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), copier, o, drain(),
                 CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
     }
 
@@ -550,7 +552,7 @@ class MigrationSafetyTest {
         // BUILD and PROMOTE became its home, a rollback then kept it there (its original gone) and cleanup would
         // delete it where it is home
         switchedToB();
-        LedgerCopier deletedByPulsar = new FakeClusters.Delegating(clusters) {
+        LedgerCopier deletedByPulsar = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String dst,
                                                    LongFunction<CompletableFuture<Void>> pace) {
@@ -619,7 +621,7 @@ class MigrationSafetyTest {
             }
         };
         RegistryStore racing = new RegistryStore(port, registry.paths());
-        MigrationOrchestrator o = running(racing, currentReferences(), clusters);
+        MigrationOrchestrator o = running(racing, currentReferences(), copier);
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         assertEquals(1, deletes.get(), "the relocation was written once, with Pulsar's delete beside it");
@@ -650,7 +652,7 @@ class MigrationSafetyTest {
         clusters.put("a", promoted, "schema-v2", "schema");
         references = List.of(new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"),
                 new LedgerReference(promoted, LedgerKind.SCHEMA, "t/ns/y"));
-        MigrationOrchestrator o = running(new RegistryStore(port, registry.paths()), currentReferences(), clusters);
+        MigrationOrchestrator o = running(new RegistryStore(port, registry.paths()), currentReferences(), copier);
         o.switchAccepted(1);
         MigrationState end = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
         assertEquals("a", home(SCHEMA_LEDGER).orElse("a"));
@@ -745,7 +747,7 @@ class MigrationSafetyTest {
                 new LedgerReference(7, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#CompactedTopicLedger"));
         AtomicBoolean loads = new AtomicBoolean(false);
         io.bcswitch.inventory.LedgerInventory inventory = compactedTopicCUnknownUnless(loads::get);
-        MigrationOrchestrator o = running(registry, inventory, clusters);
+        MigrationOrchestrator o = running(registry, inventory, copier);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), "what is known moves: " + s);
@@ -754,8 +756,8 @@ class MigrationSafetyTest {
                 && i.detail().contains("t/ns/persistent/c")), "the topic it could not ask about is an issue: " + s);
 
         // nothing is deleted or declared drained on the partial picture
-        CleanupService cleanup = new CleanupService(registry, inventory, clusters, o, new DrainReports(registry,
-                inventory, clusters, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "t"))),
+        CleanupService cleanup = new CleanupService(registry, inventory, copier, o, new DrainReports(registry,
+                inventory, copier, ml -> CompletableFuture.completedFuture(new RetentionLookup.Retention(0, "t"))),
                 CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
         var refused = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS));
@@ -800,7 +802,7 @@ class MigrationSafetyTest {
         AtomicInteger readings = new AtomicInteger();
         // unknown when the run plans, known when it checks the homes at its end: ledger 7 moved, nothing is missing
         MigrationOrchestrator o = running(registry, compactedTopicCUnknownUnless(() -> readings.incrementAndGet() > 1),
-                clusters);
+                copier);
         o.switchAccepted(1);
         MigrationState s = awaitPhase(o, 1, Phase.DONE);
         assertTrue(s.issues().isEmpty(), String.valueOf(s));
@@ -812,7 +814,7 @@ class MigrationSafetyTest {
         // found by review: a rolled-back migration whose copies could not be deleted (every call to its cluster
         // failed) stopped the deletions of every other rolled-back migration, and the dropping of old copy lists
         AtomicBoolean bFails = new AtomicBoolean();
-        LedgerCopier copier = new FakeClusters.Delegating(clusters) {
+        LedgerCopier bFailing = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
                 if (bFails.get() && cluster.equals("b")) {
@@ -824,7 +826,7 @@ class MigrationSafetyTest {
         switchedToB();
         registry.write(registry.paths().cluster("c"), new BookieClusterRecord(1, "c",
                 "zk+hierarchical://zk-c:2181/ledgers", ClusterStatus.STANDBY, 1), -1).get();
-        MigrationOrchestrator o = running(registry, currentReferences(), copier);
+        MigrationOrchestrator o = running(registry, currentReferences(), bFailing);
         o.switchAccepted(1);
         awaitPhase(o, 1, Phase.DONE);
         bFails.set(true);
@@ -875,7 +877,7 @@ class MigrationSafetyTest {
                 refs.add(ref9);
             }
             return CompletableFuture.completedFuture(refs);
-        }, clusters, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
+        }, copier, o, drain(), CONFIG, MigrationMetrics.NONE, Clock.systemUTC());
         CleanupResult r = cleanup.cleanup("a", false, 0, true).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertTrue(clusters.has("a", 9), "ledger 9 is referenced when it would be deleted: " + r);
     }
@@ -884,7 +886,7 @@ class MigrationSafetyTest {
     void cleanupAndARollbackNeverOverlap() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         AtomicInteger homeChecks = new AtomicInteger();
-        LedgerCopier racing = new FakeClusters.Delegating(clusters) {
+        LedgerCopier racing = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
                 if (cluster.equals("b") && homeChecks.incrementAndGet() == 2) {
@@ -1295,7 +1297,7 @@ class MigrationSafetyTest {
     void aLongCopyStopsSoonAfterTheSwitchIsRolledBack() throws Exception {
         // a big ledger: its copy reads batch after batch for two minutes
         AtomicBoolean copying = new AtomicBoolean();
-        LedgerCopier slow = new FakeClusters.Delegating(clusters) {
+        LedgerCopier slow = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                    java.util.function.LongFunction<CompletableFuture<Void>> pace) {
@@ -1337,7 +1339,7 @@ class MigrationSafetyTest {
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow());
         List<String> sources = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicBoolean copying = new AtomicBoolean();
-        LedgerCopier slowFromB = new FakeClusters.Delegating(clusters) {
+        LedgerCopier slowFromB = new FakeClusters.Delegating(copier) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                    LongFunction<CompletableFuture<Void>> pace) {

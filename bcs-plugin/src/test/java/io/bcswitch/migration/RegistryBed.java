@@ -12,12 +12,9 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 
@@ -32,30 +29,8 @@ final class RegistryBed implements AutoCloseable {
     final RegistryStore registry;
     final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     final FakeClusters clusters = new FakeClusters();
-    /**
-     * {@link #clusters} answering every read and delete a few milliseconds later, on another thread, as bookie
-     * clusters do: a component that does not wait for its own work completes before it is done, which a test sees.
-     */
-    final LedgerCopier copier = new FakeClusters.Delegating(clusters) {
-        @Override
-        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-            return later().thenCompose(v -> super.facts(id, cluster));
-        }
-
-        @Override
-        public CompletableFuture<List<Long>> list(String cluster) {
-            return later().thenCompose(v -> super.list(cluster));
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(long id, String cluster) {
-            return later().thenCompose(v -> super.delete(id, cluster));
-        }
-
-        private CompletableFuture<Void> later() {
-            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS));
-        }
-    };
+    /** {@link #clusters} answering later, on another thread (see {@link FakeClusters#answeringLater}). */
+    final LedgerCopier copier = clusters.answeringLater();
     /** "cluster:count" for every deletion count the component reported, in order. */
     final List<String> deleted = new ArrayList<>();
     final MigrationMetrics metrics = new MigrationMetrics() {

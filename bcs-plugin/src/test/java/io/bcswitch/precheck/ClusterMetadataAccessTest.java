@@ -73,4 +73,23 @@ class ClusterMetadataAccessTest {
             }
         }
     }
+
+    /** The stores it opened are closed with it; its opener threads never keep a broker's JVM alive. */
+    @Test
+    void closingClosesEveryStoreItOpenedAndItsThreadsAreDaemons() throws Exception {
+        InMemoryMetadataPort store = new InMemoryMetadataPort();
+        java.util.List<Boolean> daemon = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ClusterMetadataAccess access = new ClusterMetadataAccess(5000, (url, t) -> {
+            daemon.add(Thread.currentThread().isDaemon());
+            return store;
+        });
+        assertEquals(5000, access.timeoutMillis());
+        access.forLocation(X).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        store.get("/").get(TestWaits.SECONDS, TimeUnit.SECONDS); // open
+        access.close();
+        assertEquals(java.util.List.of(true), daemon);
+        ExecutionException closed = assertThrows(ExecutionException.class,
+                () -> store.get("/").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertEquals("the in-memory store is closed", closed.getCause().getMessage());
+    }
 }
