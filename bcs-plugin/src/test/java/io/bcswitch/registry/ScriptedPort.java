@@ -22,6 +22,7 @@ public final class ScriptedPort extends ForwardingPort {
     private volatile Predicate<String> held = p -> false;
     private volatile CompletableFuture<Void> release = CompletableFuture.completedFuture(null);
     private volatile CompletableFuture<String> heldOne = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicInteger readsFailed = new java.util.concurrent.atomic.AtomicInteger();
 
     public ScriptedPort() {
         this(new InMemoryMetadataPort());
@@ -44,6 +45,11 @@ public final class ScriptedPort extends ForwardingPort {
     /** Reads of the paths {@code which} accepts fail from now on. */
     public void failReads(Predicate<String> which) {
         this.failing = which;
+    }
+
+    /** How many reads {@link #failReads} has failed so far: a test waits for the failure it scripted to happen. */
+    public int readsFailed() {
+        return readsFailed.get();
     }
 
     /** Writes and deletes of the paths {@code which} accepts fail from now on. */
@@ -81,6 +87,7 @@ public final class ScriptedPort extends ForwardingPort {
     @Override
     public CompletableFuture<Optional<Node>> get(String path) {
         if (failing.test(path)) {
+            readsFailed.incrementAndGet();
             return CompletableFuture.failedFuture(new IllegalStateException("read of " + path + " failed"));
         }
         if (held.test(path)) {

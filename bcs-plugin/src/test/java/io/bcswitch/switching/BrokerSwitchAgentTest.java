@@ -354,6 +354,9 @@ class BrokerSwitchAgentTest {
         port.failReads(p -> p.startsWith(registry.paths().relocations() + "/"));
         registry.bumpRelocationEpoch(0, List.of(10L)).get();
         TestWaits.until("one epoch behind", () -> agent.relocationEpochLag() == 1);
+        // the epoch is seen before the relocations are read: the failure must have happened before reads work
+        // again, or the lagging read itself succeeds and tells epoch 1 a second time
+        TestWaits.until("the relocation read failed", () -> port.readsFailed() > 0);
         assertEquals(0, agent.ownership().relocationEpoch());
 
         port.failReads(p -> false);
