@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
-import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
@@ -25,7 +23,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +35,6 @@ import org.junit.jupiter.api.Test;
 class CleanupServiceTest {
     private static final long B_FIRST = 1L << 32;
     private RegistryBed bed;
-    private MetadataStoreExtended store;
     private RegistryStore registry;
     private FakeClusters clusters;
     private volatile List<LedgerReference> references = List.of();
@@ -49,17 +45,13 @@ class CleanupServiceTest {
     @BeforeEach
     void setUp() throws Exception {
         bed = new RegistryBed();
-        store = bed.store;
         registry = bed.registry;
         clusters = bed.clusters;
         deletedMetric = bed.deleted;
         orchestrator = bed.orchestrator(() -> CompletableFuture.completedFuture(references));
         cleanup = new CleanupService(registry, () -> CompletableFuture.completedFuture(references), bed.copier,
                 orchestrator, drain(), RegistryBed.CONFIG, bed.metrics, Clock.systemUTC());
-        for (String c : List.of("a", "b", "c")) {
-            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
-                    5L), -1).get();
-        }
+        bed.activeClusters("a", "b", "c");
         SwitchDirective d = new SwitchDirective(1, "b", "a", 1, 1, B_FIRST); // long ago: past the rollback window
         registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(RangeTable.bootstrap("a", 0)
                 .with(new IdRange("b", B_FIRST, 1, 0)))).get();
@@ -235,13 +227,13 @@ class CleanupServiceTest {
     @Test
     void aClusterNameThatIsInvalidUnknownOrActiveIsRefusedAndNothingChanges() throws Exception {
         clusters.put("a", 5, "left over", "managed-ledger");
-        Map<String, String> before = StoreSnapshot.of(store);
+        Map<String, String> before = StoreSnapshot.of(bed.store);
         assertRefused(cleanup.cleanup("no/such", false, 0, true), "must match");
         assertRefused(cleanup.cleanup("zz", false, 0, true), "'zz' is not registered");
         assertRefused(cleanup.targets("zz"), "'zz' is not registered");
         assertRefused(cleanup.cleanup("b", false, 0, true), "'b' is the active cluster");
         assertRefused(cleanup.targets("b"), "'b' is the active cluster");
-        assertEquals(before, StoreSnapshot.of(store));
+        assertEquals(before, StoreSnapshot.of(bed.store));
         assertTrue(clusters.has("a", 5));
     }
 

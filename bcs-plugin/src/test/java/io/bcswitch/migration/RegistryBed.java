@@ -4,7 +4,9 @@ import io.bcswitch.adapter.PulsarByteBudget;
 import io.bcswitch.adapter.PulsarMetadataPort;
 import io.bcswitch.config.SwitchConfig;
 import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerCutoverRecord;
+import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RelocationEpoch;
@@ -55,6 +57,14 @@ final class RegistryBed implements AutoCloseable {
                 new MigrationSafetyTest.HandSwitchBack(registry), MigrationSafetyTest.FAST);
         orchestrators.add(o);
         return o;
+    }
+
+    /** Registers bookie clusters {@code names}, each ACTIVE. */
+    void activeClusters(String... names) throws Exception {
+        for (String c : names) {
+            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
+                    5L), -1).get();
+        }
     }
 
     /**

@@ -18,7 +18,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,6 @@ class RolledBackCopiesTest {
     private static final long A2_FIRST = 12L << 32;
 
     private RegistryBed bed;
-    private MetadataStoreExtended store;
     private RegistryStore registry;
     private FakeClusters clusters;
     private List<String> deletedMetric;
@@ -42,7 +40,6 @@ class RolledBackCopiesTest {
     @BeforeEach
     void setUp() throws Exception {
         bed = new RegistryBed();
-        store = bed.store;
         registry = bed.registry;
         clusters = bed.clusters;
         deletedMetric = bed.deleted;
@@ -50,10 +47,7 @@ class RolledBackCopiesTest {
                 new DriverTimer(bed.scheduler));
         copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, bed.copier), bed.copier,
                 bed.metrics, Clock.systemUTC());
-        for (String c : List.of("a", "b", "c")) {
-            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, "zk:" + c, ClusterStatus.ACTIVE,
-                    5L), -1).get();
-        }
+        bed.activeClusters("a", "b", "c");
         active("a", 2);
     }
 
@@ -130,20 +124,20 @@ class RolledBackCopiesTest {
         assertEquals(Map.of(0, List.of(1L)), registry.readCopies(6).get());
 
         // ids on no list change nothing at all
-        Map<String, String> before = StoreSnapshot.of(store);
+        Map<String, String> before = StoreSnapshot.of(bed.store);
         copies.cancelDeletions("b", List.of(9L, 10L)).get();
-        assertEquals(before, StoreSnapshot.of(store));
+        assertEquals(before, StoreSnapshot.of(bed.store));
     }
 
     @Test
     void droppingIdsRewritesOnlyTheChunksThatHeldThemAndSaysHowManyWereListed() throws Exception {
         rolledBack(1, "b", 5, List.of(List.of(1L, 2L), List.of(3L), List.of(4L, 5L)));
         String untouched = registry.paths().copiesChunk(1, 2);
-        String version = StoreSnapshot.of(store).get(untouched);
+        String version = StoreSnapshot.of(bed.store).get(untouched);
 
         assertEquals(3, copies.dropFromCopies(1, List.of(2L, 3L, 1L, 7L)).get());
         assertEquals(Map.of(2, List.of(4L, 5L)), registry.readCopies(1).get(), "emptied chunks are gone");
-        assertEquals(version, StoreSnapshot.of(store).get(untouched), "a chunk that held none is not rewritten");
+        assertEquals(version, StoreSnapshot.of(bed.store).get(untouched), "a chunk that held none is not rewritten");
         assertEquals(0, copies.dropFromCopies(1, List.of()).get());
         assertEquals(0, copies.dropFromCopies(1, List.of(9L)).get());
     }
@@ -164,21 +158,21 @@ class RolledBackCopiesTest {
         copied(1);
         rolledBack(1, "b", 5, List.of(List.of(1L)));
 
-        Map<String, String> before = StoreSnapshot.of(store);
+        Map<String, String> before = StoreSnapshot.of(bed.store);
         process(); // no live broker: nobody can say it stopped reading the copies
-        assertEquals(before, StoreSnapshot.of(store));
+        assertEquals(before, StoreSnapshot.of(bed.store));
 
         broker("broker-1", 5, Map.of());
         broker("broker-2", 4, Map.of());
-        before = StoreSnapshot.of(store);
+        before = StoreSnapshot.of(bed.store);
         process(); // broker-2 may still route to the copy
-        assertEquals(before, StoreSnapshot.of(store));
+        assertEquals(before, StoreSnapshot.of(bed.store));
 
         broker("broker-2", 5, Map.of());
         active("b", 3); // switched to b again: its own migration wants the copies
-        before = StoreSnapshot.of(store);
+        before = StoreSnapshot.of(bed.store);
         process();
-        assertEquals(before, StoreSnapshot.of(store));
+        assertEquals(before, StoreSnapshot.of(bed.store));
         assertTrue(clusters.has("b", 1));
 
         active("a", 4);
