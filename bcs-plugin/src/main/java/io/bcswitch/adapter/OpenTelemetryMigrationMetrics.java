@@ -26,6 +26,7 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
     private final LongCounter promotions;
     private final LongCounter rollbacks;
     private final LongCounter deletions;
+    private final LongCounter passFailures;
     private final ObservableLongGauge active;
 
     OpenTelemetryMigrationMetrics(OpenTelemetry otel, Supplier<String> activeCluster) {
@@ -43,6 +44,9 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
         promotions = counter(meter, "migration.ledger.promoted", "Verified copies made the ledger's home", "{ledger}");
         rollbacks = counter(meter, "rollback", "Switches rolled back", "{switch}");
         deletions = counter(meter, "ledger.deleted", "Ledgers deleted by cleanup or after a rollback", "{ledger}");
+        passFailures = meter.counterBuilder(PREFIX + "migration.pass.failed")
+                .setDescription("Migration passes of this broker that failed (retried at the next pass)")
+                .setUnit("{pass}").build();
         active = meter.gaugeBuilder(PREFIX + "active").ofLongs()
                 .setDescription("1 for the bookie cluster new ledgers are created on")
                 .buildWithCallback(m -> {
@@ -81,6 +85,11 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
     @Override
     public void promoted(String cluster, int ledgers) {
         promotions.add(ledgers, Attributes.of(CLUSTER, cluster));
+    }
+
+    @Override
+    public void passFailed(Throwable cause) {
+        passFailures.add(1);
     }
 
     @Override

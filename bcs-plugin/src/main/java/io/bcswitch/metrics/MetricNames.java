@@ -19,13 +19,14 @@ public final class MetricNames {
     public static final String MIGRATION_LEDGERS = "pulsar_bookie_switch_migration_ledgers_total";
     public static final String MIGRATION_COPIED_BYTES = "pulsar_bookie_switch_migration_copied_bytes_total";
     public static final String ROLLBACKS = "pulsar_bookie_switch_rollbacks_total";
+    public static final String MIGRATION_PASS_FAILURES = "pulsar_bookie_switch_migration_pass_failures_total";
     /** A summary: {@code _count} and {@code _sum} samples. */
     public static final String CLIENT_OP_SECONDS = "pulsar_bookie_switch_client_op_seconds";
 
     /** Every name above (a summary by its family name). */
     public static final List<String> ALL = List.of(EPOCH, BROKERS_WITHOUT_PLUGIN, RELOCATION_EPOCH_LAG, CUTOVER_TOPICS, OPEN_LEDGER_HANDLES,
             MIGRATION_PHASE, MIGRATION_LEDGERS_NOW, MIGRATION_REMAINING_BYTES, ROLLBACK_WINDOW_SECONDS, DRAIN_BYTES, DRAIN_LEDGERS,
-            DRAIN_REPORT_TIMESTAMP, MIGRATION_LEDGERS, MIGRATION_COPIED_BYTES, ROLLBACKS, CLIENT_OP_SECONDS);
+            DRAIN_REPORT_TIMESTAMP, MIGRATION_LEDGERS, MIGRATION_COPIED_BYTES, ROLLBACKS, MIGRATION_PASS_FAILURES, CLIENT_OP_SECONDS);
 
     private MetricNames() {
     }

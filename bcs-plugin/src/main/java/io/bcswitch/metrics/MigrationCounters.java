@@ -20,6 +20,7 @@ public final class MigrationCounters implements MigrationMetrics {
     private final Map<String, Map<String, LongAdder>> ledgers = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> bytes = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> rollbacks = new ConcurrentHashMap<>();
+    private final LongAdder passFailures = new LongAdder();
 
     public MigrationCounters(MigrationMetrics next) {
         this.next = next;
@@ -73,6 +74,12 @@ public final class MigrationCounters implements MigrationMetrics {
         next.deleted(cluster, n);
     }
 
+    @Override
+    public void passFailed(Throwable cause) {
+        passFailures.increment();
+        next.passFailed(cause);
+    }
+
     /** Writes the counters, each labelled with {@code common} plus its bookie cluster (and outcome). */
     public void write(PrometheusText text, Map<String, String> common) {
         new TreeMap<>(ledgers).forEach((cluster, byOutcome) -> new TreeMap<>(byOutcome).forEach((outcome, n) ->
@@ -84,6 +91,9 @@ public final class MigrationCounters implements MigrationMetrics {
                 + "cluster", labels(common, cluster, null), n.sum()));
         new TreeMap<>(rollbacks).forEach((cluster, n) -> text.counter(ROLLBACKS, "Rollbacks of a switch to a bookie "
                 + "cluster finished by this broker", labels(common, cluster, null), n.sum()));
+        // always written (from 0): an alert on its increase needs the series before the first failure
+        text.counter(MetricNames.MIGRATION_PASS_FAILURES, "Migration passes of this broker that failed (each is "
+                + "retried at the next pass; see the broker's log)", common, passFailures.sum());
     }
 
     private static Map<String, String> labels(Map<String, String> common, String cluster, String outcome) {

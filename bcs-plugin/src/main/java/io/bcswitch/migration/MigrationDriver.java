@@ -19,16 +19,19 @@ final class MigrationDriver {
     private final DriverTimer timer;
     private final Supplier<String> brokerId;
     private final Supplier<CompletableFuture<Void>> pass;
+    private final MigrationMetrics metrics;
     private final Object driverLock = new Object();
     private CompletableFuture<Void> driverTail = CompletableFuture.completedFuture(null);
     private CompletableFuture<Void> queuedPass;
     private volatile ScheduledFuture<?> ticker;
 
     /** @param pass one pass of the driver ({@link MigrationPass#run}) */
-    MigrationDriver(DriverTimer timer, Supplier<String> brokerId, Supplier<CompletableFuture<Void>> pass) {
+    MigrationDriver(DriverTimer timer, Supplier<String> brokerId, Supplier<CompletableFuture<Void>> pass,
+                    MigrationMetrics metrics) {
         this.timer = timer;
         this.brokerId = brokerId;
         this.pass = pass;
+        this.metrics = metrics;
     }
 
     /** Checks for work every {@code periodMillis} (from the first call on; later calls change nothing). */
@@ -80,6 +83,7 @@ final class MigrationDriver {
             }).whenComplete((v, e) -> {
                 if (e != null && !timer.closed()) {
                     log.warn("migration pass failed on broker {} (will retry): {}", brokerId.get(), e.toString());
+                    metrics.passFailed(e);
                 }
                 synchronized (driverLock) {
                     if (queuedPass == queued) {

@@ -28,4 +28,11 @@ public interface MigrationMetrics {
 
     default void deleted(String cluster, int ledgers) {
     }
+
+    /**
+     * A pass of this broker's migration driver failed with {@code cause}; the next pass tries again. Passes that keep
+     * failing leave a migration, a rollback or a deletion where it is.
+     */
+    default void passFailed(Throwable cause) {
+    }
 }

@@ -172,7 +172,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         BiFunction<Long, String, MigrationRun> runs = (epoch, target) -> new MigrationRun(this, epoch, target);
         this.pass = new MigrationPass(registry, states, lock, rollback, copies,
                 new PendingPhase(registry, states, runs), runs, clock, brokerId);
-        this.driver = new MigrationDriver(timer, brokerId, pass::run);
+        this.driver = new MigrationDriver(timer, brokerId, pass::run, metrics);
         this.requests = new OperatorRequests(states, rollback, pass, driver, brokerId);
         this.oldHomeDeletes = new OldHomeDeletes(registry, copier, scheduler);
     }

@@ -50,6 +50,11 @@ class PrometheusTextTest {
             public void alreadyPresent(String cluster) {
                 passedOn[0]++;
             }
+
+            @Override
+            public void passFailed(Throwable cause) {
+                passedOn[0]++;
+            }
         });
         c.ledgerCopied("a", "b", 100);
         c.ledgerCopied("a", "b", 50);
@@ -58,9 +63,15 @@ class PrometheusTextTest {
         c.alreadyPresent("b");
         c.promoted("b", 2);
         c.rolledBack("b");
+        PrometheusText none = new PrometheusText();
+        c.write(none, Map.of("cluster", "p"));
+        assertEquals(true, none.toString().contains("pulsar_bookie_switch_migration_pass_failures_total{cluster=\"p\"} 0\n"),
+                "written from 0, before any failure:\n" + none);
+        c.passFailed(new IllegalStateException("the store did not answer"));
+        c.passFailed(new IllegalStateException("the store did not answer"));
         PrometheusText t = new PrometheusText();
         c.write(t, Map.of("cluster", "p"));
-        assertEquals(5, passedOn[0]);
+        assertEquals(7, passedOn[0]);
         String text = t.toString();
         for (String line : new String[] {
                 "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"copied\"} 2",
@@ -68,7 +79,8 @@ class PrometheusTextTest {
                 "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"already_present\"} 2",
                 "pulsar_bookie_switch_migration_ledgers_total{bookie_cluster=\"b\",cluster=\"p\",outcome=\"promoted\"} 2",
                 "pulsar_bookie_switch_migration_copied_bytes_total{bookie_cluster=\"b\",cluster=\"p\"} 150",
-                "pulsar_bookie_switch_rollbacks_total{bookie_cluster=\"b\",cluster=\"p\"} 1"}) {
+                "pulsar_bookie_switch_rollbacks_total{bookie_cluster=\"b\",cluster=\"p\"} 1",
+                "pulsar_bookie_switch_migration_pass_failures_total{cluster=\"p\"} 2"}) {
             assertEquals(true, text.contains(line + "\n"), line + " in:\n" + text);
         }
     }

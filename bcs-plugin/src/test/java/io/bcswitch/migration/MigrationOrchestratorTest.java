@@ -52,6 +52,7 @@ class MigrationOrchestratorTest {
     private RegistryStore registry;
     private ScheduledExecutorService scheduler;
     private final Map<Long, AtomicInteger> copies = new ConcurrentHashMap<>();
+    private final PassBugs bugs = new PassBugs();
     /** The operator fixed what kept 13 open and removed what collided with 14. */
     private final java.util.concurrent.atomic.AtomicBoolean fixed = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -174,7 +175,7 @@ class MigrationOrchestratorTest {
     void copiesAtMostMigrationConcurrencyLedgersAtOnce() throws Exception {
         AtomicInteger maxInFlight = new AtomicInteger();
         LedgerCopier slow = slowCopier(maxInFlight, n -> { });
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 3, 1_000)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs, slow, 3, 1_000)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
         }
@@ -196,7 +197,7 @@ class MigrationOrchestratorTest {
             }
         };
         List<MigrationState> seenWhileBuilding = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, slow, 1,
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs, slow, 1,
                 MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
             o.switchAccepted(1);
             waitUntil(TestWaits.PASS_SECONDS, () -> {
@@ -232,7 +233,7 @@ class MigrationOrchestratorTest {
         MigrationSafetyTest.HandSwitchBack back = new MigrationSafetyTest.HandSwitchBack(registry);
         try (MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(refs()), slow, new SwitchConfig.Migration(1, 0, 2, 24), tuning,
-                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back,
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), bugs, back,
                 new MigrationOrchestrator.Waits(MigrationOrchestrator.APPLY_WAIT_MILLIS, 100)))) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
@@ -244,7 +245,7 @@ class MigrationOrchestratorTest {
     @Test
     void eachPromoteBatchWaitsUntilEveryLiveBrokerAppliedThePreviousOne() throws Exception {
         applied("broker-2", 0);
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs, copier, 3, 60_000)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.PROMOTE);
             Thread.sleep(500);
@@ -263,7 +264,7 @@ class MigrationOrchestratorTest {
     @Test
     void promoteGoesOnWhenALiveBrokerNeverApplies() throws Exception {
         applied("broker-2", 0);
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 100)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs, copier, 3, 100)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
             assertEquals(11, o.readState(1).get().value().promoted());
@@ -338,7 +339,7 @@ class MigrationOrchestratorTest {
         registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-0", 0)
                 .moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0), -1).get();
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
             waitUntil(TestWaits.PASS_SECONDS,
                     () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
@@ -356,7 +357,7 @@ class MigrationOrchestratorTest {
 
     @Test
     void aFinishedMigrationRunsAgainOnRequestButNeverTwiceAtOnce() throws Exception {
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE, copier, 3, 60_000)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs, copier, 3, 60_000)) {
             assertConflict(o.retry(1), "has not started yet");
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
@@ -408,7 +409,7 @@ class MigrationOrchestratorTest {
                     return out;
                 });
         registry = new RegistryStore(new PulsarMetadataPort(held), new RegistryPaths("/bcs"));
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs)) {
             o.switchAccepted(1);
             releasing.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             assertEquals(Phase.DONE_WITH_FAILURES, o.readState(1).get().value().phase());
@@ -425,7 +426,7 @@ class MigrationOrchestratorTest {
 
     @Test
     void aRolledBackMigrationDoesNotRunAgain() throws Exception {
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
             o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
@@ -444,7 +445,7 @@ class MigrationOrchestratorTest {
      */
     @Test
     void aRollbackFinishedByAnotherPassAnswersWithItsSwitchBack() throws Exception {
-        try (MigrationOrchestrator o = orchestrator("broker-1", MigrationMetrics.NONE)) {
+        try (MigrationOrchestrator o = orchestrator("broker-1", bugs)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
             var first = o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
@@ -516,7 +517,7 @@ class MigrationOrchestratorTest {
     }
 
     /** Awaiting the end of a run (DONE or DONE_WITH_FAILURES), any other end fails the test at once. */
-    private static void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
+    private void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
         boolean awaitingTheEnd = phase == Phase.DONE || phase == Phase.DONE_WITH_FAILURES;
         waitUntil(TestWaits.PASS_SECONDS, () -> {
             var s = o.readState(1).get();
@@ -529,13 +530,14 @@ class MigrationOrchestratorTest {
     }
 
     /** Polls {@code condition} every 20 ms for at most {@code seconds}; fails the test naming {@code what} if not. */
-    private static void waitUntil(long seconds, java.util.concurrent.Callable<Boolean> condition, String what)
+    private void waitUntil(long seconds, java.util.concurrent.Callable<Boolean> condition, String what)
             throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             if (condition.call()) {
                 return;
             }
+            bugs.check();
             Thread.sleep(20);
         }
         throw new AssertionError("not within " + seconds + " s: " + what);

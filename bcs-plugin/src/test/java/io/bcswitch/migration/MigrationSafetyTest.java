@@ -77,6 +77,7 @@ class MigrationSafetyTest {
     private volatile List<LedgerReference> references = List.of(
             new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x"));
     private final List<MigrationOrchestrator> orchestrators = new ArrayList<>();
+    private final PassBugs bugs = new PassBugs();
 
     @BeforeEach
     void setUp() throws Exception {
@@ -107,7 +108,7 @@ class MigrationSafetyTest {
         MigrationOrchestrator o = new MigrationOrchestrator(registry,
                 () -> CompletableFuture.completedFuture(references), copier,
                 CONFIG, () -> broker, scheduler, PACE, Clock.systemUTC(),
-                MigrationMetrics.NONE, back, FAST);
+                bugs, back, FAST);
         if (acceptsSwitchBacks) {
             back.runsOn(o);
         }
@@ -127,7 +128,7 @@ class MigrationSafetyTest {
     private MigrationOrchestrator running(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier) {
         HandSwitchBack back = new HandSwitchBack(registry);
         MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry, inventory, copier, CONFIG,
-                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), MigrationMetrics.NONE, back, FAST));
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), bugs, back, FAST));
         orchestrators.add(o);
         return o;
     }
@@ -218,8 +219,17 @@ class MigrationSafetyTest {
         o.start(50);
         boolean awaitingTheEnd = phase == Phase.DONE || phase == Phase.DONE_WITH_FAILURES;
         try {
-            MigrationState s = o.await(epoch, x -> x.phase() == phase || awaitingTheEnd && x.phase().terminal())
-                    .get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+            CompletableFuture<MigrationState> reached = o.await(epoch,
+                    x -> x.phase() == phase || awaitingTheEnd && x.phase().terminal());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TestWaits.PASS_SECONDS);
+            while (!reached.isDone() && System.nanoTime() < deadline) {
+                bugs.check(); // a pass that failed on a bug gets nowhere: no need to wait out the limit
+                Thread.sleep(20);
+            }
+            MigrationState s = reached.getNow(null);
+            if (s == null) {
+                throw new java.util.concurrent.TimeoutException();
+            }
             if (s.phase() != phase) {
                 throw new AssertionError("migration of epoch " + epoch + " ended " + s.phase() + ", not " + phase
                         + ": " + s);
@@ -1374,19 +1384,20 @@ class MigrationSafetyTest {
     }
 
     /** Runs orchestrator passes until {@code condition} holds (at most {@link TestWaits#PASS_SECONDS}). */
-    private static void tickUntil(MigrationOrchestrator o, Callable<Boolean> condition, String what) throws Exception {
+    private void tickUntil(MigrationOrchestrator o, Callable<Boolean> condition, String what) throws Exception {
         waitUntil(TestWaits.PASS_SECONDS, () -> {
             o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             return condition.call();
         }, what);
     }
 
-    private static void waitUntil(long seconds, Callable<Boolean> condition, String what) throws Exception {
+    private void waitUntil(long seconds, Callable<Boolean> condition, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             if (condition.call()) {
                 return;
             }
+            bugs.check();
             Thread.sleep(50);
         }
         throw new AssertionError("not within " + seconds + " s: " + what);

@@ -1,0 +1,30 @@
+package io.bcswitch.migration;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The metrics an orchestrator under test reports to: remembers the first pass that failed on a programming error
+ * (a {@link NullPointerException} anywhere in its causes). No test scripts such a failure, so a test waiting for a
+ * migration to get somewhere gives up at once instead of waiting out its time limit.
+ */
+final class PassBugs implements MigrationMetrics {
+    private final AtomicReference<Throwable> first = new AtomicReference<>();
+
+    @Override
+    public void passFailed(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof NullPointerException) {
+                first.compareAndSet(null, cause);
+                return;
+            }
+        }
+    }
+
+    /** Fails the test if a pass failed on a programming error. */
+    void check() {
+        Throwable t = first.get();
+        if (t != null) {
+            throw new AssertionError("a migration pass failed on a programming error", t);
+        }
+    }
+}
