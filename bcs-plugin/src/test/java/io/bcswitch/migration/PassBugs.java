@@ -4,8 +4,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The metrics an orchestrator under test reports to: remembers the first pass that failed on a programming error
- * (a {@link NullPointerException} anywhere in its causes). No test scripts such a failure, so a test waiting for a
- * migration to get somewhere gives up at once instead of waiting out its time limit.
+ * (a null, an absent value taken, an index out of range, a bad cast or arithmetic anywhere in its causes). No test
+ * scripts such a failure, so a test waiting for a migration to get somewhere gives up at once instead of waiting out
+ * its time limit.
  */
 final class PassBugs implements MigrationMetrics {
     private final AtomicReference<Throwable> first = new AtomicReference<>();
@@ -13,7 +14,9 @@ final class PassBugs implements MigrationMetrics {
     @Override
     public void passFailed(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof NullPointerException) {
+            if (t instanceof NullPointerException || t instanceof java.util.NoSuchElementException
+                    || t instanceof IndexOutOfBoundsException || t instanceof ClassCastException
+                    || t instanceof ArithmeticException) {
                 first.compareAndSet(null, cause);
                 return;
             }
