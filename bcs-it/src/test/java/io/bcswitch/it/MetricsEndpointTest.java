@@ -58,6 +58,9 @@ class MetricsEndpointTest extends ClusterTestBase {
         assertEquals(0.0, sample(before, "pulsar_bookie_switch_epoch", Map.of("bookie_cluster", "cluster-a"))
                 .orElseThrow(() -> new AssertionError("no epoch metric:\n" + before)));
         assertTrue(sample(before, "pulsar_bookie_switch_migration_ledgers_total", Map.of()).isEmpty(), before);
+        // served from the start, from 0 (an alert on its increase needs the series before the first failure)
+        assertEquals(0.0, sample(before, "pulsar_bookie_switch_migration_pass_failures_total", Map.of())
+                .orElseThrow(() -> new AssertionError("no pass-failure counter:\n" + before)));
 
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
         rest.registerAndSwitch("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri());
@@ -95,6 +98,7 @@ class MetricsEndpointTest extends ClusterTestBase {
         assertEquals(0.0, sample(after, "pulsar_bookie_switch_migration_remaining_bytes",
                 Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after)),
                 "nothing left to copy once it is DONE");
+        assertTrue(sample(after, "pulsar_bookie_switch_migration_pass_failures_total", Map.of()).isPresent(), after);
         double window = sample(after, "pulsar_bookie_switch_rollback_window_seconds",
                 Map.of("bookie_cluster", "cluster-b")).orElseThrow(() -> new AssertionError(after));
         assertTrue(window > 23 * 3600 && window <= 24 * 3600, "the default window of 24 h has just begun: " + window);
