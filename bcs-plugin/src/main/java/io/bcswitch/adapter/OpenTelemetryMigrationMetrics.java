@@ -44,9 +44,8 @@ final class OpenTelemetryMigrationMetrics implements MigrationMetrics, AutoClose
         promotions = counter(meter, "migration.ledger.promoted", "Verified copies made the ledger's home", "{ledger}");
         rollbacks = counter(meter, "rollback", "Switches rolled back", "{switch}");
         deletions = counter(meter, "ledger.deleted", "Ledgers deleted by cleanup or after a rollback", "{ledger}");
-        passFailures = meter.counterBuilder(PREFIX + "migration.pass.failed")
-                .setDescription("Migration passes of this broker that failed (retried at the next pass)")
-                .setUnit("{pass}").build();
+        passFailures = counter(meter, "migration.pass.failed",
+                "Migration passes of this broker that failed (retried at the next pass)", "{pass}");
         active = meter.gaugeBuilder(PREFIX + "active").ofLongs()
                 .setDescription("1 for the bookie cluster new ledgers are created on")
                 .buildWithCallback(m -> {
