@@ -95,7 +95,8 @@ final class BuildAtScale implements Scenario {
                     notes.add(data + ", " + e.getKey() + ": created in " + Results.number((System.nanoTime() - t0)
                             / 1e9) + " s");
                 }
-                rounds = sides.alternate(o.rounds(), (side, s, round) -> migrate(s, o, clusters));
+                rounds = sides.alternate(o.rounds(), (side, s, round) -> migrate(s, o, clusters,
+                        round == o.rounds() - 1));
             }
             String what = "BUILD of " + data;
             Map<String, Stat> rate = new LinkedHashMap<>();
@@ -162,8 +163,12 @@ final class BuildAtScale implements Scenario {
         return seconds < 0.1 ? Double.NaN : amount / seconds;
     }
 
-    /** Switches to the next cluster under a light load and follows its migration from BUILD to its end. */
-    private static Round migrate(Sides.Side s, BenchOptions o, int clusters) throws Exception {
+    /**
+     * Switches to the next cluster under a light load and follows its migration from BUILD to its end.
+     *
+     * @param last the side's last round: no round follows that would find what cleanup leaves behind
+     */
+    private static Round migrate(Sides.Side s, BenchOptions o, int clusters, boolean last) throws Exception {
         List<String> topics = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             topics.add("persistent://" + s.namespace() + "/build-load-" + i);
@@ -221,7 +226,7 @@ final class BuildAtScale implements Scenario {
                         load.stop();
                         // the originals go, so that the next round (a switch back) copies everything again rather
                         // than finding it already there; the retained load data keeps the cluster from being retired
-                        cleanUp(admin, source);
+                        cleanUp(admin, source, !last);
                         return new Round((promoteAt - buildAt) / 1e9, m.copied(),
                                 m.bytesCopied(), promoteSeconds, m.promoted(), load.phase("before"),
                                 load.phase("during"), progress);
@@ -241,9 +246,13 @@ final class BuildAtScale implements Scenario {
      * would: one call deleting 10,000 ledgers takes about a minute on a small machine, past the REST API's 60 s, and
      * would answer 503 while the deletion goes on. Originals a broker still holds open (a compacted topic's reader,
      * until its topic reloads on the copy) are kept by cleanup and taken on a later pass; the next round would
-     * otherwise find them "already present" and only verify them.
+     * otherwise find them "already present" and only verify them. After a side's last round nothing needs them gone:
+     * one pass runs (so the cleanup path is exercised in every run) and held originals are left, rather than waiting
+     * up to a minute per side for readers that nothing measures.
+     *
+     * @param waitForHeld take originals held open on a later pass, as the next round needs
      */
-    private static void cleanUp(BookieClustersAdmin admin, String source) throws Exception {
+    private static void cleanUp(BookieClustersAdmin admin, String source, boolean waitForHeld) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         while (true) {
             var cleaned = admin.cleanup(source, false, CLEANUP_BATCH, true);
@@ -256,7 +265,7 @@ final class BuildAtScale implements Scenario {
             }
             List<String> held = cleaned.notes() == null ? List.of()
                     : cleaned.notes().stream().filter(n -> n.contains(" is open on broker")).toList();
-            if (held.isEmpty()) {
+            if (held.isEmpty() || !waitForHeld) {
                 return;
             }
             if (System.nanoTime() > deadline) {

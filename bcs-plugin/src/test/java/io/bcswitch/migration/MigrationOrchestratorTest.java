@@ -200,7 +200,7 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", bugs, slow, 1,
                 MigrationOrchestrator.APPLY_WAIT_MILLIS)) {
             o.switchAccepted(1);
-            waitUntil(TestWaits.PASS_SECONDS, () -> {
+            bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
                 var st = o.readState(1).get();
                 if (st.present() && st.value().phase() == Phase.BUILD && st.value().copied() > 0) {
                     seenWhileBuilding.add(st.value());
@@ -285,8 +285,8 @@ class MigrationOrchestratorTest {
         first.switchAccepted(1);
         awaitPhase(first, Phase.PROMOTE);
         // the batch's relocations are written before its metric counts it: await both
-        waitUntil(TestWaits.SECONDS, () -> registry.listRelocations().get().size() >= 2 && batchesOfFirst.get() >= 1,
-                "the first batch promoted");
+        bugs.waitUntil(TestWaits.SECONDS,
+                () -> registry.listRelocations().get().size() >= 2 && batchesOfFirst.get() >= 1, "the first batch promoted");
         assertEquals(1, batchesOfFirst.get());
 
         // broker-1's metadata session expired (its lock and liveness record are gone) but it keeps running;
@@ -309,7 +309,7 @@ class MigrationOrchestratorTest {
             }
         }, copier, 3, 60_000);
         CompletableFuture<Void> pass = second.tick();
-        waitUntil(TestWaits.SECONDS,
+        bugs.waitUntil(TestWaits.SECONDS,
                 () -> first.readState(1).get().value().owner().equals("broker-2"), "broker-2 owns the run");
         applied("broker-3", Long.MAX_VALUE);
         pass.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
@@ -341,7 +341,7 @@ class MigrationOrchestratorTest {
         applied("broker-3", 0); // a live broker that has not caught up holds PROMOTE after each announcement
         try (MigrationOrchestrator o = orchestrator("broker-1", bugs, copier, 3, 60_000)) {
             CompletableFuture<Void> pass = o.tick();
-            waitUntil(TestWaits.PASS_SECONDS,
+            bugs.waitUntil(TestWaits.PASS_SECONDS,
                     () -> registry.readRelocationEpoch().get() >= 1, "a relocation epoch announced");
             Thread.sleep(200);
             var first = registry.readRelocationEpochRecord().get();
@@ -519,7 +519,7 @@ class MigrationOrchestratorTest {
     /** Awaiting the end of a run (DONE or DONE_WITH_FAILURES), any other end fails the test at once. */
     private void awaitPhase(MigrationOrchestrator o, Phase phase) throws Exception {
         boolean awaitingTheEnd = phase == Phase.DONE || phase == Phase.DONE_WITH_FAILURES;
-        waitUntil(TestWaits.PASS_SECONDS, () -> {
+        bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
             var s = o.readState(1).get();
             if (s.present() && awaitingTheEnd && s.value().phase().terminal() && s.value().phase() != phase) {
                 throw new AssertionError("the migration ended " + s.value().phase() + ", not " + phase + ": "
@@ -530,16 +530,4 @@ class MigrationOrchestratorTest {
     }
 
     /** Polls {@code condition} every 20 ms for at most {@code seconds}; fails the test naming {@code what} if not. */
-    private void waitUntil(long seconds, java.util.concurrent.Callable<Boolean> condition, String what)
-            throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            if (condition.call()) {
-                return;
-            }
-            bugs.check();
-            Thread.sleep(20);
-        }
-        throw new AssertionError("not within " + seconds + " s: " + what);
-    }
 }

@@ -283,7 +283,7 @@ class MigrationSafetyTest {
 
         MigrationOrchestrator o = orchestrator("broker-1");
         o.switchAccepted(2);
-        waitUntil(TestWaits.PASS_SECONDS, () -> {
+        bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
             o.tick();
             var s = o.readState(2).get();
             return s.present() && s.value().phase().terminal();
@@ -848,7 +848,7 @@ class MigrationSafetyTest {
         o.rollBack(3, "c", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
 
         // the orchestrator's own passes (started above) do it
-        waitUntil(TestWaits.PASS_SECONDS,
+        bugs.waitUntil(TestWaits.PASS_SECONDS,
                 () -> !clusters.has("c", SCHEMA_LEDGER), "the rolled-back copy on c is deleted");
         assertTrue(clusters.has("b", SCHEMA_LEDGER), "the copy on b waits for b");
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
@@ -1299,7 +1299,7 @@ class MigrationSafetyTest {
         // a pass whose unlock failed (the metadata store did not answer) left the lock behind
         store.put(lock, "broker-1#7-0abc".getBytes(java.nio.charset.StandardCharsets.UTF_8), Optional.of(-1L)).get();
         o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
-        waitUntil(TestWaits.SECONDS,
+        bugs.waitUntil(TestWaits.SECONDS,
                 () -> store.get(lock).get().isEmpty(), "the lock is released, other brokers can take over");
     }
 
@@ -1332,7 +1332,7 @@ class MigrationSafetyTest {
         MigrationOrchestrator o = running(registry, currentReferences(), slow);
         o.switchAccepted(1);
         o.start(50);
-        waitUntil(TestWaits.SECONDS, copying::get, "the copy runs");
+        bugs.waitUntil(TestWaits.SECONDS, copying::get, "the copy runs");
 
         // the rollback waits for the lock the copying pass holds: that pass stops within about a second
         o.rollBack(1, "b", "a").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
@@ -1374,7 +1374,7 @@ class MigrationSafetyTest {
         MigrationOrchestrator o = running(registry, currentReferences(), slowFromB);
         o.switchAccepted(2);
         o.start(50);
-        waitUntil(TestWaits.SECONDS, copying::get, "the copy from b runs");
+        bugs.waitUntil(TestWaits.SECONDS, copying::get, "the copy from b runs");
 
         o.rollBack(2, "c", "b").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(2).get().value().phase());
@@ -1385,21 +1385,10 @@ class MigrationSafetyTest {
 
     /** Runs orchestrator passes until {@code condition} holds (at most {@link TestWaits#PASS_SECONDS}). */
     private void tickUntil(MigrationOrchestrator o, Callable<Boolean> condition, String what) throws Exception {
-        waitUntil(TestWaits.PASS_SECONDS, () -> {
+        bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
             o.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
             return condition.call();
         }, what);
     }
 
-    private void waitUntil(long seconds, Callable<Boolean> condition, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            if (condition.call()) {
-                return;
-            }
-            bugs.check();
-            Thread.sleep(50);
-        }
-        throw new AssertionError("not within " + seconds + " s: " + what);
-    }
 }

@@ -1,5 +1,7 @@
 package io.bcswitch.migration;
 
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -29,5 +31,18 @@ final class PassBugs implements MigrationMetrics {
         if (t != null) {
             throw new AssertionError("a migration pass failed on a programming error", t);
         }
+    }
+
+    /** Polls {@code condition} for at most {@code seconds}, giving up at once when a pass failed on a bug. */
+    void waitUntil(long seconds, Callable<Boolean> condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (condition.call()) {
+                return;
+            }
+            check();
+            Thread.sleep(20);
+        }
+        throw new AssertionError("not within " + seconds + " s: " + what);
     }
 }
