@@ -505,7 +505,12 @@ class MigrationSafetyTest {
                     "a migration being rolled back is not run again");
 
             aBroken.set(false);
-            service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS); // asking again finishes it
+            // asking again finishes it, even once the rollback window has passed: a rollback under way is never
+            // left half done by the window
+            MigrationService aDayLater = new MigrationService(registry, switches, o, cleanupService(o), drain(),
+                    CONFIG, Clock.offset(Clock.systemUTC(), java.time.Duration.ofHours(CONFIG.rollbackWindowHours())
+                    .plusMinutes(1)), null);
+            aDayLater.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS);
             assertEquals("a", registry.readDirective().get().value().target());
             assertEquals(2, registry.readDirective().get().value().epoch());
             assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
@@ -996,6 +1001,29 @@ class MigrationSafetyTest {
         var negative = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> cleanupService(o).cleanup("a", false, -1, true).get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(negative.getCause().getMessage().contains("maxDeletions"));
+    }
+
+    /** The window includes its last millisecond: a rollback asked for exactly then is carried out. */
+    @Test
+    void aRollbackAtTheLastMomentOfItsWindowIsCarriedOut() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
+                    () -> CompletableFuture.completedFuture(references));
+            SwitchDirective d = registry.readDirective().get().value();
+            Clock lastMoment = Clock.fixed(java.time.Instant.ofEpochMilli(d.ts()
+                    + TimeUnit.HOURS.toMillis(CONFIG.rollbackWindowHours())), java.time.ZoneOffset.UTC);
+            MigrationService edge = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
+                    lastMoment, null);
+            long promoted = registry.listRelocations().get().values().stream()
+                    .filter(r -> r.switchEpoch() == 1).count();
+            assertTrue(promoted > 0, "the migration moved something to flip back");
+            RollbackResult r = edge.rollback().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+            assertEquals(1, r.rolledBackEpoch());
+            assertEquals(promoted, r.promotionsFlipped(), String.valueOf(r));
+            assertEquals("a", registry.readDirective().get().value().target());
+            assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
+        }
     }
 
     /**
