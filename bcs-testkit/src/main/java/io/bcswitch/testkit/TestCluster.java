@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
@@ -53,6 +54,10 @@ public final class TestCluster implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TestCluster.class);
     private static final Duration ZK_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+    /** The longest a test client waits between reconnect attempts (see {@link #newClient()}). */
+    private static final long CLIENT_MAX_BACKOFF_SECONDS = 3;
+    /** How long {@link #close()} waits for the clients before it stops the brokers anyway. */
+    private static final long CLIENT_CLOSE_WAIT_SECONDS = 30;
 
     private final Path workDir;
     private final List<AutoCloseable> createdClients = new ArrayList<>();
@@ -122,7 +127,11 @@ public final class TestCluster implements AutoCloseable {
         var builder = PulsarClient.builder()
                 .serviceUrl(broker(0).brokerServiceUrl())
                 .ioThreads(1)
-                .listenerThreads(1);
+                .listenerThreads(1)
+                // Pulsar's default lets a consumer that lost its broker (a restart, a topic load stuck on a dead
+                // bookie cluster) wait up to a minute between attempts; tests that bring the broker or the bookies
+                // back would then wait for the client, not for the product
+                .maxBackoffInterval(CLIENT_MAX_BACKOFF_SECONDS, TimeUnit.SECONDS);
         if (clientAuthPlugin != null) {
             builder.authentication(clientAuthPlugin, clientAuthParams);
         }
@@ -194,8 +203,8 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /**
-     * Closes, in reverse order of creation: clients and admins made by this fixture, brokers,
-     * bookies, ZooKeeper; then deletes the temp directory. Errors are logged and the rest is still
+     * Closes the clients and admins made by this fixture (side by side), then, in reverse order of creation,
+     * brokers, bookies, ZooKeeper; then deletes the temp directory. Errors are logged and the rest is still
      * closed. Idempotent.
      */
     @Override
@@ -205,11 +214,7 @@ public final class TestCluster implements AutoCloseable {
         }
         closed = true;
         long start = System.nanoTime();
-        List<AutoCloseable> clients = new ArrayList<>(createdClients);
-        Collections.reverse(clients);
-        for (AutoCloseable client : clients) {
-            closeQuietly("client", client);
-        }
+        closeClients(createdClients);
         createdClients.clear();
         if (internalAdmin != null) {
             closeQuietly("admin", internalAdmin);
@@ -234,6 +239,34 @@ public final class TestCluster implements AutoCloseable {
         }
         closeQuietly("temp directory " + workDir, () -> TempDirs.deleteRecursively(workDir));
         LOG.info("Test cluster closed in {} ms", Duration.ofNanos(System.nanoTime() - start).toMillis());
+    }
+
+    /**
+     * Closes the clients side by side: each one's close waits out its own event loop's quiet period (about two
+     * seconds), and a test that made several (a reader client per attempt, say) paid those one after another. They
+     * share nothing, so the order does not matter; the wait is bounded so that one hung close cannot keep the
+     * brokers from stopping.
+     */
+    private static void closeClients(List<AutoCloseable> clients) {
+        List<Thread> closing = new ArrayList<>();
+        for (AutoCloseable client : clients) {
+            Thread t = new Thread(() -> closeQuietly("client", client), "test-cluster-client-close");
+            t.setDaemon(true);
+            t.start();
+            closing.add(t);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLIENT_CLOSE_WAIT_SECONDS);
+        for (Thread t : closing) {
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (t.isAlive()) {
+                LOG.warn("A client did not close within {} s; going on with the brokers", CLIENT_CLOSE_WAIT_SECONDS);
+            }
+        }
     }
 
     private static void closeQuietly(String what, AutoCloseable closeable) {

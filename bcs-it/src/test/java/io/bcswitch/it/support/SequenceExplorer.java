@@ -834,13 +834,15 @@ public final class SequenceExplorer {
         }
         workload.compact();
         Map<String, String> wrongViews = new LinkedHashMap<>();
+        // one client for every view read (each client costs its own close at the end)
+        PulsarClient viewClient = cluster.newClient();
         for (String t : workload.compactedTopics()) {
             Map<String, String> expected = workload.expectedCompactedView(t);
             Map<String, String> seen = null;
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < until) {
                 try {
-                    seen = Compacted.view(cluster.newClient(), t);
+                    seen = Compacted.view(viewClient, t);
                     if (seen.equals(expected)) {
                         break;
                     }

@@ -6,7 +6,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -339,25 +341,46 @@ public final class Workload implements AutoCloseable {
 
     /** Subscribes the idle subscriptions at last and reads their whole backlog; returns their streams. */
     public List<Stream> drainIdleSubscriptions(long timeoutMillis) throws Exception {
+        // the topics are drained side by side: each ends on its own quiet second, which one after another added up
+        List<CompletableFuture<Void>> drains = new ArrayList<>();
         for (Map.Entry<String, Stream> e : idle.entrySet()) {
-            Stream s = e.getValue();
-            try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(e.getKey()).subscriptionName("idle")
-                    .subscribe()) {
-                long deadline = System.currentTimeMillis() + timeoutMillis;
-                // to the end of the backlog, not to a count: a quiet second once every acknowledged message is in
-                // (anything after it that should not be there is read and accounted too)
-                while (System.currentTimeMillis() < deadline) {
-                    Message<String> m = c.receive(1, TimeUnit.SECONDS);
-                    if (m != null) {
-                        s.receive(m.getTopicName(), seq(m.getValue()));
-                        c.acknowledge(m);
-                    } else if (s.account.receivedAllAcked()) {
-                        break;
-                    }
+            drains.add(CompletableFuture.runAsync(() -> {
+                try {
+                    drainIdle(e.getKey(), e.getValue(), timeoutMillis);
+                } catch (Exception x) {
+                    throw new CompletionException(x);
+                }
+            }, r -> {
+                Thread t = new Thread(r, "drain-" + e.getKey());
+                t.setDaemon(true);
+                t.start();
+            }));
+        }
+        try {
+            CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new)).get();
+        } catch (ExecutionException x) {
+            throw x.getCause() instanceof CompletionException c && c.getCause() instanceof Exception cause ? cause
+                    : x;
+        }
+        return List.copyOf(idle.values());
+    }
+
+    private void drainIdle(String topic, Stream s, long timeoutMillis) throws Exception {
+        try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("idle")
+                .subscribe()) {
+            long deadline = System.currentTimeMillis() + timeoutMillis;
+            // to the end of the backlog, not to a count: a quiet second once every acknowledged message is in
+            // (anything after it that should not be there is read and accounted too)
+            while (System.currentTimeMillis() < deadline) {
+                Message<String> m = c.receive(1, TimeUnit.SECONDS);
+                if (m != null) {
+                    s.receive(m.getTopicName(), seq(m.getValue()));
+                    c.acknowledge(m);
+                } else if (s.account.receivedAllAcked()) {
+                    break;
                 }
             }
         }
-        return List.copyOf(idle.values());
     }
 
     /**
