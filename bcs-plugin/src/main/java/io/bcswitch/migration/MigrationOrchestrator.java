@@ -54,6 +54,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
     static final long OPEN_RETRY_DELAY_MILLIS = 2_000;
     /** BUILD's state write while copying: often enough for status to move, rare enough to cost the store nothing. */
     static final long PERSIST_INTERVAL_MILLIS = 1_000;
+    /** How often a run in BUILD re-reads its state, so that a long copy stops within about this long. */
+    static final long WATCH_MILLIS = 1_000;
 
     /**
      * The waits of a run that are bounds on other brokers and on Pulsar, not settings: fixed in production, shorter
@@ -62,12 +64,18 @@ public final class MigrationOrchestrator implements AutoCloseable {
      * @param applyMillis     see {@link #APPLY_WAIT_MILLIS}
      * @param openRetryMillis see {@link #OPEN_RETRY_DELAY_MILLIS}
      * @param persistMillis   how often BUILD writes its progress to the state (see {@link #PERSIST_INTERVAL_MILLIS})
+     * @param watchMillis     how often BUILD re-reads its state to learn that it must stop (see {@link #WATCH_MILLIS})
      */
-    record Waits(long applyMillis, long openRetryMillis, long persistMillis) {
-        static final Waits DEFAULT = new Waits(APPLY_WAIT_MILLIS, OPEN_RETRY_DELAY_MILLIS, PERSIST_INTERVAL_MILLIS);
+    record Waits(long applyMillis, long openRetryMillis, long persistMillis, long watchMillis) {
+        static final Waits DEFAULT = new Waits(APPLY_WAIT_MILLIS, OPEN_RETRY_DELAY_MILLIS, PERSIST_INTERVAL_MILLIS,
+                WATCH_MILLIS);
 
         Waits(long applyMillis, long openRetryMillis) {
             this(applyMillis, openRetryMillis, PERSIST_INTERVAL_MILLIS);
+        }
+
+        Waits(long applyMillis, long openRetryMillis, long persistMillis) {
+            this(applyMillis, openRetryMillis, persistMillis, WATCH_MILLIS);
         }
     }
 

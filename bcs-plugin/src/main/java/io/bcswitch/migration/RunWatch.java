@@ -11,8 +11,6 @@ import org.slf4j.LoggerFactory;
 final class RunWatch {
     // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
-    /** How often a run in BUILD re-reads its state, so that a long copy stops within about this long. */
-    private static final long WATCH_MILLIS = 1_000;
 
     private final MigrationOrchestrator o;
     private final long epoch;
@@ -29,9 +27,12 @@ final class RunWatch {
         return stopped;
     }
 
-    /** While {@code until} runs, re-reads the state every {@link #WATCH_MILLIS}; stops the run when it must. */
+    /**
+     * While {@code until} runs, re-reads the state every {@link MigrationOrchestrator#WATCH_MILLIS} (the run's
+     * {@link MigrationOrchestrator.Waits#watchMillis}, shorter in tests); stops the run when it must.
+     */
     void watch(CompletableFuture<Void> until) {
-        o.delay(WATCH_MILLIS).thenCompose(v -> until.isDone() ? CompletableFuture.completedFuture(null)
+        o.delay(o.waits().watchMillis()).thenCompose(v -> until.isDone() ? CompletableFuture.completedFuture(null)
                 : o.readState(epoch).thenAccept(st -> {
                     if (o.closed() || (st.present() && !o.goOn(st.value()))) {
                         if (!stopped) {

@@ -49,6 +49,7 @@ class DrainReportBuildTest {
         assertEquals(50, first.bytes());
         assertEquals("t/ns/topic-4", first.managedLedger());
         assertEquals(2_000L, r.dataLedgers().get(1).removableAfter(), "no retention: removable once consumed");
+        assertEquals("0 min (namespace)", r.dataLedgers().get(1).retention(), "no retention is not infinite");
         assertEquals(1_000 + 120 * MINUTE, r.switchOffAfter(), "the latest removal of all");
         assertTrue(r.note().startsWith("retention removes the last data ledger by then"), r.note());
     }

@@ -88,6 +88,8 @@ class DrainReportsTest {
         assertEquals(List.of(1L, 2L), a.dataLedgers().stream().map(DrainReport.DataLedger::ledgerId).sorted()
                 .toList(), String.valueOf(a));
         assertEquals(2, factsAsked.get(), "the closed data ledger's size comes from its managed ledger");
+        assertEquals("0 min (test)", a.dataLedgers().stream().filter(d -> d.ledgerId() == 1).findFirst()
+                .orElseThrow().retention(), "a data ledger's retention is its topic's");
         assertEquals(Map.of("broker-1", 1), a.openHandles());
 
         DrainReport b = drain.report("b").get();

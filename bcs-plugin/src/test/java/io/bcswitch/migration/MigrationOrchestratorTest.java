@@ -248,12 +248,15 @@ class MigrationOrchestratorTest {
         try (MigrationOrchestrator o = orchestrator("broker-1", bugs, copier, 3, 60_000)) {
             o.switchAccepted(1);
             awaitPhase(o, Phase.PROMOTE);
-            Thread.sleep(500);
+            bugs.waitUntil(TestWaits.SECONDS, () -> registry.listRelocations().get().size() >= 2, "a batch");
+            // the wait looks for broker-2's applied epoch every 100 ms: a batch it did not wait for would come within
+            Thread.sleep(250);
             assertEquals(2, registry.listRelocations().get().size(), "one batch, then waits for broker-2");
             assertEquals(Phase.PROMOTE, o.readState(1).get().value().phase());
             long epoch = registry.readRelocationEpoch().get();
             applied("broker-2", epoch);
-            Thread.sleep(500);
+            bugs.waitUntil(TestWaits.SECONDS, () -> registry.listRelocations().get().size() >= 4, "the next batch");
+            Thread.sleep(250);
             assertTrue(registry.listRelocations().get().size() == 4, "the next batch only");
             applied("broker-2", Long.MAX_VALUE);
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
@@ -487,7 +490,8 @@ class MigrationOrchestratorTest {
         });
         first[0].switchAccepted(1);
         awaitPhase(first[0], Phase.PROMOTE);
-        Thread.sleep(300);
+        bugs.waitUntil(TestWaits.SECONDS, () -> batches.get() >= 2, "the second batch");
+        Thread.sleep(150); // a closed orchestrator writes nothing more
         MigrationState stopped = first[0].readState(1).get().value();
         assertEquals(Phase.PROMOTE, stopped.phase(), String.valueOf(stopped));
         int relocatedBefore = registry.listRelocations().get().size();

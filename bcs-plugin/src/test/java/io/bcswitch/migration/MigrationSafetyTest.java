@@ -60,8 +60,12 @@ import org.junit.jupiter.api.Test;
  * plan, and of an original whose home copy is missing.
  */
 class MigrationSafetyTest {
-    /** The run's waits on other brokers and on open ledgers, short: no test here depends on their length. */
-    static final MigrationOrchestrator.Waits FAST = new MigrationOrchestrator.Waits(100, 100);
+    /**
+     * The run's waits on other brokers, on open ledgers and between its looks at its state while it copies, short: no
+     * test here depends on their length.
+     */
+    static final MigrationOrchestrator.Waits FAST = new MigrationOrchestrator.Waits(100, 100,
+            MigrationOrchestrator.PERSIST_INTERVAL_MILLIS, 100);
     /** The copy rate's budget, as the broker builds it. */
     private static final io.bcswitch.migration.ByteBudget.Factory PACE = PulsarByteBudget::refilledAt;
     private static final long B_FIRST = 1L << 32;
@@ -1362,7 +1366,8 @@ class MigrationSafetyTest {
         o.start(50);
         bugs.waitUntil(TestWaits.SECONDS, copying::get, "the copy runs");
 
-        // the rollback waits for the lock the copying pass holds: that pass stops within about a second
+        // the rollback waits for the lock the copying pass holds: that pass stops at the run's next look at its
+        // state (every second on a broker, every 100 ms here)
         o.rollBack(1, "b", "a").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
