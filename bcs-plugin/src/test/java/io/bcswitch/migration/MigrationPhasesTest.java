@@ -27,7 +27,6 @@ import io.bcswitch.registry.Relocation;
 import io.bcswitch.registry.SwitchDirective;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,7 +39,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -422,7 +420,7 @@ class MigrationPhasesTest {
     void buildWritesItsProgressOncePerPersistInterval() throws Exception {
         switchedAt(LONG_AGO);
         schemas(1, 2, 3, 4, 5, 6);
-        HandClock clock = new HandClock();
+        HandClock clock = new HandClock(1_000_000_000L);
         // each copy takes half a persist interval of the run's clock; before each, the copier reads the stored count
         List<Integer> storedBeforeCopy = Collections.synchronizedList(new ArrayList<>());
         LedgerCopier copier = new FakeClusters.Delegating(bed.copier) {
@@ -445,35 +443,6 @@ class MigrationPhasesTest {
         // written after the first copy, then whenever a whole interval has passed since the last write: after the
         // third and the fifth
         assertEquals(List.of(0, 1, 1, 3, 3, 5), storedBeforeCopy);
-    }
-
-    /** A clock the test moves by hand. */
-    private static final class HandClock extends Clock {
-        private final AtomicLong millis = new AtomicLong(1_000_000_000L);
-
-        void advance(long by) {
-            millis.addAndGet(by);
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
     }
 
     @Test

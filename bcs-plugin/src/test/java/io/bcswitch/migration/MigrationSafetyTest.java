@@ -317,36 +317,6 @@ class MigrationSafetyTest {
     private final AtomicBoolean aBroken = new AtomicBoolean();
     private final AtomicInteger aAdvances = new AtomicInteger();
 
-    /** A clock the test moves by hand. */
-    private static final class HandClock extends Clock {
-        private final java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(
-                System.currentTimeMillis());
-
-        void advance(long by) {
-            millis.addAndGet(by);
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        @Override
-        public java.time.Instant instant() {
-            return java.time.Instant.ofEpochMilli(millis());
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
-
     /**
      * A rollback whose switch back failed is tried again by the passes, not before its pause is over (each try
      * advances a's id generator, which may be the thing that fails), and is counted once when it is finished.
@@ -354,7 +324,7 @@ class MigrationSafetyTest {
     @Test
     void aFailedRollbackIsFinishedByThePassesOnceItsPauseIsOver() throws Exception {
         switchedToB();
-        HandClock clock = new HandClock();
+        HandClock clock = new HandClock(System.currentTimeMillis());
         List<String> rolledBack = new java.util.concurrent.CopyOnWriteArrayList<>();
         MigrationMetrics metrics = new MigrationMetrics() {
             @Override
