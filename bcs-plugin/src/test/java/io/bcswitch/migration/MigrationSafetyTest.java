@@ -341,8 +341,7 @@ class MigrationSafetyTest {
             orchestrators.add(o);
             o.switchAccepted(1);
             awaitPhase(o, 1, Phase.DONE);
-            MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
-                    clock, null);
+            MigrationService service = migrationService(o, switches, clock);
             aBroken.set(true);
             assertThrows(Exception.class, () -> service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
             aBroken.set(false);
@@ -367,9 +366,18 @@ class MigrationSafetyTest {
     }
 
     private MigrationService service(MigrationOrchestrator o, ClusterMetadataAccess metadata) {
-        SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
+        return migrationService(o, switchService(metadata), Clock.systemUTC());
+    }
+
+    /** The broker's switch service over the test's registry and references. */
+    private SwitchService switchService(ClusterMetadataAccess metadata) {
+        return new SwitchService(registry, metadata, 2, Clock.systemUTC(),
                 () -> CompletableFuture.completedFuture(references));
-        return new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG, Clock.systemUTC(), null);
+    }
+
+    /** The migration service a broker builds around {@code o}, reading time from {@code clock}. */
+    private MigrationService migrationService(MigrationOrchestrator o, SwitchService switches, Clock clock) {
+        return new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG, clock, null);
     }
 
     private static void assertRefused(CompletableFuture<?> f, String text) {
@@ -446,8 +454,7 @@ class MigrationSafetyTest {
         switchedToB();
 
         try (ClusterMetadataAccess metadata = fakeMetadata()) {
-            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
-                    () -> CompletableFuture.completedFuture(references));
+            SwitchService switches = switchService(metadata);
             MigrationOrchestrator o = new MigrationOrchestrator(registry,
                     () -> CompletableFuture.completedFuture(references), copier,
                     CONFIG, () -> "broker-1", scheduler, PACE, Clock.systemUTC(),
@@ -455,8 +462,7 @@ class MigrationSafetyTest {
             orchestrators.add(o);
             o.switchAccepted(1);
             awaitPhase(o, 1, Phase.DONE);
-            MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
-                    Clock.systemUTC(), null);
+            MigrationService service = migrationService(o, switches, Clock.systemUTC());
 
             aBroken.set(true);
             assertThrows(Exception.class, () -> service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
@@ -481,9 +487,8 @@ class MigrationSafetyTest {
             aBroken.set(false);
             // asking again finishes it, even once the rollback window has passed: a rollback under way is never
             // left half done by the window
-            MigrationService aDayLater = new MigrationService(registry, switches, o, cleanupService(o), drain(),
-                    CONFIG, Clock.offset(Clock.systemUTC(), java.time.Duration.ofHours(CONFIG.rollbackWindowHours())
-                    .plusMinutes(1)), null);
+            MigrationService aDayLater = migrationService(o, switches, Clock.offset(Clock.systemUTC(),
+                    java.time.Duration.ofHours(CONFIG.rollbackWindowHours()).plusMinutes(1)));
             aDayLater.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS);
             assertEquals("a", registry.readDirective().get().value().target());
             assertEquals(2, registry.readDirective().get().value().epoch());
@@ -982,13 +987,11 @@ class MigrationSafetyTest {
     void aRollbackAtTheLastMomentOfItsWindowIsCarriedOut() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         try (ClusterMetadataAccess metadata = fakeMetadata()) {
-            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
-                    () -> CompletableFuture.completedFuture(references));
+            SwitchService switches = switchService(metadata);
             SwitchDirective d = registry.readDirective().get().value();
             Clock lastMoment = Clock.fixed(java.time.Instant.ofEpochMilli(d.ts()
                     + TimeUnit.HOURS.toMillis(CONFIG.rollbackWindowHours())), java.time.ZoneOffset.UTC);
-            MigrationService edge = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
-                    lastMoment, null);
+            MigrationService edge = migrationService(o, switches, lastMoment);
             long promoted = registry.listRelocations().get().values().stream()
                     .filter(r -> r.switchEpoch() == 1).count();
             assertTrue(promoted > 0, "the migration moved something to flip back");
@@ -1008,12 +1011,10 @@ class MigrationSafetyTest {
     void aRollbackPastItsWindowOrAfterCleanupDeletedOriginalsIsRefusedAndChangesNothing() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         try (ClusterMetadataAccess metadata = fakeMetadata()) {
-            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
-                    () -> CompletableFuture.completedFuture(references));
+            SwitchService switches = switchService(metadata);
             Clock aMinuteLate = Clock.offset(Clock.systemUTC(), java.time.Duration.ofHours(CONFIG
                     .rollbackWindowHours()).plusMinutes(1));
-            MigrationService late = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
-                    aMinuteLate, null);
+            MigrationService late = migrationService(o, switches, aMinuteLate);
             var before = io.bcswitch.registry.StoreSnapshot.of(store);
             var refused = assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> late.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
@@ -1032,8 +1033,7 @@ class MigrationSafetyTest {
             assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
             assertTrue(deleted.deleted() > 0, String.valueOf(deleted));
             assertEquals(deleted.deleted(), o.readState(1).get().value().originalsDeleted());
-            MigrationService inTime = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
-                    Clock.systemUTC(), null);
+            MigrationService inTime = migrationService(o, switches, Clock.systemUTC());
             before = io.bcswitch.registry.StoreSnapshot.of(store);
             refused = assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> inTime.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
@@ -1059,10 +1059,8 @@ class MigrationSafetyTest {
         references = new ArrayList<>(saved);
         references.add(new LedgerReference(30, LedgerKind.DATA, "t/ns/persistent/x"));
         try (ClusterMetadataAccess metadata = fakeMetadata()) {
-            SwitchService switches = new SwitchService(registry, metadata, 2, Clock.systemUTC(),
-                    () -> CompletableFuture.completedFuture(references));
-            MigrationService service = new MigrationService(registry, switches, o, cleanupService(o), drain(), CONFIG,
-                    Clock.systemUTC(), null);
+            SwitchService switches = switchService(metadata);
+            MigrationService service = migrationService(o, switches, Clock.systemUTC());
             var refused = assertThrows(java.util.concurrent.ExecutionException.class,
                     () -> service.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
             assertTrue(refused.getCause().getMessage().contains("still holds ledgers"),

@@ -359,8 +359,8 @@ public final class Workload implements AutoCloseable {
         try {
             CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new)).get();
         } catch (ExecutionException x) {
-            throw x.getCause() instanceof CompletionException c && c.getCause() instanceof Exception cause ? cause
-                    : x;
+            // get() has already unwrapped the CompletionException: its cause is the drain's own failure
+            throw x.getCause() instanceof Exception cause ? cause : x;
         }
         return List.copyOf(idle.values());
     }
