@@ -3,28 +3,29 @@ package io.bcswitch.rest;
 import static io.bcswitch.rest.RequestInput.emptyOrEmptyObject;
 import static io.bcswitch.rest.RequestInput.flag;
 import static io.bcswitch.rest.RequestInput.jsonBody;
-import static io.bcswitch.rest.RequestInput.numberOrNull;
 import static io.bcswitch.rest.RequestInput.optionalBoolean;
 import static io.bcswitch.rest.RequestInput.optionalInt;
 import static io.bcswitch.rest.RequestInput.read;
 import static io.bcswitch.rest.RequestInput.registration;
 import static io.bcswitch.rest.RequestInput.requiredString;
-import static io.bcswitch.rest.RequestInput.wholeOrNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.registry.Json;
 import io.bcswitch.rest.ApiErrors.ApiError;
+import io.bcswitch.migration.CleanupService;
+import io.bcswitch.migration.MigrationService;
+import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.switching.ReadMode;
 import io.bcswitch.switching.SwitchService;
 import io.bcswitch.topics.TopicLedgerReports;
+import io.bcswitch.tuning.TuningService;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.concurrent.Executor;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
 import javax.ws.rs.HeaderParam;
@@ -35,8 +36,6 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The REST API under {@code /admin/v2/bookie-clusters}, a JAX-RS resource (served by Jersey, which the broker ships;
@@ -67,26 +66,23 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * Request bodies are read here, not by Jersey, so that every body error (415, 400, 413) has the same answer whatever
- * the route. A request that does not complete within {@link #REQUEST_TIMEOUT_SECONDS} is answered 503.
+ * the route. A request that does not complete within {@link RouteAnswers#REQUEST_TIMEOUT_SECONDS} is answered 503.
  */
 @Path("/")
 @Produces(MediaType.APPLICATION_JSON)
 public class BookieClustersApi {
-    private static final Logger log = LoggerFactory.getLogger(BookieClustersApi.class);
     public static final int MAX_BODY_BYTES = 1024 * 1024;
-    static final long REQUEST_TIMEOUT_SECONDS = 60;
     private static final String CONTENT_TYPE = "Content-Type";
 
     /** The request being served (a per-request proxy: this resource is one instance for all requests). */
     @javax.ws.rs.core.Context
     private javax.ws.rs.core.Request request;
 
-    private final java.util.concurrent.Executor answers;
+    private final RouteAnswers answers;
     private final SwitchService service;
-    private final io.bcswitch.tuning.TuningService tuning;
-    private final Operations operations;
+    private final TuningService tuning;
     private final TopicLedgerReports topics;
-    private final io.bcswitch.migration.MigrationService migration;
+    private final MigrationService migration;
 
     public BookieClustersApi(SwitchService service) {
         this(service, null, null);
@@ -97,47 +93,37 @@ public class BookieClustersApi {
      * @param operations runs long operations asynchronously; null: {@code async=true} and {@code /operations}
      *                   answer 503
      */
-    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations) {
-        this(service, tuning, operations, Runnable::run);
+    public BookieClustersApi(SwitchService service, TuningService tuning, Operations operations) {
+        this(service, tuning, operations, Runnable::run, null, null);
     }
 
     /**
-     * @param answers writes each answer: the work of a route completes on whatever thread its last step ran on (a
-     *                metadata store callback, say), and writing to a slow client must not hold that thread
-     */
-    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations,
-                             java.util.concurrent.Executor answers) {
-        this(service, tuning, operations, answers, null, null);
-    }
-
-    /**
+     * @param answers   writes each answer (see {@link RouteAnswers})
      * @param migration the migration endpoints (rollback, drain, cleanup, close-client); null: they answer 503
      * @param topics    {@code GET /topics/...}; null: it answers 503
      */
-    public BookieClustersApi(SwitchService service, io.bcswitch.tuning.TuningService tuning, Operations operations,
-                             java.util.concurrent.Executor answers, io.bcswitch.migration.MigrationService migration,
-                             TopicLedgerReports topics) {
-        this.answers = answers;
+    public BookieClustersApi(SwitchService service, TuningService tuning, Operations operations,
+                             Executor answers, MigrationService migration, TopicLedgerReports topics) {
+        this.answers = new RouteAnswers(answers, operations);
         this.service = service;
         this.tuning = tuning;
-        this.operations = operations;
         this.migration = migration;
         this.topics = topics;
     }
 
     // ---- routes: JAX-RS matches a literal path before a {name} template, so GET /status is the status and GET
-    // /west a cluster. Each method checks its input first and answers through respond(), which turns whatever the
-    // service refused into its status and {"reason"} (see toResponse).
+    // /west a cluster. Each method checks its input first and answers through RouteAnswers.respond(), which turns
+    // whatever the service refused into its status and {"reason"} (see ApiErrors.toResponse).
 
     @GET
     public CompletionStage<Response> list() {
-        return respond(() -> service.list().thenApply(RestResponse::ok));
+        return answers.respond(() -> service.list().thenApply(RestResponse::ok));
     }
 
     @GET
     @Path("status")
     public CompletionStage<Response> status() {
-        return respond(() -> service.status().thenApply(RestResponse::ok));
+        return answers.respond(() -> service.status().thenApply(RestResponse::ok));
     }
 
     /** A reserved word is refused as a cluster name (400), not as a method: the same answer as for any other. */
@@ -145,19 +131,19 @@ public class BookieClustersApi {
     @Path("status")
     public CompletionStage<Response> registerReserved(@HeaderParam(CONTENT_TYPE) String contentType,
                                                       InputStream body) {
-        return respond(() -> registerCluster("status", contentType, body));
+        return answers.respond(() -> registerCluster("status", contentType, body));
     }
 
     @GET
     @Path("precheck/{name}")
     public CompletionStage<Response> precheck(@PathParam("name") String name) {
-        return respond(() -> service.precheck(name).thenApply(RestResponse::ok));
+        return answers.respond(() -> service.precheck(name).thenApply(RestResponse::ok));
     }
 
     @POST
     @Path("switch")
     public CompletionStage<Response> switchTo(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return respond(() -> {
+        return answers.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("target", "allowUnknownSourceIds"));
             String target = requiredString(json, "target");
             boolean allowUnknown = optionalBoolean(json, "allowUnknownSourceIds", false);
@@ -168,14 +154,15 @@ public class BookieClustersApi {
     @GET
     @Path("{name}")
     public CompletionStage<Response> get(@PathParam("name") String name) {
-        return respond(() -> notAnEndpoint(name).orElseGet(() -> service.get(name).thenApply(RestResponse::ok)));
+        return answers.respond(() -> notAnEndpoint(name)
+                .orElseGet(() -> service.get(name).thenApply(RestResponse::ok)));
     }
 
     @POST
     @Path("{name}")
     public CompletionStage<Response> register(@PathParam("name") String name,
                                               @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return respond(() -> notAnEndpoint(name).orElseGet(() -> registerCluster(name, contentType, body)));
+        return answers.respond(() -> notAnEndpoint(name).orElseGet(() -> registerCluster(name, contentType, body)));
     }
 
     /**
@@ -196,29 +183,29 @@ public class BookieClustersApi {
     @POST
     @Path("read-mode")
     public CompletionStage<Response> setReadMode(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return respond(() -> {
+        return answers.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("mode"));
             ReadMode mode = ReadMode.set(requiredString(json, "mode"));
-            return done(RestResponse.ok(Map.of("readMode", mode.name())));
+            return RouteAnswers.done(RestResponse.ok(Map.of("readMode", mode.name())));
         });
     }
 
     @DELETE
     @Path("{name}")
     public CompletionStage<Response> unregister(@PathParam("name") String name) {
-        return respond(() -> notAnEndpoint(name).orElseGet(() -> service.unregister(name)
+        return answers.respond(() -> notAnEndpoint(name).orElseGet(() -> service.unregister(name)
                 .thenApply(RestResponse::ok)));
     }
 
     /** {@link ApiWords#refusal} for this request's method, answered as the route's refusal. */
     private java.util.Optional<CompletableFuture<RestResponse>> notAnEndpoint(String name) {
-        return ApiWords.refusal(name, request.getMethod()).map(BookieClustersApi::done);
+        return ApiWords.refusal(name, request.getMethod()).map(RouteAnswers::done);
     }
 
     @POST
     @Path("rollback")
     public CompletionStage<Response> rollback(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return respond(() -> {
+        return answers.respond(() -> {
             emptyOrEmptyObject(contentType, read(body));
             return migration().rollback().thenApply(RestResponse::ok);
         });
@@ -228,7 +215,7 @@ public class BookieClustersApi {
     @Path("migration/retry")
     public CompletionStage<Response> retryMigration(@HeaderParam(CONTENT_TYPE) String contentType,
                                                     InputStream body) {
-        return respond(() -> {
+        return answers.respond(() -> {
             emptyOrEmptyObject(contentType, read(body));
             return migration().retryMigration().thenApply(RestResponse::ok);
         });
@@ -237,36 +224,38 @@ public class BookieClustersApi {
     @GET
     @Path("drain/{name}")
     public CompletionStage<Response> drain(@PathParam("name") String name, @QueryParam("async") String async) {
-        return respond(() -> maybeAsync(async, "drain", Map.of("cluster", name), () -> service.get(name),
+        return answers.respond(() -> answers.maybeAsync(async, "drain", Map.of("cluster", name),
+                () -> service.get(name),
                 () -> migration().drainReport(name).thenApply(RestResponse::ok)));
     }
 
     @GET
     @Path("cleanup-targets")
     public CompletionStage<Response> cleanupTargets() {
-        return respond(() -> migration().cleanupTargets(null).thenApply(RestResponse::ok));
+        return answers.respond(() -> migration().cleanupTargets(null).thenApply(RestResponse::ok));
     }
 
     @GET
     @Path("cleanup-targets/{name}")
     public CompletionStage<Response> cleanupTargets(@PathParam("name") String name) {
-        return respond(() -> migration().cleanupTargets(name).thenApply(RestResponse::ok));
+        return answers.respond(() -> migration().cleanupTargets(name).thenApply(RestResponse::ok));
     }
 
     @POST
     @Path("cleanup")
     public CompletionStage<Response> cleanup(@QueryParam("async") String async,
                                              @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return respond(() -> {
+        return answers.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("srcCluster", "dryRun", "maxDeletions", "force"));
             String src = requiredString(json, "srcCluster");
             boolean dryRun = optionalBoolean(json, "dryRun", true);
             boolean force = optionalBoolean(json, "force", false);
             int max = optionalInt(json, "maxDeletions", 0);
-            return maybeAsync(async, "cleanup", Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions", max,
-                    "force", force), () -> service.get(src).thenAccept(c -> {
-                        if (c.status() == io.bcswitch.registry.ClusterStatus.ACTIVE) {
-                            throw io.bcswitch.migration.CleanupService.activeCluster(src);
+            Map<String, Object> parameters = Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions", max,
+                    "force", force);
+            return answers.maybeAsync(async, "cleanup", parameters, () -> service.get(src).thenAccept(c -> {
+                        if (c.status() == ClusterStatus.ACTIVE) {
+                            throw CleanupService.activeCluster(src);
                         }
                     }),
                     () -> migration().cleanup(src, dryRun, max, force).thenApply(RestResponse::ok));
@@ -276,15 +265,16 @@ public class BookieClustersApi {
     @POST
     @Path("close-client/{name}")
     public CompletionStage<Response> closeClient(@PathParam("name") String name) {
-        return respond(() -> migration().closeClient(name).thenApply(RestResponse::ok));
+        return answers.respond(() -> migration().closeClient(name).thenApply(RestResponse::ok));
     }
 
     @GET
     @Path("verify")
     public CompletionStage<Response> verify(@QueryParam("deep") String deep, @QueryParam("async") String async) {
-        return respond(() -> {
+        return answers.respond(() -> {
             boolean isDeep = flag("deep", deep);
-            return maybeAsync(async, "verify", Map.of("deep", isDeep), () -> CompletableFuture.completedFuture(null),
+            return answers.maybeAsync(async, "verify", Map.of("deep", isDeep),
+                    () -> CompletableFuture.completedFuture(null),
                     () -> migration().verify(isDeep).thenApply(RestResponse::ok));
         });
     }
@@ -292,13 +282,13 @@ public class BookieClustersApi {
     @GET
     @Path("operations")
     public CompletionStage<Response> operations() {
-        return respond(() -> operationsOrRefuse().list());
+        return answers.respond(() -> answers.operations().list());
     }
 
     @GET
     @Path("operations/{id}")
     public CompletionStage<Response> operation(@PathParam("id") String id) {
-        return respond(() -> operationsOrRefuse().get(id));
+        return answers.respond(() -> answers.operations().get(id));
     }
 
     /**
@@ -308,16 +298,12 @@ public class BookieClustersApi {
     @GET
     @Path("topics{rest: (/.*)?}")
     public CompletionStage<Response> topic(@PathParam("rest") String rest) {
-        return respond(() -> {
-            String p = rest.startsWith("/") ? rest.substring(1) : rest;
-            List<String> seg = List.of((p.endsWith("/") ? p.substring(0, p.length() - 1) : p).split("/", -1));
-            if (seg.size() != 3 || seg.stream().anyMatch(String::isEmpty)) {
-                return done(RestResponse.error(400, "malformed path: expected /topics/{tenant}/{namespace}/{topic} "
-                        + "(a persistent topic, its local name URL-encoded)"));
-            }
+        return answers.respond(() -> {
+            List<String> seg = RequestInput.topicPath(rest);
             TopicLedgerReports t = topics;
             if (t == null) {
-                return done(RestResponse.error(503, "topic ledgers are not available on this broker"));
+                return RouteAnswers.done(RestResponse.error(503,
+                        "topic ledgers are not available on this broker"));
             }
             return t.report(seg.get(0), seg.get(1), seg.get(2)).thenApply(RestResponse::ok);
         });
@@ -326,7 +312,7 @@ public class BookieClustersApi {
     @GET
     @Path("tuning")
     public CompletionStage<Response> tuning() {
-        return respond(() -> tuningOrRefuse().get().thenApply(RestResponse::ok));
+        return answers.respond(() -> tuningOrRefuse().get().thenApply(RestResponse::ok));
     }
 
     /**
@@ -335,83 +321,25 @@ public class BookieClustersApi {
     @POST
     @Path("tuning")
     public CompletionStage<Response> setTuning(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return respond(() -> {
-            io.bcswitch.tuning.TuningService t = tuningOrRefuse();
-            JsonNode json = jsonBody(contentType, read(body),
-                    new java.util.TreeSet<>(io.bcswitch.tuning.TuningService.KEYS));
-            Set<String> reset = new java.util.TreeSet<>();
-            json.fieldNames().forEachRemaining(f -> {
-                if (json.get(f).isNull()) {
-                    reset.add(f);
-                }
-            });
-            Long bytes = wholeOrNull(json, io.bcswitch.tuning.TuningService.MIGRATION_BYTES_PER_SECOND);
-            Long concurrency = wholeOrNull(json, io.bcswitch.tuning.TuningService.MIGRATION_CONCURRENCY);
-            if (concurrency != null && (concurrency < Integer.MIN_VALUE || concurrency > Integer.MAX_VALUE)) {
-                throw new ApiError(400, "field 'migrationConcurrency' must be between 1 and 1024");
-            }
-            Double rate = numberOrNull(json, io.bcswitch.tuning.TuningService.CUTOVER_TOPICS_PER_SECOND);
-            return t.set(new io.bcswitch.tuning.TuningService.Change(bytes, concurrency == null ? null
-                    : concurrency.intValue(), rate, reset)).thenApply(RestResponse::ok);
+        return answers.respond(() -> {
+            TuningService t = tuningOrRefuse();
+            return t.set(RequestInput.tuningChange(contentType, read(body))).thenApply(RestResponse::ok);
         });
     }
 
-    private io.bcswitch.migration.MigrationService migration() {
-        io.bcswitch.migration.MigrationService m = migration;
+    private MigrationService migration() {
+        MigrationService m = migration;
         if (m == null) {
             throw new ApiError(503, "migration endpoints are not available on this broker");
         }
         return m;
     }
 
-    private io.bcswitch.tuning.TuningService tuningOrRefuse() {
+    private TuningService tuningOrRefuse() {
         if (tuning == null) {
             throw new ApiError(503, "run-time tuning is not available on this broker");
         }
         return tuning;
-    }
-
-    private Operations operationsOrRefuse() {
-        if (operations == null) {
-            throw new ApiError(503, "asynchronous operations are not available on this broker");
-        }
-        return operations;
-    }
-
-    /**
-     * {@code work} answered now, or, with {@code async=true}, started as an operation: 202 with its id at once (see
-     * {@link Operations}). The request's input is checked before either; an asynchronous one first also passes
-     * {@code check} (the cluster it names is registered), so that it is refused, and nothing recorded, as the
-     * synchronous call would be. What the work itself refuses ends the operation FAILED with that answer.
-     */
-    private CompletableFuture<RestResponse> maybeAsync(String async, String operation, Map<String, Object> parameters,
-                                                       Supplier<CompletableFuture<?>> check,
-                                                       Supplier<CompletableFuture<RestResponse>> work) {
-        if (!flag("async", async)) {
-            return work.get();
-        }
-        Operations ops = operationsOrRefuse();
-        return check.get().thenCompose(ok -> ops.start(operation, parameters, work));
-    }
-
-    /**
-     * Runs a route's work and turns its outcome, or its refusal, into the HTTP answer. A request not answered within
-     * {@link #REQUEST_TIMEOUT_SECONDS} gets 503 (it may still be running); the long ones can be started with
-     * {@code ?async=true} instead.
-     */
-    private CompletionStage<Response> respond(Supplier<CompletableFuture<RestResponse>> work) {
-        CompletableFuture<RestResponse> answer;
-        try {
-            answer = work.get().exceptionally(ApiErrors::toResponse);
-        } catch (RuntimeException e) {
-            answer = done(ApiErrors.toResponse(e));
-        }
-        return answer.thenApply(r -> r).completeOnTimeout(RestResponse.stillRunning(REQUEST_TIMEOUT_SECONDS),
-                REQUEST_TIMEOUT_SECONDS, TimeUnit.SECONDS).thenApplyAsync(ApiErrors::toHttp, answers);
-    }
-
-    private static CompletableFuture<RestResponse> done(RestResponse r) {
-        return CompletableFuture.completedFuture(r);
     }
 
     /** Serialises a response body. */

@@ -4,11 +4,14 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.registry.Json;
 import io.bcswitch.rest.ApiErrors.ApiError;
+import io.bcswitch.tuning.TuningService;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reading a request's input: bodies (bounded, JSON objects with known fields only), fields and query flags. What
@@ -20,7 +23,7 @@ final class RequestInput {
     private RequestInput() {
     }
 
-    static Long wholeOrNull(JsonNode json, String field) {
+    private static Long wholeOrNull(JsonNode json, String field) {
         JsonNode v = json.get(field);
         if (v == null || v.isNull()) {
             return null;
@@ -32,7 +35,7 @@ final class RequestInput {
         return v.asLong();
     }
 
-    static Double numberOrNull(JsonNode json, String field) {
+    private static Double numberOrNull(JsonNode json, String field) {
         JsonNode v = json.get(field);
         if (v == null || v.isNull()) {
             return null;
@@ -41,6 +44,42 @@ final class RequestInput {
             throw new ApiError(400, "field '" + field + "' must be a number (or null for broker.conf's value)");
         }
         return v.asDouble();
+    }
+
+    /**
+     * The tenant, namespace and topic of {@code GET /topics/{tenant}/{namespace}/{topic}}, from what follows
+     * "topics": a v2 topic's local name cannot contain '/' (it arrives URL-encoded), so exactly three non-empty
+     * segments; any other shape is a malformed path (400).
+     */
+    static List<String> topicPath(String rest) {
+        String p = rest.startsWith("/") ? rest.substring(1) : rest;
+        List<String> seg = List.of((p.endsWith("/") ? p.substring(0, p.length() - 1) : p).split("/", -1));
+        if (seg.size() != 3 || seg.stream().anyMatch(String::isEmpty)) {
+            throw new ApiError(400, "malformed path: expected /topics/{tenant}/{namespace}/{topic} "
+                    + "(a persistent topic, its local name URL-encoded)");
+        }
+        return seg;
+    }
+
+    /**
+     * A {@code POST /tuning} body: each field given is set (a number) or goes back to broker.conf's value
+     * ({@code null}); the fields not given stay as they are.
+     */
+    static TuningService.Change tuningChange(String contentType, byte[] body) {
+        JsonNode json = jsonBody(contentType, body, new TreeSet<>(TuningService.KEYS));
+        Set<String> reset = new TreeSet<>();
+        json.fieldNames().forEachRemaining(f -> {
+            if (json.get(f).isNull()) {
+                reset.add(f);
+            }
+        });
+        Long bytes = wholeOrNull(json, TuningService.MIGRATION_BYTES_PER_SECOND);
+        Long concurrency = wholeOrNull(json, TuningService.MIGRATION_CONCURRENCY);
+        if (concurrency != null && (concurrency < Integer.MIN_VALUE || concurrency > Integer.MAX_VALUE)) {
+            throw new ApiError(400, "field 'migrationConcurrency' must be between 1 and 1024");
+        }
+        Double rate = numberOrNull(json, TuningService.CUTOVER_TOPICS_PER_SECOND);
+        return new TuningService.Change(bytes, concurrency == null ? null : concurrency.intValue(), rate, reset);
     }
 
     /** A body that must be absent or an empty JSON object (POST /rollback, POST /migration/retry). */

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
@@ -54,21 +53,14 @@ public final class TestCluster implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TestCluster.class);
     private static final Duration ZK_CONNECT_TIMEOUT = Duration.ofSeconds(30);
-    /** The longest a test client waits between reconnect attempts (see {@link #newClient()}). */
-    private static final long CLIENT_MAX_BACKOFF_SECONDS = 3;
-    /** How long {@link #close()} waits for the clients before it stops the brokers anyway. */
-    private static final long CLIENT_CLOSE_WAIT_SECONDS = 30;
 
     private final Path workDir;
-    private final List<AutoCloseable> createdClients = new ArrayList<>();
     private final Map<String, TestBookieCluster> bookieClusters = new LinkedHashMap<>();
     private final List<TestBroker> brokers = new ArrayList<>();
     private final List<MetadataLink> links = new ArrayList<>();
     private TestZooKeeper zooKeeper;
     private ZooKeeper zkClient;
-    private PulsarAdmin internalAdmin;
-    private String clientAuthPlugin;
-    private String clientAuthParams;
+    private TestClients clients;
     private boolean closed;
 
     private TestCluster(Path workDir) {
@@ -124,27 +116,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** A client against broker 0; closed by {@link #close()} if the caller has not done so. */
     public PulsarClient newClient() throws PulsarClientException {
-        var builder = PulsarClient.builder()
-                .serviceUrl(broker(0).brokerServiceUrl())
-                .ioThreads(1)
-                .listenerThreads(1)
-                // Pulsar's default lets a consumer that lost its broker (a restart, a topic load stuck on a dead
-                // bookie cluster) wait up to a minute between attempts; tests that bring the broker or the bookies
-                // back would then wait for the client, not for the product
-                .maxBackoffInterval(CLIENT_MAX_BACKOFF_SECONDS, TimeUnit.SECONDS);
-        if (clientAuthPlugin != null) {
-            builder.authentication(clientAuthPlugin, clientAuthParams);
-        }
-        PulsarClient client = builder.build();
-        createdClients.add(client);
-        return client;
+        return clients.newClient();
     }
 
     /** An admin client against broker 0; closed by {@link #close()} if the caller has not done so. */
     public PulsarAdmin newAdmin() throws PulsarClientException {
-        PulsarAdmin admin = adminBuilder().build();
-        createdClients.add(admin);
-        return admin;
+        return clients.newAdmin();
     }
 
     /**
@@ -154,7 +131,7 @@ public final class TestCluster implements AutoCloseable {
      * @return {@code <tenant>/ns}
      */
     public String createTenant(String tenant) throws PulsarAdminException, PulsarClientException {
-        PulsarAdmin admin = admin();
+        PulsarAdmin admin = clients.admin();
         admin.tenants().createTenant(tenant,
                 TenantInfo.builder().allowedClusters(Set.of(BrokerProperties.CLUSTER_NAME)).build());
         String namespace = tenant + "/ns";
@@ -162,24 +139,9 @@ public final class TestCluster implements AutoCloseable {
         return namespace;
     }
 
-    private PulsarAdmin admin() throws PulsarClientException {
-        if (internalAdmin == null) {
-            internalAdmin = adminBuilder().build();
-        }
-        return internalAdmin;
-    }
-
-    private org.apache.pulsar.client.admin.PulsarAdminBuilder adminBuilder() throws PulsarClientException {
-        var builder = PulsarAdmin.builder().serviceHttpUrl(broker(0).webServiceUrl());
-        if (clientAuthPlugin != null) {
-            builder.authentication(clientAuthPlugin, clientAuthParams);
-        }
-        return builder;
-    }
-
     /** Cluster {@code test}, tenant {@code public}, namespace {@code public/default}, unless present. */
     private void createClusterMetadata() throws Exception {
-        PulsarAdmin admin = admin();
+        PulsarAdmin admin = clients.admin();
         TestBroker first = broker(0);
         try {
             admin.clusters().createCluster(BrokerProperties.CLUSTER_NAME, ClusterData.builder()
@@ -214,10 +176,8 @@ public final class TestCluster implements AutoCloseable {
         }
         closed = true;
         long start = System.nanoTime();
-        closeClients(createdClients);
-        createdClients.clear();
-        if (internalAdmin != null) {
-            closeQuietly("admin", internalAdmin);
+        if (clients != null) {
+            clients.close();
         }
         for (int i = brokers.size() - 1; i >= 0; i--) {
             closeQuietly("broker " + i, brokers.get(i)::stop);
@@ -241,40 +201,8 @@ public final class TestCluster implements AutoCloseable {
         LOG.info("Test cluster closed in {} ms", Duration.ofNanos(System.nanoTime() - start).toMillis());
     }
 
-    /**
-     * Closes the clients side by side: each one's close waits out its own event loop's quiet period (about two
-     * seconds), and a test that made several (a reader client per attempt, say) paid those one after another. They
-     * share nothing, so the order does not matter; the wait is bounded so that one hung close cannot keep the
-     * brokers from stopping.
-     */
-    private static void closeClients(List<AutoCloseable> clients) {
-        List<Thread> closing = new ArrayList<>();
-        for (AutoCloseable client : clients) {
-            Thread t = new Thread(() -> closeQuietly("client", client), "test-cluster-client-close");
-            t.setDaemon(true);
-            t.start();
-            closing.add(t);
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLIENT_CLOSE_WAIT_SECONDS);
-        for (Thread t : closing) {
-            try {
-                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (t.isAlive()) {
-                LOG.warn("A client did not close within {} s; going on with the brokers", CLIENT_CLOSE_WAIT_SECONDS);
-            }
-        }
-    }
-
     private static void closeQuietly(String what, AutoCloseable closeable) {
-        try {
-            closeable.close();
-        } catch (Exception e) {
-            LOG.warn("Error closing {}", what, e);
-        }
+        TestClients.closeQuietly(what, closeable);
     }
 
     /** Collects the shape of the cluster; {@link #start()} builds it. Not reusable after start. */
@@ -383,8 +311,7 @@ public final class TestCluster implements AutoCloseable {
 
             long startNanos = System.nanoTime();
             TestCluster cluster = new TestCluster(Files.createTempDirectory("bcs-testcluster-"));
-            cluster.clientAuthPlugin = clientAuthPlugin;
-            cluster.clientAuthParams = clientAuthParams;
+            cluster.clients = new TestClients(() -> cluster.broker(0), clientAuthPlugin, clientAuthParams);
             try {
                 cluster.zooKeeper = TestZooKeeper.start(cluster.workDir.resolve("zookeeper"));
                 cluster.zkClient = cluster.zooKeeper.connect(ZK_CONNECT_TIMEOUT);
