@@ -74,7 +74,10 @@ public final class SequenceExplorer {
         SCHEMAS_DELETED_WHILE_MOVED(0),
         // weight 0 for the same reason: a ledger another application wrote straight into the active bookie cluster (no
         // Pulsar metadata, an id of that cluster's range) must survive cleanups of that cluster and never fail them
-        FOREIGN_LEDGER(0);
+        FOREIGN_LEDGER(0),
+        // weight 0: a broker cut off while two switches are made comes back two epochs behind, with ledgers of the
+        // epoch in between it never saw; the fixed seeds' sequences stay as they are, and a script runs it
+        PAUSE_ACROSS_TWO_SWITCHES(0);
 
         final int weight;
 
@@ -316,6 +319,46 @@ public final class SequenceExplorer {
                 }
                 abruptFailover = true;
                 return "cut broker " + i + " off the metadata store past its session timeout" + sw;
+            }
+            case PAUSE_ACROSS_TWO_SWITCHES -> {
+                // the epoch-gap class: a broker that missed switches N+1 and N+2 while cut off may apply N+2's
+                // directive before it reads N+1's range again, and an id of that range then lies between two known
+                // ranges whose epochs are not consecutive; it must never be routed to epoch N's cluster. The other
+                // broker writes ledgers in N+1's range meanwhile; once the cut-off broker is back, the other one
+                // restarts, so the broker that came back loads every topic and reads those ledgers
+                int i = random.nextInt(cluster.brokerCount());
+                String t1 = anyOf(inactive());
+                if (t1 == null) {
+                    return "pause across two switches: nothing to switch to";
+                }
+                List<String> others = new ArrayList<>(registered());
+                others.remove(t1);
+                String t2 = anyOf(others);
+                Rest other = new Rest(cluster.broker(1 - i).webServiceUrl());
+                TestBroker b = cluster.broker(i);
+                b.metadataLink().pause();
+                String sw;
+                try {
+                    Thread.sleep(1_000);
+                    // allowed: the cut-off broker is live and confirmed the current epoch (it misses this one)
+                    sw = "switch to " + t1 + " -> " + answer(other.switchTo(t1));
+                    // past the session timeout the cut-off broker is no longer live, so the next switch need not
+                    // wait for it; its topics move to the other broker, which writes them on t1
+                    Thread.sleep(SESSION_TIMEOUT_MILLIS + 3_000);
+                    sw += ", then to " + t2 + " -> " + answer(other.switchTo(t2));
+                    Thread.sleep(2_000);
+                } finally {
+                    b.metadataLink().resume();
+                }
+                abruptFailover = true;
+                awaitLiveInPulsar(b);
+                long deadline = System.nanoTime() + SETTLE.toNanos();
+                while (unsettled() != null && System.nanoTime() < deadline) {
+                    Thread.sleep(500);
+                }
+                cluster.broker(1 - i).restart();
+                return "cut broker " + i + " off the metadata store past its session timeout; " + sw
+                        + "; broker " + i + " back, broker " + (1 - i) + " restarted";
             }
             case BOOKIES_DOWN -> {
                 String c = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
