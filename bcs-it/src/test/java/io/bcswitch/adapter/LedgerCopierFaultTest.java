@@ -190,6 +190,6 @@ class LedgerCopierFaultTest extends CopierTestBase {
         cluster.bookieCluster("cluster-b").bookie(0).forceGarbageCollection(id);
         Outcome out = copy(id);
         assertEquals(Result.FAILED, out.result(), out.detail());
-        assertEquals(BookKeeperLedgerCopier.burnedId(id, "cluster-a", "cluster-b"), out.detail());
+        assertEquals(CopyWriter.burnedId(id, "cluster-a", "cluster-b"), out.detail());
     }
 }

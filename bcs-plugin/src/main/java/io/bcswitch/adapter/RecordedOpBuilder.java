@@ -122,7 +122,7 @@ final class RecordedOpBuilder implements InvocationHandler {
                     }
                 }).thenApply(result -> {
                     if (op.equals("delete")) {
-                        RoutingBookKeeper.deleted(router, tracker, target.cluster(), ledgerId());
+                        RoutedDeletes.deleted(router, tracker, target.cluster(), ledgerId());
                     }
                     if (create && result instanceof org.apache.bookkeeper.client.api.Handle h) {
                         created.created(target.cluster(), customMetadata(), h.getId());

@@ -1,13 +1,13 @@
 package io.bcswitch.adapter;
 
+import static io.bcswitch.adapter.RouteLookups.rc;
+import static io.bcswitch.adapter.RouteLookups.sync;
+
 import io.bcswitch.routing.LedgerRouter;
 import io.bcswitch.routing.LedgerRouter.Target;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.bookkeeper.client.AsyncCallback.CreateCallback;
 import org.apache.bookkeeper.client.AsyncCallback.DeleteCallback;
 import org.apache.bookkeeper.client.AsyncCallback.IsClosedCallback;
@@ -30,8 +30,6 @@ import org.apache.bookkeeper.meta.LedgerManagerFactory;
 import org.apache.bookkeeper.meta.MetadataClientDriver;
 import org.apache.bookkeeper.net.BookieId;
 import org.apache.bookkeeper.proto.BookieAddressResolver;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The BookKeeper client handed to the managed-ledger factory. It owns no connection of its own: every
@@ -50,14 +48,13 @@ import org.slf4j.LoggerFactory;
  * dropped it (Pulsar drops the compacted topic's handle without closing it).
  */
 public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
-    private static final Logger log = LoggerFactory.getLogger(RoutingBookKeeper.class);
-    private static final long SYNC_ROUTE_TIMEOUT_SECONDS = 60;
-
     private final LedgerRouter router;
     private final OrderedExecutor workerPool;
     private final Runnable onClose;
-    private final CreateListener createListener;
     private final LedgerHandleTracker tracker;
+    private final RoutedCreates creates;
+    private final RoutedOpens opens;
+    private final RoutedDeletes deletes;
     private volatile boolean closed;
 
     /**
@@ -76,8 +73,10 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
         this.router = router;
         this.workerPool = workerPool;
         this.onClose = onClose;
-        this.createListener = createListener;
         this.tracker = tracker;
+        this.creates = new RoutedCreates(router, tracker, createListener);
+        this.opens = new RoutedOpens(router, tracker);
+        this.deletes = new RoutedDeletes(router, tracker);
     }
 
     /** Told, on the creating client's thread, about each data ledger a managed ledger created through here. */
@@ -120,144 +119,62 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
     @Override
     public void asyncCreateLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                   byte[] passwd, CreateCallback cb, Object ctx, Map<String, byte[]> customMetadata) {
-        router.forCreate().whenComplete((t, e) -> {
-            if (e != null) {
-                cb.createComplete(rc(e), null, ctx);
-            } else {
-                tracker.createStarted(t.cluster());
-                t.client().asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
-                        tracking(t, notifying(cb, t.cluster(), customMetadata)), ctx, customMetadata);
-            }
-        });
-    }
-
-    /** {@code cb}, with the creation counted as done and its handle tracked before it runs. */
-    private CreateCallback tracking(Target t, CreateCallback cb) {
-        return (rc, lh, ctx) -> {
-            tracker.createDone(t.cluster());
-            if (rc == BKException.Code.OK && lh != null) {
-                tracker.opened(t.cluster(), lh.getId(), lh, true, false);
-            }
-            cb.createComplete(rc, lh, ctx);
-        };
-    }
-
-    /** A handle of {@code t}'s cluster handed out through a sync call: tracked. */
-    private LedgerHandle track(Target t, LedgerHandle lh, boolean write) {
-        tracker.opened(t.cluster(), lh.getId(), lh, write, !write);
-        return lh;
-    }
-
-    /** Runs a sync create on {@code t}, counted as in flight meanwhile. */
-    private LedgerHandle create(Target t, SyncCreate create) throws BKException, InterruptedException {
-        tracker.createStarted(t.cluster());
-        try {
-            return track(t, create.run(t.client()), true);
-        } finally {
-            tracker.createDone(t.cluster());
-        }
-    }
-
-    @FunctionalInterface
-    private interface SyncCreate {
-        LedgerHandle run(BookKeeper client) throws BKException, InterruptedException;
-    }
-
-    /** {@code cb}, telling the create listener first when it completes a managed-ledger data ledger. */
-    private CreateCallback notifying(CreateCallback cb, String cluster, Map<String, byte[]> customMetadata) {
-        if (createListener == null || dataLedgerOf(customMetadata) == null) {
-            return cb;
-        }
-        return (rc, lh, ctx) -> {
-            if (rc == BKException.Code.OK && lh != null) {
-                created(cluster, customMetadata, lh.getId());
-            }
-            cb.createComplete(rc, lh, ctx);
-        };
-    }
-
-    /** Ledger {@code ledgerId} was created on {@code cluster}: the create listener is told when it is a data ledger. */
-    private void created(String cluster, Map<String, byte[]> customMetadata, long ledgerId) {
-        CreateListener listener = createListener;
-        String managedLedger = listener == null ? null : dataLedgerOf(customMetadata);
-        if (managedLedger == null) {
-            return;
-        }
-        try {
-            listener.dataLedgerCreated(managedLedger, ledgerId, cluster);
-        } catch (RuntimeException e) {
-            log.warn("[{}] create listener failed for ledger {}: {}", managedLedger, ledgerId, e.toString());
-        }
+        creates.asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb, ctx,
+                customMetadata);
     }
 
     @Override
     public void asyncCreateLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                      byte[] passwd, CreateCallback cb, Object ctx,
                                      Map<String, byte[]> customMetadata) {
-        router.forCreate().whenComplete((t, e) -> {
-            if (e != null) {
-                cb.createComplete(rc(e), null, ctx);
-            } else {
-                tracker.createStarted(t.cluster());
-                t.client().asyncCreateLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
-                        tracking(t, cb), ctx, customMetadata);
-            }
-        });
+        creates.asyncCreateLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb, ctx,
+                customMetadata);
     }
 
     @Override
     public void asyncCreateLedgerAdv(long ledgerId, int ensSize, int writeQuorumSize, int ackQuorumSize,
                                      DigestType digestType, byte[] passwd, CreateCallback cb, Object ctx,
                                      Map<String, byte[]> customMetadata) {
-        router.forCreate().whenComplete((t, e) -> {
-            if (e != null) {
-                cb.createComplete(rc(e), null, ctx);
-            } else {
-                tracker.createStarted(t.cluster());
-                t.client().asyncCreateLedgerAdv(ledgerId, ensSize, writeQuorumSize, ackQuorumSize, digestType,
-                        passwd, tracking(t, cb), ctx, customMetadata);
-            }
-        });
+        creates.asyncCreateLedgerAdv(ledgerId, ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, cb, ctx,
+                customMetadata);
     }
 
     @Override
     public LedgerHandle createLedger(DigestType digestType, byte[] passwd) throws BKException, InterruptedException {
-        return create(sync(router.forCreate()), c -> c.createLedger(digestType, passwd));
+        return creates.create(c -> c.createLedger(digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedger(int ensSize, int qSize, DigestType digestType, byte[] passwd)
             throws InterruptedException, BKException {
-        return create(sync(router.forCreate()), c -> c.createLedger(ensSize, qSize, digestType, passwd));
+        return creates.create(c -> c.createLedger(ensSize, qSize, digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                      byte[] passwd) throws InterruptedException, BKException {
-        return create(sync(router.forCreate()),
-                c -> c.createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd));
+        return creates.create(c -> c.createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                      byte[] passwd, Map<String, byte[]> customMetadata)
             throws InterruptedException, BKException {
-        return create(sync(router.forCreate()),
+        return creates.create(
                 c -> c.createLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata));
     }
 
     @Override
     public LedgerHandle createLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                         byte[] passwd) throws InterruptedException, BKException {
-        return create(sync(router.forCreate()),
-                c -> c.createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd));
+        return creates.create(c -> c.createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd));
     }
 
     @Override
     public LedgerHandle createLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                                         byte[] passwd, Map<String, byte[]> customMetadata)
             throws InterruptedException, BKException {
-        return create(sync(router.forCreate()),
+        return creates.create(
                 c -> c.createLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, customMetadata));
     }
 
@@ -265,8 +182,8 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
     public LedgerHandle createLedgerAdv(long ledgerId, int ensSize, int writeQuorumSize, int ackQuorumSize,
                                         DigestType digestType, byte[] passwd, Map<String, byte[]> customMetadata)
             throws InterruptedException, BKException {
-        return create(sync(router.forCreate()), c -> c.createLedgerAdv(ledgerId, ensSize, writeQuorumSize,
-                ackQuorumSize, digestType, passwd, customMetadata));
+        return creates.create(c -> c.createLedgerAdv(ledgerId, ensSize, writeQuorumSize, ackQuorumSize, digestType,
+                passwd, customMetadata));
     }
 
     /**
@@ -275,7 +192,7 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
      */
     @Override
     public CreateBuilder newCreateLedgerOp() {
-        return RecordedOpBuilder.create(router, tracker, this::created);
+        return RecordedOpBuilder.create(router, tracker, creates::created);
     }
 
     // ---------------------------------------------------------------- open
@@ -287,41 +204,25 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
      */
     @Override
     public void asyncOpenLedger(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx) {
-        router.forLedger(lId).whenComplete((t, e) -> {
-            if (e != null) {
-                cb.openComplete(rc(e), null, ctx);
-            } else {
-                t.client().asyncOpenLedger(lId, digestType, passwd, tracked(t, namingFailures(t, lId, "open", cb)),
-                        ctx);
-            }
-        });
+        opens.asyncOpenLedger(lId, digestType, passwd, cb, ctx);
     }
 
     @Override
     public void asyncOpenLedgerNoRecovery(long lId, DigestType digestType, byte[] passwd, OpenCallback cb,
                                           Object ctx) {
-        router.forLedger(lId).whenComplete((t, e) -> {
-            if (e != null) {
-                cb.openComplete(rc(e), null, ctx);
-            } else {
-                t.client().asyncOpenLedgerNoRecovery(lId, digestType, passwd,
-                        tracked(t, namingFailures(t, lId, "open (no recovery)", cb)), ctx);
-            }
-        });
+        opens.asyncOpenLedgerNoRecovery(lId, digestType, passwd, cb, ctx);
     }
 
     @Override
     public LedgerHandle openLedger(long lId, DigestType digestType, byte[] passwd)
             throws BKException, InterruptedException {
-        Target t = sync(router.forLedger(lId));
-        return track(t, t.client().openLedger(lId, digestType, passwd), false);
+        return opens.openLedger(lId, digestType, passwd);
     }
 
     @Override
     public LedgerHandle openLedgerNoRecovery(long lId, DigestType digestType, byte[] passwd)
             throws BKException, InterruptedException {
-        Target t = sync(router.forLedger(lId));
-        return track(t, t.client().openLedgerNoRecovery(lId, digestType, passwd), false);
+        return opens.openLedgerNoRecovery(lId, digestType, passwd);
     }
 
     @Override
@@ -333,45 +234,12 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
 
     @Override
     public void asyncDeleteLedger(long lId, DeleteCallback cb, Object ctx) {
-        router.forLedger(lId).whenComplete((t, e) -> {
-            if (e != null) {
-                cb.deleteComplete(rc(e), ctx);
-            } else {
-                t.client().asyncDeleteLedger(lId, (rc, c) -> {
-                    if (rc == BKException.Code.OK) {
-                        deleted(router, tracker, t.cluster(), lId);
-                    }
-                    cb.deleteComplete(rc, c);
-                }, ctx);
-            }
-        });
+        deletes.asyncDeleteLedger(lId, cb, ctx);
     }
 
     @Override
     public void deleteLedger(long lId) throws InterruptedException, BKException {
-        Target t = sync(router.forLedger(lId));
-        t.client().deleteLedger(lId);
-        deleted(router, tracker, t.cluster(), lId);
-    }
-
-    /**
-     * Pulsar deleted a ledger on {@code cluster}: its handles there are done with, and if its home was a migrated
-     * copy, the original on the cluster that issued the id is not needed either, so it is deleted too (best effort;
-     * cleanup removes what is left).
-     */
-    static void deleted(LedgerRouter router, LedgerHandleTracker tracker, String cluster, long ledgerId) {
-        tracker.pulsarDeleted(cluster, ledgerId);
-        router.originalOf(ledgerId).thenCompose(orig -> orig.isEmpty() ? CompletableFuture.completedFuture(null)
-                : orig.get().client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().whenComplete((v, e) -> {
-                    if (e == null) {
-                        tracker.deleted(orig.get().cluster(), ledgerId);
-                        log.info("bookie-cluster={} ledger={} original of a deleted migrated ledger deleted",
-                                orig.get().cluster(), ledgerId);
-                    } else {
-                        log.info("bookie-cluster={} ledger={} original of a deleted migrated ledger not deleted "
-                                + "(cleanup will): {}", orig.get().cluster(), ledgerId, e.toString());
-                    }
-                }));
+        deletes.deleteLedger(lId);
     }
 
     @Override
@@ -473,58 +341,5 @@ public abstract class RoutingBookKeeper extends BcsForwardingBookKeeper {
             }
             throw new IllegalStateException("active bookie cluster has no usable client: " + e.getMessage(), e);
         }
-    }
-
-    private static Target sync(CompletableFuture<Target> f) throws BKException, InterruptedException {
-        try {
-            return f.get(SYNC_ROUTE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof BKException bke) {
-                throw bke;
-            }
-            log.warn("Routing failed: {}", c.toString());
-            throw BKException.create(c instanceof org.apache.bookkeeper.client.api.BKException api
-                    ? api.getCode() : BKException.Code.UnexpectedConditionException);
-        } catch (TimeoutException e) {
-            log.warn("Routing failed: no bookie-cluster client within {}s", SYNC_ROUTE_TIMEOUT_SECONDS);
-            throw BKException.create(BKException.Code.TimeoutException);
-        }
-    }
-
-    /** {@code cb}, with the handle it gets tracked first. */
-    private OpenCallback tracked(Target t, OpenCallback cb) {
-        return (rc, lh, ctx) -> {
-            if (rc == BKException.Code.OK && lh != null) {
-                tracker.opened(t.cluster(), lh.getId(), lh, false, true);
-            }
-            cb.openComplete(rc, lh, ctx);
-        };
-    }
-
-    /**
-     * BookKeeper's open errors name neither the ledger's cluster nor, often, the ledger: when a cluster is
-     * down, operators need both to know what is unreadable and why, so failed opens are logged here.
-     */
-    private static OpenCallback namingFailures(Target t, long ledgerId, String op, OpenCallback cb) {
-        return (rc, lh, ctx) -> {
-            if (rc != BKException.Code.OK) {
-                log.warn("bookie-cluster={} ledger={} {} failed: {}", t.cluster(), ledgerId, op,
-                        BKException.getMessage(rc));
-            }
-            cb.openComplete(rc, lh, ctx);
-        };
-    }
-
-    private static int rc(Throwable e) {
-        Throwable t = e;
-        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        if (t instanceof org.apache.bookkeeper.client.api.BKException bke) {
-            return bke.getCode();
-        }
-        log.warn("Routing failed: {}", t.toString());
-        return BKException.Code.UnexpectedConditionException;
     }
 }
