@@ -7,6 +7,8 @@ import io.bcswitch.adapter.RoutingBookKeeper.CreateListener;
 import io.bcswitch.routing.LedgerRouter;
 import io.bcswitch.routing.LedgerRouter.Target;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.apache.bookkeeper.client.AsyncCallback.CreateCallback;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.BookKeeper;
@@ -40,13 +42,24 @@ final class RoutedCreates {
 
     void asyncCreateLedger(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                            byte[] passwd, CreateCallback cb, Object ctx, Map<String, byte[]> customMetadata) {
+        onActive(cb, ctx, t -> notifying(cb, t.cluster(), customMetadata), (client, tracked) ->
+                client.asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd, tracked, ctx,
+                        customMetadata));
+    }
+
+    /**
+     * Runs an asynchronous create on the active cluster's client, with the callback {@code wrap} makes for that
+     * cluster counted as in flight and its handle tracked; a create that cannot be routed completes {@code cb} with
+     * the route's error code.
+     */
+    private void onActive(CreateCallback cb, Object ctx, Function<Target, CreateCallback> wrap,
+                          BiConsumer<BookKeeper, CreateCallback> create) {
         router.forCreate().whenComplete((t, e) -> {
             if (e != null) {
                 cb.createComplete(rc(e), null, ctx);
             } else {
                 tracker.createStarted(t.cluster());
-                t.client().asyncCreateLedger(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
-                        tracking(t, notifying(cb, t.cluster(), customMetadata)), ctx, customMetadata);
+                create.accept(t.client(), tracking(t, wrap.apply(t)));
             }
         });
     }
@@ -113,28 +126,14 @@ final class RoutedCreates {
 
     void asyncCreateLedgerAdv(int ensSize, int writeQuorumSize, int ackQuorumSize, DigestType digestType,
                               byte[] passwd, CreateCallback cb, Object ctx, Map<String, byte[]> customMetadata) {
-        router.forCreate().whenComplete((t, e) -> {
-            if (e != null) {
-                cb.createComplete(rc(e), null, ctx);
-            } else {
-                tracker.createStarted(t.cluster());
-                t.client().asyncCreateLedgerAdv(ensSize, writeQuorumSize, ackQuorumSize, digestType, passwd,
-                        tracking(t, cb), ctx, customMetadata);
-            }
-        });
+        onActive(cb, ctx, t -> cb, (client, tracked) -> client.asyncCreateLedgerAdv(ensSize, writeQuorumSize,
+                ackQuorumSize, digestType, passwd, tracked, ctx, customMetadata));
     }
 
     void asyncCreateLedgerAdv(long ledgerId, int ensSize, int writeQuorumSize, int ackQuorumSize,
                               DigestType digestType, byte[] passwd, CreateCallback cb, Object ctx,
                               Map<String, byte[]> customMetadata) {
-        router.forCreate().whenComplete((t, e) -> {
-            if (e != null) {
-                cb.createComplete(rc(e), null, ctx);
-            } else {
-                tracker.createStarted(t.cluster());
-                t.client().asyncCreateLedgerAdv(ledgerId, ensSize, writeQuorumSize, ackQuorumSize, digestType,
-                        passwd, tracking(t, cb), ctx, customMetadata);
-            }
-        });
+        onActive(cb, ctx, t -> cb, (client, tracked) -> client.asyncCreateLedgerAdv(ledgerId, ensSize,
+                writeQuorumSize, ackQuorumSize, digestType, passwd, tracked, ctx, customMetadata));
     }
 }
