@@ -32,7 +32,9 @@ class SequenceExplorerTest {
     private static final int STEPS = Integer.getInteger("bcs.explorer.steps", 12);
 
     /**
-     * Sequences random runs found (each failed before its fix), as scripts: the seed picks their details only.
+     * Sequences of bug classes found so far, as scripts (the seed picks their details only): found by random runs
+     * (each failed before its fix), or by a review, a unit test or a CI failure and then written as the sequence a
+     * cluster goes through, so that the explorer keeps taking those steps.
      */
     static final List<Script> FOUND = List.of(
             // the active cluster's bookies die after the migration made it the home of the schema ledgers: the

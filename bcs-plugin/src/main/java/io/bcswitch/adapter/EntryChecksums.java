@@ -17,6 +17,10 @@ import org.apache.bookkeeper.client.api.ReadHandle;
  * paced batches of the size the copy writes in.
  */
 final class EntryChecksums {
+    /**
+     * Entries per read when a ledger is checksummed here or copied by {@link CopyWriter}: each batch is one read,
+     * paced by its bytes, so it is the unit of pacing and what one step of a copy holds in memory.
+     */
     static final int BATCH_ENTRIES = 64;
 
     private EntryChecksums() {

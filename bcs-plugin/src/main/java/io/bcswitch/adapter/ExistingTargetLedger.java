@@ -32,33 +32,41 @@ final class ExistingTargetLedger {
         this.writer = writer;
     }
 
-    CompletableFuture<Outcome> existingOnTarget(BookKeeper source, BookKeeper target, long id, LedgerMetadata src,
-                                                LedgerMetadata dst, LongFunction<CompletableFuture<Void>> pace,
-                                                String from, String to) {
-        if (!sameShape(src, dst)) {
+    /**
+     * What to do about ledger {@code id}, which the target cluster already holds: nothing when it is an identical
+     * copy, copy again over an interrupted copy, and a collision otherwise.
+     *
+     * @param source     client of the cluster the ledger is copied from, {@code sourceMeta} its metadata there
+     * @param target     client of the cluster it is copied to, {@code targetMeta} the metadata of what is there
+     */
+    CompletableFuture<Outcome> existingOnTarget(BookKeeper source, BookKeeper target, long id,
+                                                LedgerMetadata sourceMeta, LedgerMetadata targetMeta,
+                                                LongFunction<CompletableFuture<Void>> pace, String from, String to) {
+        if (!sameShape(sourceMeta, targetMeta)) {
             return done(Result.COLLISION, 0, "ledger " + id + " on " + to + " differs from the one on " + from
                     + " (size, quorum, digest or custom metadata)");
         }
-        if (dst.isClosed() && dst.getLastEntryId() == src.getLastEntryId() && dst.getLength() == src.getLength()) {
-            return compare(source, target, id, src, src.getLastEntryId(), pace).thenApply(same -> same
+        if (targetMeta.isClosed() && targetMeta.getLastEntryId() == sourceMeta.getLastEntryId()
+                && targetMeta.getLength() == sourceMeta.getLength()) {
+            return compare(source, target, id, sourceMeta, sourceMeta.getLastEntryId(), pace).thenApply(same -> same
                     ? new Outcome(Result.ALREADY_PRESENT, 0, "identical copy already on " + to)
                     : new Outcome(Result.COLLISION, 0, "ledger " + id + " on " + to + " has different entries"));
         }
         // an interrupted copy: redo it if what it holds is a prefix of the source. It is not recovered: that
         // would fence the id on the bookies and the copy could not be made again under it; a writer of it
         // still alive could only write the same entries (the source's) under the same ids
-        return open(target, id, src, false).thenCompose(h -> {
+        return open(target, id, sourceMeta, false).thenCompose(h -> {
             long last = h.getLastAddConfirmed();
-            return h.closeAsync().thenCompose(v -> last > src.getLastEntryId()
+            return h.closeAsync().thenCompose(v -> last > sourceMeta.getLastEntryId()
                     ? CompletableFuture.completedFuture(false)
-                    : compare(source, target, id, src, last, pace));
+                    : compare(source, target, id, sourceMeta, last, pace));
         }).thenCompose(prefix -> {
             if (!prefix) {
                 return done(Result.COLLISION, 0, "ledger " + id + " on " + to + " is not a copy of the one on " + from);
             }
             log.info("ledger={} bookie-cluster={}: replacing an interrupted copy", id, to);
             return target.newDeleteLedgerOp().withLedgerId(id).execute()
-                    .thenCompose(v -> writer.copyAndVerify(source, target, id, src, pace, from, to,
+                    .thenCompose(v -> writer.copyAndVerify(source, target, id, sourceMeta, pace, from, to,
                             " (replaced an interrupted copy)"));
         });
     }

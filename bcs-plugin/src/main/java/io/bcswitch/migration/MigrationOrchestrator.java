@@ -181,7 +181,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         this.pass = new MigrationPass(registry, states, lock, rollback, copies,
                 new PendingPhase(registry, states, runs), runs, clock, brokerId);
         this.driver = new MigrationDriver(timer, brokerId, pass::run, metrics);
-        this.requests = new OperatorRequests(states, rollback, pass, driver, brokerId);
+        this.requests = new OperatorRequests(states, rollback, driver, brokerId);
         this.oldHomeDeletes = new OldHomeDeletes(registry, copier, scheduler);
     }
 

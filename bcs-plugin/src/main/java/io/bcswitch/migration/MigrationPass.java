@@ -49,7 +49,10 @@ final class MigrationPass {
         this.brokerId = brokerId;
     }
 
-    /** This broker accepted (or was asked to re-run) switch {@code epoch}: its passes start it without the grace. */
+    /**
+     * This broker accepted switch {@code epoch}: its passes start the migration without the grace. (A re-run needs no
+     * such mark: it is recorded in BUILD, and the grace only holds back a migration that has no state yet.)
+     */
     void accepted(long epoch) {
         acceptedHere.add(epoch);
     }

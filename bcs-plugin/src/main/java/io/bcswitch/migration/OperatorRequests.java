@@ -21,15 +21,13 @@ final class OperatorRequests {
 
     private final MigrationStates states;
     private final Rollback rollback;
-    private final MigrationPass pass;
     private final MigrationDriver driver;
     private final Supplier<String> brokerId;
 
-    OperatorRequests(MigrationStates states, Rollback rollback, MigrationPass pass, MigrationDriver driver,
+    OperatorRequests(MigrationStates states, Rollback rollback, MigrationDriver driver,
                      Supplier<String> brokerId) {
         this.states = states;
         this.rollback = rollback;
-        this.pass = pass;
         this.driver = driver;
         this.brokerId = brokerId;
     }
@@ -51,7 +49,6 @@ final class OperatorRequests {
                 }
                 log.info("switch epoch={} migration to bookie-cluster={} runs again on broker {} (operator request)",
                         epoch, s.target(), brokerId.get());
-                pass.accepted(epoch);
                 driver.tick();
                 return s;
             }));

@@ -10,11 +10,11 @@ import static io.bcswitch.rest.RequestInput.registration;
 import static io.bcswitch.rest.RequestInput.requiredString;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bcswitch.registry.Json;
-import io.bcswitch.rest.ApiErrors.ApiError;
 import io.bcswitch.migration.CleanupService;
 import io.bcswitch.migration.MigrationService;
 import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.Json;
+import io.bcswitch.rest.ApiErrors.ApiError;
 import io.bcswitch.switching.ReadMode;
 import io.bcswitch.switching.SwitchService;
 import io.bcswitch.topics.TopicLedgerReports;
@@ -78,7 +78,7 @@ public class BookieClustersApi {
     @javax.ws.rs.core.Context
     private javax.ws.rs.core.Request request;
 
-    private final RouteAnswers answers;
+    private final RouteAnswers routes;
     private final SwitchService service;
     private final TuningService tuning;
     private final TopicLedgerReports topics;
@@ -104,7 +104,7 @@ public class BookieClustersApi {
      */
     public BookieClustersApi(SwitchService service, TuningService tuning, Operations operations,
                              Executor answers, MigrationService migration, TopicLedgerReports topics) {
-        this.answers = new RouteAnswers(answers, operations);
+        this.routes = new RouteAnswers(answers, operations);
         this.service = service;
         this.tuning = tuning;
         this.migration = migration;
@@ -117,13 +117,13 @@ public class BookieClustersApi {
 
     @GET
     public CompletionStage<Response> list() {
-        return answers.respond(() -> service.list().thenApply(RestResponse::ok));
+        return routes.respond(() -> service.list().thenApply(RestResponse::ok));
     }
 
     @GET
     @Path("status")
     public CompletionStage<Response> status() {
-        return answers.respond(() -> service.status().thenApply(RestResponse::ok));
+        return routes.respond(() -> service.status().thenApply(RestResponse::ok));
     }
 
     /** A reserved word is refused as a cluster name (400), not as a method: the same answer as for any other. */
@@ -131,19 +131,19 @@ public class BookieClustersApi {
     @Path("status")
     public CompletionStage<Response> registerReserved(@HeaderParam(CONTENT_TYPE) String contentType,
                                                       InputStream body) {
-        return answers.respond(() -> registerCluster("status", contentType, body));
+        return routes.respond(() -> registerCluster("status", contentType, body));
     }
 
     @GET
     @Path("precheck/{name}")
     public CompletionStage<Response> precheck(@PathParam("name") String name) {
-        return answers.respond(() -> service.precheck(name).thenApply(RestResponse::ok));
+        return routes.respond(() -> service.precheck(name).thenApply(RestResponse::ok));
     }
 
     @POST
     @Path("switch")
     public CompletionStage<Response> switchTo(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("target", "allowUnknownSourceIds"));
             String target = requiredString(json, "target");
             boolean allowUnknown = optionalBoolean(json, "allowUnknownSourceIds", false);
@@ -154,7 +154,7 @@ public class BookieClustersApi {
     @GET
     @Path("{name}")
     public CompletionStage<Response> get(@PathParam("name") String name) {
-        return answers.respond(() -> notAnEndpoint(name)
+        return routes.respond(() -> notAnEndpoint(name)
                 .orElseGet(() -> service.get(name).thenApply(RestResponse::ok)));
     }
 
@@ -162,7 +162,7 @@ public class BookieClustersApi {
     @Path("{name}")
     public CompletionStage<Response> register(@PathParam("name") String name,
                                               @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return answers.respond(() -> notAnEndpoint(name).orElseGet(() -> registerCluster(name, contentType, body)));
+        return routes.respond(() -> notAnEndpoint(name).orElseGet(() -> registerCluster(name, contentType, body)));
     }
 
     /**
@@ -183,7 +183,7 @@ public class BookieClustersApi {
     @POST
     @Path("read-mode")
     public CompletionStage<Response> setReadMode(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("mode"));
             ReadMode mode = ReadMode.set(requiredString(json, "mode"));
             return RouteAnswers.done(RestResponse.ok(Map.of("readMode", mode.name())));
@@ -193,7 +193,7 @@ public class BookieClustersApi {
     @DELETE
     @Path("{name}")
     public CompletionStage<Response> unregister(@PathParam("name") String name) {
-        return answers.respond(() -> notAnEndpoint(name).orElseGet(() -> service.unregister(name)
+        return routes.respond(() -> notAnEndpoint(name).orElseGet(() -> service.unregister(name)
                 .thenApply(RestResponse::ok)));
     }
 
@@ -205,7 +205,7 @@ public class BookieClustersApi {
     @POST
     @Path("rollback")
     public CompletionStage<Response> rollback(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             emptyOrEmptyObject(contentType, read(body));
             return migration().rollback().thenApply(RestResponse::ok);
         });
@@ -215,7 +215,7 @@ public class BookieClustersApi {
     @Path("migration/retry")
     public CompletionStage<Response> retryMigration(@HeaderParam(CONTENT_TYPE) String contentType,
                                                     InputStream body) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             emptyOrEmptyObject(contentType, read(body));
             return migration().retryMigration().thenApply(RestResponse::ok);
         });
@@ -224,7 +224,7 @@ public class BookieClustersApi {
     @GET
     @Path("drain/{name}")
     public CompletionStage<Response> drain(@PathParam("name") String name, @QueryParam("async") String async) {
-        return answers.respond(() -> answers.maybeAsync(async, "drain", Map.of("cluster", name),
+        return routes.respond(() -> routes.maybeAsync(async, "drain", Map.of("cluster", name),
                 () -> service.get(name),
                 () -> migration().drainReport(name).thenApply(RestResponse::ok)));
     }
@@ -232,20 +232,20 @@ public class BookieClustersApi {
     @GET
     @Path("cleanup-targets")
     public CompletionStage<Response> cleanupTargets() {
-        return answers.respond(() -> migration().cleanupTargets(null).thenApply(RestResponse::ok));
+        return routes.respond(() -> migration().cleanupTargets(null).thenApply(RestResponse::ok));
     }
 
     @GET
     @Path("cleanup-targets/{name}")
     public CompletionStage<Response> cleanupTargets(@PathParam("name") String name) {
-        return answers.respond(() -> migration().cleanupTargets(name).thenApply(RestResponse::ok));
+        return routes.respond(() -> migration().cleanupTargets(name).thenApply(RestResponse::ok));
     }
 
     @POST
     @Path("cleanup")
     public CompletionStage<Response> cleanup(@QueryParam("async") String async,
                                              @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("srcCluster", "dryRun", "maxDeletions", "force"));
             String src = requiredString(json, "srcCluster");
             boolean dryRun = optionalBoolean(json, "dryRun", true);
@@ -253,7 +253,7 @@ public class BookieClustersApi {
             int max = optionalInt(json, "maxDeletions", 0);
             Map<String, Object> parameters = Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions", max,
                     "force", force);
-            return answers.maybeAsync(async, "cleanup", parameters, () -> service.get(src).thenAccept(c -> {
+            return routes.maybeAsync(async, "cleanup", parameters, () -> service.get(src).thenAccept(c -> {
                         if (c.status() == ClusterStatus.ACTIVE) {
                             throw CleanupService.activeCluster(src);
                         }
@@ -265,15 +265,15 @@ public class BookieClustersApi {
     @POST
     @Path("close-client/{name}")
     public CompletionStage<Response> closeClient(@PathParam("name") String name) {
-        return answers.respond(() -> migration().closeClient(name).thenApply(RestResponse::ok));
+        return routes.respond(() -> migration().closeClient(name).thenApply(RestResponse::ok));
     }
 
     @GET
     @Path("verify")
     public CompletionStage<Response> verify(@QueryParam("deep") String deep, @QueryParam("async") String async) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             boolean isDeep = flag("deep", deep);
-            return answers.maybeAsync(async, "verify", Map.of("deep", isDeep),
+            return routes.maybeAsync(async, "verify", Map.of("deep", isDeep),
                     () -> CompletableFuture.completedFuture(null),
                     () -> migration().verify(isDeep).thenApply(RestResponse::ok));
         });
@@ -282,13 +282,13 @@ public class BookieClustersApi {
     @GET
     @Path("operations")
     public CompletionStage<Response> operations() {
-        return answers.respond(() -> answers.operations().list());
+        return routes.respond(() -> routes.operations().list());
     }
 
     @GET
     @Path("operations/{id}")
     public CompletionStage<Response> operation(@PathParam("id") String id) {
-        return answers.respond(() -> answers.operations().get(id));
+        return routes.respond(() -> routes.operations().get(id));
     }
 
     /**
@@ -298,7 +298,7 @@ public class BookieClustersApi {
     @GET
     @Path("topics{rest: (/.*)?}")
     public CompletionStage<Response> topic(@PathParam("rest") String rest) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             List<String> seg = RequestInput.topicPath(rest);
             TopicLedgerReports t = topics;
             if (t == null) {
@@ -312,7 +312,7 @@ public class BookieClustersApi {
     @GET
     @Path("tuning")
     public CompletionStage<Response> tuning() {
-        return answers.respond(() -> tuningOrRefuse().get().thenApply(RestResponse::ok));
+        return routes.respond(() -> tuningOrRefuse().get().thenApply(RestResponse::ok));
     }
 
     /**
@@ -321,7 +321,7 @@ public class BookieClustersApi {
     @POST
     @Path("tuning")
     public CompletionStage<Response> setTuning(@HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
-        return answers.respond(() -> {
+        return routes.respond(() -> {
             TuningService t = tuningOrRefuse();
             return t.set(RequestInput.tuningChange(contentType, read(body))).thenApply(RestResponse::ok);
         });

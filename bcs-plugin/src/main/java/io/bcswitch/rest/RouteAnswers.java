@@ -14,13 +14,14 @@ import javax.ws.rs.core.Response;
 /**
  * How every route of {@link BookieClustersApi} is answered: the route's work, or what it refused, becomes the HTTP
  * answer on the answer executor, within {@link #REQUEST_TIMEOUT_SECONDS}; and a long route asked with
- * {@code async=true} is started as an {@link Operations operation} instead.
+ * {@code async=true} is started as an operation of this broker's {@link Operations} instead.
  */
 final class RouteAnswers {
     /**
      * Longest a request waits for its answer. The slow routes (cleanup, drain, verify) can be started with
      * {@code ?async=true}, so this only bounds a client kept waiting on a stuck metadata store; a minute is above
-     * every synchronous route's own bounds (probes, precheck) on a healthy cluster.
+     * what register, precheck and switch take with the default probe timeout ({@code probeTimeoutSeconds}, 10 s)
+     * on a healthy cluster.
      */
     static final long REQUEST_TIMEOUT_SECONDS = 60;
 

@@ -237,7 +237,8 @@ public final class SequenceExplorer {
         switch (a) {
             case SWITCH -> {
                 String t = anyOf(inactive());
-                return t == null ? "switch: nothing to switch to" : "switch to " + t + " -> " + answer(rest().switchTo(t));
+                return t == null ? "switch: nothing to switch to"
+                        : "switch to " + t + " -> " + answer(rest().switchTo(t));
             }
             case SWITCH_BACK -> {
                 JsonNode d = status().get("directive");
@@ -327,13 +328,16 @@ public final class SequenceExplorer {
                 // broker writes ledgers in N+1's range meanwhile; once the cut-off broker is back, the other one
                 // restarts, so the broker that came back loads every topic and reads those ledgers
                 int i = random.nextInt(cluster.brokerCount());
-                String t1 = anyOf(inactive());
+                String from = active();
+                List<String> healthy = inactive().stream().filter(x -> !bookiesDown.contains(x)).toList();
+                String t1 = anyOf(healthy);
                 if (t1 == null) {
-                    return "pause across two switches: nothing to switch to";
+                    return "pause across two switches: no healthy cluster to switch to";
                 }
-                List<String> others = new ArrayList<>(registered());
-                others.remove(t1);
-                String t2 = anyOf(others);
+                // the third cluster when there is one, so that epochs N, N+1 and N+2 each have their own cluster and
+                // an id of N+1's range routed to N's cluster cannot be found there by chance
+                List<String> third = healthy.stream().filter(x -> !x.equals(t1)).toList();
+                String t2 = third.isEmpty() ? from : anyOf(third);
                 Rest other = new Rest(cluster.broker(1 - i).webServiceUrl());
                 TestBroker b = cluster.broker(i);
                 b.metadataLink().pause();
@@ -341,12 +345,15 @@ public final class SequenceExplorer {
                 try {
                     Thread.sleep(1_000);
                     // allowed: the cut-off broker is live and confirmed the current epoch (it misses this one)
-                    sw = "switch to " + t1 + " -> " + answer(other.switchTo(t1));
-                    // past the session timeout the cut-off broker is no longer live, so the next switch need not
-                    // wait for it; its topics move to the other broker, which writes them on t1
-                    Thread.sleep(SESSION_TIMEOUT_MILLIS + 3_000);
-                    sw += ", then to " + t2 + " -> " + answer(other.switchTo(t2));
-                    Thread.sleep(2_000);
+                    Rest.Response first = other.switchTo(t1);
+                    sw = "switch to " + t1 + " -> " + answer(first);
+                    if (first.status() == 200) {
+                        // past the session timeout the cut-off broker is no longer live, so the next switch need
+                        // not wait for it; its topics move to the other broker, which writes them on t1
+                        Thread.sleep(SESSION_TIMEOUT_MILLIS + 3_000);
+                        sw += ", then to " + t2 + " -> " + answer(other.switchTo(t2));
+                        Thread.sleep(2_000);
+                    }
                 } finally {
                     b.metadataLink().resume();
                 }
@@ -869,7 +876,8 @@ public final class SequenceExplorer {
         for (Workload.Stream s : all) {
             List<String> wrong = new ArrayList<>(s.problems());
             if (!abruptFailover && s.redeliveredAfterConfirmedAck.get() > 0) {
-                wrong.add(s.redeliveredAfterConfirmedAck + " redelivered after a broker confirmed their acknowledgement");
+                wrong.add(s.redeliveredAfterConfirmedAck
+                        + " redelivered after a broker confirmed their acknowledgement");
             }
             if (!wrong.isEmpty()) {
                 problems.add(s.name + ": " + String.join("; ", wrong) + " [" + s.summary() + "]");
