@@ -374,7 +374,8 @@ class MigrationOrchestratorTest {
             awaitPhase(o, Phase.PROMOTE);
             Thread.sleep(300); // the pass now waits (60 s at most) for broker-3 to apply the announcement
             // refused at once, not after the pass that holds the driver: the state already says no
-            assertConflict(o.retry(1), "is PROMOTE");
+            // a run under way is named with the broker running it
+            assertConflict(o.retry(1), "is PROMOTE on broker broker-1; only a finished migration");
             applied("broker-3", Long.MAX_VALUE);
             awaitPhase(o, Phase.DONE);
             MigrationState done = o.readState(1).get().value();
@@ -434,7 +435,8 @@ class MigrationOrchestratorTest {
             awaitPhase(o, Phase.DONE_WITH_FAILURES);
             o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
             byte[] before = store.get(registry.paths().orchestrator(1)).get().orElseThrow().getValue();
-            assertConflict(o.retry(1), "ROLLED_BACK");
+            // an ended one is not: no broker runs it
+            assertConflict(o.retry(1), "is ROLLED_BACK; only a finished migration");
             assertEquals(new String(before, java.nio.charset.StandardCharsets.UTF_8), new String(
                     store.get(registry.paths().orchestrator(1)).get().orElseThrow().getValue(),
                     java.nio.charset.StandardCharsets.UTF_8), "a refused retry changes nothing");
