@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
@@ -235,6 +236,85 @@ class CleanupServiceTest {
         assertRefused(cleanup.targets("b"), "'b' is the active cluster");
         assertEquals(before, StoreSnapshot.of(bed.store));
         assertTrue(clusters.has("a", 5));
+    }
+
+    private CleanupService cleanupWith(LedgerCopier copier, Clock clock) {
+        return new CleanupService(registry, () -> CompletableFuture.completedFuture(references), copier, orchestrator,
+                drain(), RegistryBed.CONFIG, bed.metrics, clock);
+    }
+
+    @Test
+    void aCleanupIsRefusedUntilTheRollbackWindowHasFullyPassedAndThenDeletes() throws Exception {
+        clusters.put("a", 5, "left over", "managed-ledger");
+        long window = RegistryBed.CONFIG.rollbackWindowHours() * 3_600_000L;
+        HandClock clock = new HandClock(1 + window - 1); // the switch was made at 1
+        CleanupService early = cleanupWith(bed.copier, clock);
+        assertRefused(early.cleanup("a", false, 0, false), "the latest switch (epoch 1) is inside its rollback window "
+                + "of 24 h; cleanup would make rollback impossible. Wait, or pass force");
+        assertTrue(clusters.has("a", 5));
+        clock.advance(1);
+        CleanupResult r = early.cleanup("a", false, 0, false).get();
+        assertEquals(List.of(new CleanupTarget(5, "a", "UNREFERENCED")), r.targets());
+        assertFalse(clusters.has("a", 5));
+    }
+
+    @Test
+    void aCleanupThatDeletesNoRelocatedOriginalLeavesTheMigrationStateOfTheSwitchUntouched() throws Exception {
+        clusters.put("a", 5, "left over", "managed-ledger");
+        clusters.put("a", 1, "home here", "managed-ledger");
+        references = List.of(ref(1));
+        String state = registry.paths().orchestrator(1);
+        long before = bed.store.get(state).get().orElseThrow().getStat().getVersion();
+        CleanupResult r = cleanup.cleanup("a", false, 0, false).get();
+        assertEquals(1, r.deleted());
+        assertEquals(before, bed.store.get(state).get().orElseThrow().getStat().getVersion(), "nothing claimed");
+        assertEquals(0, orchestrator.readState(1).get().value().originalsDeleted());
+    }
+
+    @Test
+    void withNoSwitchEverMadeACleanupWaitsForNoWindowAndClaimsNoOriginals() throws Exception {
+        bed.store.delete(registry.paths().switchTarget(), Optional.empty()).get();
+        clusters.put("a", 2, "moved-2", "managed-ledger");
+        clusters.put("b", 2, made(true, "moved-2", "managed-ledger", "a"));
+        relocatedToB(2);
+        clusters.put("a", 5, "left over", "managed-ledger");
+        references = List.of(ref(2));
+        CleanupResult r = cleanupWith(bed.copier, new HandClock(1)).cleanup("a", false, 0, false).get();
+        assertEquals(List.of(), r.errors());
+        assertEquals(Map.of(2L, "RELOCATED", 5L, "UNREFERENCED"), byId(r.targets()));
+        assertFalse(clusters.has("a", 2));
+        assertFalse(clusters.has("a", 5));
+        assertEquals(0, orchestrator.readState(1).get().value().originalsDeleted(), "no switch to claim them on");
+    }
+
+    @Test
+    void aLedgerGoneWhileCleanupDecidesIsNeitherATargetNorAnError() throws Exception {
+        clusters.put("a", 5, "left over", "managed-ledger");
+        clusters.put("a", 6, "deleted by someone else meanwhile", "managed-ledger");
+        CleanupService racing = cleanupWith(new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<Optional<LedgerCopier.LedgerFacts>> facts(long id, String cluster) {
+                return id == 6 ? CompletableFuture.completedFuture(Optional.empty()) : super.facts(id, cluster);
+            }
+        }, Clock.systemUTC());
+        CleanupResult r = racing.cleanup("a", false, 0, false).get();
+        assertEquals(List.of(new CleanupTarget(5, "a", "UNREFERENCED")), r.targets());
+        assertEquals(List.of(), r.errors());
+        assertEquals(1, r.kept());
+        assertTrue(clusters.has("a", 6));
+    }
+
+    @Test
+    void aDrainedClusterIsMarkedDeprecatedOnceAndACleanupAgainDoesNotRewriteItsRecord() throws Exception {
+        clusters.put("c", 40, made(true, "a copy of ours", "managed-ledger", "a"));
+        assertTrue(cleanup.cleanup("c", false, 0, false).get().deprecated());
+        String path = registry.paths().cluster("c");
+        assertEquals(ClusterStatus.DEPRECATED, registry.getCluster("c").get().orElseThrow().status());
+        long version = bed.store.get(path).get().orElseThrow().getStat().getVersion();
+        CleanupResult again = cleanup.cleanup("c", false, 0, false).get();
+        assertEquals(0, again.deleted());
+        assertEquals(version, bed.store.get(path).get().orElseThrow().getStat().getVersion());
+        assertEquals(ClusterStatus.DEPRECATED, registry.getCluster("c").get().orElseThrow().status());
     }
 
     private static void assertRefused(CompletableFuture<?> f, String text) {
