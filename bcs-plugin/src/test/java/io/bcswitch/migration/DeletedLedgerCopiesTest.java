@@ -1,6 +1,7 @@
 package io.bcswitch.migration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
@@ -34,6 +35,7 @@ class DeletedLedgerCopiesTest {
     private FakeClusters clusters;
     private volatile List<LedgerReference> references = List.of();
     private volatile boolean pictureComplete = true;
+    private LedgerInventory inventory;
     private MigrationOrchestrator orchestrator;
 
     @BeforeEach
@@ -41,7 +43,7 @@ class DeletedLedgerCopiesTest {
         bed = new RegistryBed();
         registry = bed.registry;
         clusters = bed.clusters;
-        LedgerInventory inventory = new LedgerInventory() {
+        inventory = new LedgerInventory() {
             @Override
             public CompletableFuture<List<LedgerReference>> references() {
                 return CompletableFuture.completedFuture(references);
@@ -102,12 +104,69 @@ class DeletedLedgerCopiesTest {
         copyOnB(B_FIRST + 1, "a"); // an id b issued
         TreeSet<Long> before = onB();
 
-        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+        List<String> said;
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            said = log.messages();
+        }
 
         TreeSet<Long> expected = new TreeSet<>(before);
         expected.removeAll(List.of(1L, 5L));
         assertEquals(expected, onB());
         assertEquals(List.of(2L), clusters.list("a").get(), "nothing but copies on b is deleted");
+        // what the operator reads: each deletion with the clusters that no longer hold the ledger, the one copy that
+        // could not be judged, and the count of the copies deleted (not of the ones looked at)
+        assertEquals(4, said.size(), String.valueOf(said));
+        assertTrue(said.contains("switch epoch=1 ledger=1 bookie-cluster=b: deleting its copy: Pulsar deleted the "
+                + "ledger (no longer on a) before the copy became its home"), String.valueOf(said));
+        assertTrue(said.contains("switch epoch=1 ledger=5 bookie-cluster=b: deleting its copy: Pulsar deleted the "
+                + "ledger (no longer on a nor on c) before the copy became its home"), String.valueOf(said));
+        assertTrue(said.stream().anyMatch(m -> m.startsWith("switch epoch=1 ledger=6 bookie-cluster=b: could not "
+                + "tell whether its copy is left over from a deleted ledger; it stays: ")), String.valueOf(said));
+        assertEquals("switch epoch=1 bookie-cluster=b: deleted 2 copy/copies of ledgers Pulsar deleted before they "
+                + "were moved", said.get(3));
+    }
+
+    @Test
+    void aCopyPromotedWhileTheDiscardLookedIsNotDeleted() throws Exception {
+        copyOnB(1, "a"); // gone from a, but a pass promotes the copy right after the discard read the table
+        MigrationOrchestrator racing = bed.orchestrator(inventory, new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<List<Long>> list(String cluster) {
+                registry.updateRelocations(List.of(1L), (id, cur) -> Optional.of(
+                        new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0))).join();
+                return super.list(cluster);
+            }
+        });
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(racing, 1, "b").discard().get();
+            assertEquals(List.of(), log.messages());
+        }
+        assertEquals(new TreeSet<>(List.of(1L)), onB(), "home on b now: the only copy there is");
+    }
+
+    @Test
+    void aDiscardThatFindsNothingToDeleteSaysNothing() throws Exception {
+        copyOnB(2, "a");
+        clusters.put("a", 2, "payload-2", "managed-ledger"); // still on a: the copy stays
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            assertEquals(List.of(), log.messages());
+        }
+        assertEquals(new TreeSet<>(List.of(2L)), onB());
+    }
+
+    @Test
+    void aPromotedCopyStaysWhenItsOldHomeDoesNotAnswer() throws Exception {
+        copyOnB(0, "a");
+        copyOnB(7, "a");
+        promotedToB(0, 7);
+        clusters.unreachable("a", true); // a does not answer: its ledgers may still be there
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            assertEquals(List.of(), log.messages());
+        }
+        assertEquals(new TreeSet<>(List.of(0L, 7L)), onB());
     }
 
     @Test
@@ -136,19 +195,33 @@ class DeletedLedgerCopiesTest {
         copyOnB(11, "a"); // home on b by an earlier switch (epoch 0): not this switch's to judge
         registry.updateRelocations(List.of(11L), (id, cur) -> Optional.of(
                 new Relocation(Relocation.FORMAT_VERSION, 11, "b", "a", "LEDGER", 0, 0))).get();
+        long issuedByB = B_FIRST + 12; // an id b issued, home on b again by this switch: b's own, never judged here
+        copyOnB(issuedByB, "a");
+        promotedToB(issuedByB);
         references = List.of(new LedgerReference(8, LedgerKind.DATA, "t/ns/x"));
 
         pictureComplete = false; // not every reference could be learnt: nothing promoted is deleted
-        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
-        assertEquals(new TreeSet<>(List.of(7L, 8L, 9L, 10L, 11L)), onB());
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            assertEquals(List.of("switch epoch=1 bookie-cluster=b: ledger(s) [7, 8] were deleted on their old home "
+                    + "while their copies here were promoted; the copies stay until the next run: not every "
+                    + "reference could be learnt"), log.messages());
+        }
+        assertEquals(new TreeSet<>(List.of(7L, 8L, 9L, 10L, 11L, issuedByB)), onB());
 
         pictureComplete = true;
         owner("broker-2"); // another broker took the migration over: this one deletes nothing
         new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
-        assertEquals(new TreeSet<>(List.of(7L, 8L, 9L, 10L, 11L)), onB());
+        assertEquals(new TreeSet<>(List.of(7L, 8L, 9L, 10L, 11L, issuedByB)), onB());
 
         owner("broker-1");
-        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
-        assertEquals(new TreeSet<>(List.of(8L, 9L, 10L, 11L)), onB());
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            assertEquals(List.of("switch epoch=1 ledger=7 bookie-cluster=b: deleting its copy: Pulsar deleted the "
+                    + "ledger through its old home while the copy was promoted", "switch epoch=1 ledger=8 "
+                    + "bookie-cluster=b: its old home no longer has it, but it is referenced: its copy here is its "
+                    + "only copy and stays"), log.messages().stream().sorted().toList());
+        }
+        assertEquals(new TreeSet<>(List.of(8L, 9L, 10L, 11L, issuedByB)), onB());
     }
 }

@@ -52,6 +52,11 @@ final class RegistryBed implements AutoCloseable {
 
     /** broker-1's orchestrator over this bed, not started: the test drives what it wants of it. */
     MigrationOrchestrator orchestrator(LedgerInventory inventory) {
+        return orchestrator(inventory, copier);
+    }
+
+    /** broker-1's orchestrator over this bed reaching the clusters through {@code copier}, not started. */
+    MigrationOrchestrator orchestrator(LedgerInventory inventory, LedgerCopier copier) {
         MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, copier, CONFIG, () -> "broker-1",
                 scheduler, PulsarByteBudget::refilledAt, Clock.systemUTC(), MigrationMetrics.NONE,
                 new MigrationSafetyTest.HandSwitchBack(registry), MigrationSafetyTest.FAST);
