@@ -159,24 +159,34 @@ class RolledBackCopiesTest {
         rolledBack(1, "b", 5, List.of(List.of(1L)));
 
         Map<String, String> before = StoreSnapshot.of(bed.store);
-        process(); // no live broker: nobody can say it stopped reading the copies
-        assertEquals(before, StoreSnapshot.of(bed.store));
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process(); // no live broker: nobody can say it stopped reading the copies
+            assertEquals(before, StoreSnapshot.of(bed.store));
 
-        broker("broker-1", 5, Map.of());
-        broker("broker-2", 4, Map.of());
-        before = StoreSnapshot.of(bed.store);
-        process(); // broker-2 may still route to the copy
+            broker("broker-1", 5, Map.of());
+            broker("broker-2", 4, Map.of());
+            before = StoreSnapshot.of(bed.store);
+            process(); // broker-2 may still route to the copy
+            assertEquals(List.of(), log.messages(), "waiting is no failure");
+        }
         assertEquals(before, StoreSnapshot.of(bed.store));
 
         broker("broker-2", 5, Map.of());
         active("b", 3); // switched to b again: its own migration wants the copies
         before = StoreSnapshot.of(bed.store);
-        process();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertEquals(List.of(), log.messages(), "waiting is no failure");
+        }
         assertEquals(before, StoreSnapshot.of(bed.store));
         assertTrue(clusters.has("b", 1));
 
         active("a", 4);
-        process();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertEquals(List.of("switch epoch=1 rollback: deleted 1 copy/copies from bookie-cluster=b, 0 left"),
+                    log.messages());
+        }
         assertFalse(clusters.has("b", 1));
         assertTrue(clusters.has("a", 1));
         assertEquals(Map.of(), registry.readCopies(1).get());
@@ -202,7 +212,11 @@ class RolledBackCopiesTest {
         rolledBack(1, "b", 5, List.of(List.of(1L, 2L, 3L), List.of(4L, 5L, 6L, issuedByB), List.of(7L)));
         broker("broker-1", 5, Map.of("b", List.of(4L))); // reads 4's copy on b still
 
-        process();
+        List<String> said;
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            said = log.messages().stream().sorted().toList();
+        }
 
         assertFalse(clusters.has("b", 1), "its home a holds the same closed ledger");
         assertFalse(clusters.has("b", 7));
@@ -217,6 +231,11 @@ class RolledBackCopiesTest {
         assertEquals(Map.of(1, List.of(4L, 5L)), registry.readCopies(1).get(), "what waits stays listed");
         assertEquals(2, state(1).pendingDeletionCount());
         assertEquals(List.of("b:2"), deletedMetric);
+        assertEquals(3, said.size(), String.valueOf(said));
+        assertTrue(said.get(0).startsWith("ledger=5 bookie-cluster=b: cannot delete rolled-back copy yet: "), said.get(0));
+        assertEquals("switch epoch=1 rollback: deleted 2 copy/copies from bookie-cluster=b, 2 left", said.get(1));
+        assertEquals("switch epoch=1 rollback: ledger=2 is kept on bookie-cluster=b: its home a holds different "
+                + "content; it is no longer scheduled for deletion (cleanup decides about it)", said.get(2));
 
         clusters.unreachable("c", false);
         broker("broker-1", 5, Map.of());
@@ -242,7 +261,11 @@ class RolledBackCopiesTest {
         broker("broker-1", 0, Map.of());
         long epochBefore = registry.readRelocationEpoch().get();
 
-        process();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains("waits for the next pass")),
+                    String.valueOf(log.messages()));
+        }
 
         assertEquals(Optional.of("a"), home(1), "routed back to its original");
         assertEquals(Optional.of("b"), home(2), "it stays home where its only copy is");
@@ -265,13 +288,32 @@ class RolledBackCopiesTest {
     }
 
     @Test
+    void theListAnEarlierVersionKeptInsideTheStateIsWorkedOffToo() throws Exception {
+        copied(1);
+        copied(2);
+        state(1, new MigrationState(1, 1, "b", Phase.ROLLED_BACK, "broker-1", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null,
+                List.of(), List.of(1L), 5, 0, 0, null, null, 0, 0, 0, 0));
+        broker("broker-1", 5, Map.of());
+        process();
+        assertFalse(clusters.has("b", 1));
+        assertTrue(clusters.has("a", 1));
+        assertTrue(clusters.has("b", 2), "on no list");
+        assertEquals(List.of("b:1"), deletedMetric);
+        assertFalse(state(1).deletionsPending());
+    }
+
+    @Test
     void aRetiredClustersListIsDroppedAndItsCopiesLeftThere() throws Exception {
         copied(1);
         rolledBack(1, "b", 5, List.of(List.of(1L)));
         broker("broker-1", 5, Map.of());
         registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
                 c.withStatus(ClusterStatus.DEPRECATED))).get();
-        process();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertEquals(List.of("switch epoch=1 rollback: bookie-cluster=b is DEPRECATED; its 1 rolled-back "
+                    + "copy/copies are left on it"), log.messages());
+        }
         assertTrue(clusters.has("b", 1));
         assertEquals(Map.of(), registry.readCopies(1).get());
         assertEquals(0, state(1).pendingDeletionCount());
