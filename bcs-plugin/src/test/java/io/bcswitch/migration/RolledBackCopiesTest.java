@@ -11,6 +11,7 @@ import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
 import io.bcswitch.registry.Relocation;
 import io.bcswitch.registry.StoreSnapshot;
 import io.bcswitch.registry.SwitchDirective;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -232,7 +234,8 @@ class RolledBackCopiesTest {
         assertEquals(2, state(1).pendingDeletionCount());
         assertEquals(List.of("b:2"), deletedMetric);
         assertEquals(3, said.size(), String.valueOf(said));
-        assertTrue(said.get(0).startsWith("ledger=5 bookie-cluster=b: cannot delete rolled-back copy yet: "), said.get(0));
+        assertTrue(said.get(0).startsWith("ledger=5 bookie-cluster=b: cannot delete rolled-back copy yet: "),
+                said.get(0));
         assertEquals("switch epoch=1 rollback: deleted 2 copy/copies from bookie-cluster=b, 2 left", said.get(1));
         assertEquals("switch epoch=1 rollback: ledger=2 is kept on bookie-cluster=b: its home a holds different "
                 + "content; it is no longer scheduled for deletion (cleanup decides about it)", said.get(2));
@@ -300,6 +303,53 @@ class RolledBackCopiesTest {
         assertTrue(clusters.has("b", 2), "on no list");
         assertEquals(List.of("b:1"), deletedMetric);
         assertFalse(state(1).deletionsPending());
+    }
+
+    @Test
+    void unpromotingRoutesEachLedgerBackToTheCopyItWasReadFromBeforeAndSaysWhichWentAndWhichStayed()
+            throws Exception {
+        copied(1); // back to its original on a
+        copied(2);
+        clusters.put("c", 2, "payload-2", "managed-ledger"); // home on c before switch 1: back to c
+        copied(3);
+        clusters.delete(3, "a").get(); // its original is gone: it stays home on b
+        copied(4); // promoted after the rollback read the relocation table: only the copy list names it
+        copied(7); // moved on to c by switch 3 while the rollback looked
+        registry.updateRelocations(List.of(1L, 2L, 3L, 5L, 6L, 7L), (id, cur) -> Optional.of(switch (id.intValue()) {
+            case 2 -> new Relocation(Relocation.FORMAT_VERSION, 2, "b", "a", "LEDGER", 1, 0, "c", 0L);
+            case 5 -> new Relocation(Relocation.FORMAT_VERSION, 5, "b", "a", "LEDGER", 3, 0); // another switch's
+            case 6 -> new Relocation(Relocation.FORMAT_VERSION, 6, "c", "a", "LEDGER", 1, 0); // not to b
+            default -> new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0);
+        })).get();
+        RegistryView listed = RegistryView.read(registry).get();
+        registry.replaceCopiesChunk(1, 0, List.of(1L, 2L, 3L, 4L, 7L)).get();
+        registry.updateRelocations(List.of(4L), (id, cur) -> Optional.of(
+                new Relocation(Relocation.FORMAT_VERSION, 4, "b", "a", "LEDGER", 1, 0))).get();
+        PromotionReversal reversal = new PromotionReversal(registry, new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<Optional<LedgerCopier.LedgerFacts>> facts(long id, String cluster) {
+                if (id == 7) {
+                    registry.updateRelocations(List.of(7L), (x, cur) -> Optional.of(
+                            new Relocation(Relocation.FORMAT_VERSION, 7, "c", "a", "LEDGER", 3, 0))).join();
+                }
+                return super.facts(id, cluster);
+            }
+        });
+
+        PromotionReversal.Unpromoted u = reversal.unpromote(1, "b", listed).get();
+
+        assertEquals(List.of(1L, 2L, 4L, 7L), u.flipped(), "no longer home on b");
+        assertEquals(List.of(3L), u.stayed());
+        RegistryView after = RegistryView.read(registry).get();
+        assertFalse(after.relocations().containsKey(1L), "home where a issued it");
+        assertEquals(new Relocation(Relocation.FORMAT_VERSION, 2, "c", "a", "LEDGER", 0, 0),
+                after.relocations().get(2L));
+        assertEquals(Optional.of("b"), after.home(3));
+        assertFalse(after.relocations().containsKey(4L));
+        assertEquals(Optional.of("b"), after.home(5));
+        assertEquals(Optional.of("c"), after.home(6));
+        assertEquals(new Relocation(Relocation.FORMAT_VERSION, 7, "c", "a", "LEDGER", 3, 0),
+                after.relocations().get(7L), "the newer switch's move is left as it is");
     }
 
     @Test
