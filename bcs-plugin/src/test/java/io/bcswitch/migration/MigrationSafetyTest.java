@@ -465,7 +465,11 @@ class MigrationSafetyTest {
             MigrationService service = migrationService(o, switches, Clock.systemUTC());
 
             aBroken.set(true);
-            assertThrows(Exception.class, () -> service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            java.util.concurrent.ExecutionException refused = assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> service.rollback().get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            assertTrue(String.valueOf(refused.getCause().getMessage()).contains("stopped"),
+                    "the answer says why: " + refused.getCause());
             assertEquals("b", registry.readDirective().get().value().target(), "the switch back did not happen");
             MigrationState afterFailure = o.readState(1).get().value();
             assertNotEquals(Phase.ROLLED_BACK, afterFailure.phase(),
@@ -1184,7 +1188,10 @@ class MigrationSafetyTest {
     void aRollbackThatCannotSeeTheOriginalsRoutesNothingBackUntilItCan() throws Exception {
         MigrationOrchestrator o = afterFinishedMigration();
         clusters.unreachable("a", true);
-        assertThrows(Exception.class, () -> o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        java.util.concurrent.ExecutionException refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertTrue(String.valueOf(refused.getCause().getMessage()).contains("cannot tell whether ledger"),
+                "the answer says why: " + refused.getCause());
         MigrationState waiting = o.readState(1).get().value();
         assertEquals(Phase.ROLLING_BACK, waiting.phase());
         assertTrue(waiting.rollbackError() != null && waiting.rollbackError().contains("cannot tell"),
@@ -1198,6 +1205,33 @@ class MigrationSafetyTest {
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
         tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER), "the rolled-back copy is deleted");
         assertTrue(clusters.has("a", SCHEMA_LEDGER));
+    }
+
+    /** Copies an earlier version listed in the state join the ones already in the chunks, each once. */
+    @Test
+    void aRollbackFoldsTheCopiesAnEarlierVersionListedInTheStateIntoTheChunksAlreadyWritten() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        List<Long> chunked = registry.readCopies(1).get().get(0);
+        assertEquals(List.of(SCHEMA_LEDGER), chunked);
+        long older = 77; // a copy on b an earlier version recorded only in the state, its original on a
+        clusters.put("a", older, "older payload", "managed-ledger");
+        clusters.put("b", older, new FakeClusters.Ledger(true, "older payload",
+                clusters.copyMetadata(clusters.get("a", older).custom(), "a")));
+        List<Long> built = List.of(SCHEMA_LEDGER, older);
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(c ->
+                io.bcswitch.registry.Json.read(io.bcswitch.registry.Json.writeString(c).replace("\"built\":[]",
+                        "\"built\":" + built).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        MigrationState.class))).get();
+        assertEquals(built, o.readState(1).get().value().built());
+
+        o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(java.util.Map.of(0, List.of(SCHEMA_LEDGER, older)), registry.readCopies(1).get(),
+                "the chunk keeps what it listed and gains the older copy, each listed once");
+        assertEquals(2, o.readState(1).get().value().pendingDeletionCount());
+        tickUntil(o, () -> !clusters.has("b", SCHEMA_LEDGER) && !clusters.has("b", older),
+                "both rolled-back copies are deleted");
+        assertTrue(clusters.has("a", SCHEMA_LEDGER));
+        assertTrue(clusters.has("a", older));
     }
 
     /** A migration an earlier version recorded keeps its copies in the state's own list; a rollback finds them. */
