@@ -1207,6 +1207,25 @@ class MigrationSafetyTest {
         assertTrue(clusters.has("a", SCHEMA_LEDGER));
     }
 
+    @Test
+    void aRollbackAskedWhileAnotherBrokersPassHoldsTheLockWaitsForItThenIsCarriedOut() throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        String lock = registry.paths().orchestratorLock();
+        MetadataPort port = new PulsarMetadataPort(store);
+        TestWaits.until("broker-2's pass holds the lock", () -> port.put(lock, "broker-2#1".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8), Optional.of(MetadataPort.ABSENT), true)
+                .handle((v, e) -> e == null).get());
+
+        CompletableFuture<MigrationOrchestrator.RollbackOutcome> asked = o.rollBack(1, "b", "a");
+        TestWaits.until("the rollback is recorded", () -> o.readState(1).get().value().phase() == Phase.ROLLING_BACK);
+        assertFalse(asked.isDone(), "it waits for the lock: " + asked);
+
+        port.delete(lock, Optional.empty()).get(); // broker-2's pass ends
+        asked.get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow());
+    }
+
     /** Copies an earlier version listed in the state join the ones already in the chunks, each once. */
     @Test
     void aRollbackFoldsTheCopiesAnEarlierVersionListedInTheStateIntoTheChunksAlreadyWritten() throws Exception {
