@@ -4,7 +4,7 @@ import static io.bcswitch.adapter.CopyWriter.done;
 import static io.bcswitch.adapter.EntryChecksums.compare;
 import static io.bcswitch.adapter.LedgerCalls.metadata;
 import static io.bcswitch.adapter.LedgerCalls.noSuchLedger;
-import static io.bcswitch.adapter.LedgerCalls.unwrap;
+import static io.bcswitch.concurrent.Failures.unwrap;
 
 import io.bcswitch.migration.LedgerCopier;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import static io.bcswitch.adapter.EntryChecksums.checksums;
 import static io.bcswitch.adapter.EntryChecksums.crc;
 import static io.bcswitch.adapter.LedgerCalls.metadata;
 import static io.bcswitch.adapter.LedgerCalls.open;
-import static io.bcswitch.adapter.LedgerCalls.unwrap;
+import static io.bcswitch.concurrent.Failures.unwrap;
 
 import io.bcswitch.migration.LedgerCopier.Outcome;
 import io.bcswitch.migration.LedgerCopier.Result;

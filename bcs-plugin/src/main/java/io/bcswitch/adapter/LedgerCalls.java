@@ -1,5 +1,7 @@
 package io.bcswitch.adapter;
 
+import static io.bcswitch.concurrent.Failures.unwrap;
+
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -34,13 +36,5 @@ final class LedgerCalls {
     static boolean noSuchLedger(Throwable e) {
         return unwrap(e) instanceof BKException bke && (bke.getCode() == BKException.Code.NoSuchLedgerExistsException
                 || bke.getCode() == BKException.Code.NoSuchLedgerExistsOnMetadataServerException);
-    }
-
-    static Throwable unwrap(Throwable e) {
-        Throwable t = e;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 }

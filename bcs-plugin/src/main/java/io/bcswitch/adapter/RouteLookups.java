@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import io.bcswitch.concurrent.Failures;
 import io.bcswitch.routing.LedgerRouter.Target;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -39,10 +40,7 @@ final class RouteLookups {
     }
 
     static int rc(Throwable e) {
-        Throwable t = e;
-        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
+        Throwable t = Failures.unwrap(e);
         if (t instanceof org.apache.bookkeeper.client.api.BKException bke) {
             return bke.getCode();
         }

@@ -5,8 +5,10 @@ import static io.bcswitch.adapter.RouteLookups.sync;
 
 import io.bcswitch.routing.LedgerRouter;
 import io.bcswitch.routing.LedgerRouter.Target;
+import java.util.function.BiConsumer;
 import org.apache.bookkeeper.client.AsyncCallback.OpenCallback;
 import org.apache.bookkeeper.client.BKException;
+import org.apache.bookkeeper.client.BookKeeper;
 import org.apache.bookkeeper.client.BookKeeper.DigestType;
 import org.apache.bookkeeper.client.LedgerHandle;
 import org.slf4j.Logger;
@@ -33,23 +35,25 @@ final class RoutedOpens {
     }
 
     void asyncOpenLedger(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx) {
-        router.forLedger(lId).whenComplete((t, e) -> {
-            if (e != null) {
-                cb.openComplete(rc(e), null, ctx);
-            } else {
-                t.client().asyncOpenLedger(lId, digestType, passwd, tracked(t, namingFailures(t, lId, "open", cb)),
-                        ctx);
-            }
-        });
+        onOwner(lId, "open", cb, ctx, (client, wrapped) -> client.asyncOpenLedger(lId, digestType, passwd, wrapped,
+                ctx));
     }
 
     void asyncOpenLedgerNoRecovery(long lId, DigestType digestType, byte[] passwd, OpenCallback cb, Object ctx) {
+        onOwner(lId, "open (no recovery)", cb, ctx, (client, wrapped) -> client.asyncOpenLedgerNoRecovery(lId,
+                digestType, passwd, wrapped, ctx));
+    }
+
+    /**
+     * Runs an asynchronous open on the client of the cluster that owns {@code lId}, with {@code cb} logging a failure
+     * and tracking the handle; an open that cannot be routed completes {@code cb} with the route's error code.
+     */
+    private void onOwner(long lId, String op, OpenCallback cb, Object ctx, BiConsumer<BookKeeper, OpenCallback> open) {
         router.forLedger(lId).whenComplete((t, e) -> {
             if (e != null) {
                 cb.openComplete(rc(e), null, ctx);
             } else {
-                t.client().asyncOpenLedgerNoRecovery(lId, digestType, passwd,
-                        tracked(t, namingFailures(t, lId, "open (no recovery)", cb)), ctx);
+                open.accept(t.client(), tracked(t, namingFailures(t, lId, op, cb)));
             }
         });
     }
