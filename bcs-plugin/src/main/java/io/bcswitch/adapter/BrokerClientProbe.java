@@ -1,6 +1,7 @@
 package io.bcswitch.adapter;
 
 import io.bcswitch.precheck.ClusterProbe;
+import io.bcswitch.registry.IdSpace;
 import io.bcswitch.registry.BookieClusterRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -28,7 +29,7 @@ final class BrokerClientProbe implements ClusterProbe {
     private static final Logger log = LoggerFactory.getLogger(BrokerClientProbe.class);
     static final String PROBE_KEY = "bookie-cluster-switch/probe";
     private static final byte[] PAYLOAD = "bookie-cluster-switch probe".getBytes(StandardCharsets.UTF_8);
-    /** How many ids at the very top of the id space the precheck's probe picks from. */
+    /** How many ids the precheck's probe picks from: the whole probe band at the top of the id space. */
     private static final long PROBE_IDS = 1L << 32;
 
     private final Function<String, CompletableFuture<BookKeeper>> newClient;
@@ -56,7 +57,8 @@ final class BrokerClientProbe implements ClusterProbe {
     public CompletableFuture<String> probe(BookieClusterRecord cluster) {
         long started = System.nanoTime();
         CompletableFuture<BookKeeper> client = newClient.apply(cluster.metadataServiceUri());
-        CompletableFuture<String> result = client.thenCompose(this::exerciseOutsideEveryRange)
+        CompletableFuture<Void> exercised = client.thenCompose(bk -> exerciseOutsideEveryRange(bk, cluster.name()));
+        CompletableFuture<String> result = exercised.copy()
                 .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
                 .handle((v, e) -> {
                     if (e == null) {
@@ -73,8 +75,15 @@ final class BrokerClientProbe implements ClusterProbe {
                     return "probe ledger (create, write, read, delete with ensemble " + ensemble + "/" + writeQuorum
                             + "/" + ackQuorum + ") failed: " + why;
                 });
-        return result.whenComplete((v, e) -> client.thenAcceptAsync(BrokerClientProbe::closeQuietly, closer));
+        // the client is closed once the probe's own steps are over (a ledger created after the answer's deadline is
+        // still deleted through it first), and at the latest a while after the answer
+        exercised.handle((v, e) -> null).orTimeout(CLEANUP_BOUND_FACTOR * timeoutMillis, TimeUnit.MILLISECONDS)
+                .whenComplete((v, e) -> client.thenAcceptAsync(BrokerClientProbe::closeQuietly, closer));
+        return result;
     }
+
+    /** How many probe timeouts the deletion of a probe ledger may take after the probe answered. */
+    private static final long CLEANUP_BOUND_FACTOR = 3;
 
     /**
      * One probe ledger through {@code bk}, a client prepared for a switch not committed yet: its first ledger
@@ -96,18 +105,19 @@ final class BrokerClientProbe implements ClusterProbe {
     }
 
     /**
-     * The precheck's probe: under an id of its own, far above any id a ledger-id generator will issue (a switch
-     * takes the high-order bits one above every value used; these are the last values there are). Before a switch
+     * The precheck's probe: under an id of its own, in the band at the top of the id space that no switch's range
+     * may use and no range counts ({@link IdSpace#PROBE_FIRST_ID}), so no generator ever issues it and a probe
+     * ledger that could not be deleted never moves a range. Before a switch
      * the target's generator still issues ids of the active cluster's range: a probe ledger made with it, once
      * deleted and collected by the target's bookies, would make that id unwritable there for days, and the copy of
      * the active cluster's ledger with that id would later be refused ("fenced/deleted"). A random id, so that a
      * probe never reuses the id of an earlier one.
      */
-    private CompletableFuture<Void> exerciseOutsideEveryRange(BookKeeper bk) {
-        long id = Long.MAX_VALUE - ThreadLocalRandom.current().nextLong(PROBE_IDS);
+    private CompletableFuture<Void> exerciseOutsideEveryRange(BookKeeper bk, String cluster) {
+        long id = IdSpace.PROBE_FIRST_ID + ThreadLocalRandom.current().nextLong(PROBE_IDS);
         return probeLedger(bk).makeAdv().withLedgerId(id)
                 .execute()
-                .thenCompose(w -> writeReadDelete(bk, id, w::writeAsync, w::closeAsync));
+                .thenCompose(w -> deletedAfter(bk, cluster, id, writeRead(bk, id, w::writeAsync, w::closeAsync)));
     }
 
     /**
@@ -116,8 +126,31 @@ final class BrokerClientProbe implements ClusterProbe {
      */
     private CompletableFuture<Void> exercise(BookKeeper bk) {
         return probeLedger(bk).execute()
-                .thenCompose(w -> writeReadDelete(bk, w.getId(), (entry, payload) -> w.appendAsync(payload),
-                        w::closeAsync));
+                .thenCompose(w -> deletedAfter(bk, null, w.getId(), writeRead(bk, w.getId(),
+                        (entry, payload) -> w.appendAsync(payload), w::closeAsync)));
+    }
+
+    /**
+     * Deletes probe ledger {@code id} once {@code steps} (its write and read) are over, whether they succeeded or
+     * not: a probe whose write failed leaves nothing behind. Completes as {@code steps} did; a delete that fails
+     * fails a probe that had succeeded (a cluster that cannot delete is not one to switch to).
+     */
+    private static CompletableFuture<Void> deletedAfter(BookKeeper bk, String cluster, long id,
+                                                        CompletableFuture<Void> steps) {
+        return steps.handle((v, e) -> e).thenCompose(failed -> bk.newDeleteLedgerOp().withLedgerId(id).execute()
+                .handle((v, e) -> {
+                    if (e != null) {
+                        log.warn("bookie-cluster={} ledger={} probe ledger could not be deleted (it carries {} and is in "
+                                + "the id band no range counts): {}", cluster, id, PROBE_KEY, e.toString());
+                    }
+                    if (failed != null) {
+                        throw failed instanceof CompletionException c ? c : new CompletionException(failed);
+                    }
+                    if (e != null) {
+                        throw e instanceof CompletionException c ? c : new CompletionException(e);
+                    }
+                    return (Void) null;
+                }));
     }
 
     /** A probe ledger of the configured quorums, marked as a probe so that nothing mistakes it for Pulsar's. */
@@ -128,8 +161,8 @@ final class BrokerClientProbe implements ClusterProbe {
                 .withCustomMetadata(Map.of(PROBE_KEY, "1".getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** Writes entry 0 of ledger {@code id} with {@code write}, closes, reads it back, deletes the ledger. */
-    private static CompletableFuture<Void> writeReadDelete(BookKeeper bk, long id,
+    /** Writes entry 0 of ledger {@code id} with {@code write}, closes, reads it back. */
+    private static CompletableFuture<Void> writeRead(BookKeeper bk, long id,
             java.util.function.BiFunction<Long, byte[], CompletableFuture<?>> write,
             java.util.function.Supplier<CompletableFuture<Void>> close) {
         return write.apply(0L, PAYLOAD)
@@ -144,7 +177,7 @@ final class BrokerClientProbe implements ClusterProbe {
                     }
                     return r;
                 }).whenComplete((x, e) -> r.closeAsync()))
-                .thenCompose(r -> bk.newDeleteLedgerOp().withLedgerId(id).execute());
+                .thenApply(r -> null);
     }
 
     private static void closeQuietly(BookKeeper bk) {

@@ -1,5 +1,6 @@
 package io.bcswitch.precheck;
 
+import io.bcswitch.registry.IdSpace;
 import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.StoreFailure;
 import java.nio.charset.StandardCharsets;
@@ -43,17 +44,17 @@ public class StoreClusterMetadata implements ClusterMetadata {
             long maxHob = hobs.join().stream().filter(h -> h.startsWith(HOB_PREFIX))
                     .mapToLong(h -> parseLong(h.substring(HOB_PREFIX.length()))).max().orElse(0L);
             int writable = (int) available.join().stream().filter(n -> !n.equals("readonly")).count();
-            CompletableFuture<Long> last = maxLedgerId();
-            return last.thenApply(l -> new ClusterFacts(factory, supportsLongIds(factory), maxHob, l, writable,
-                    readonly.join().size(), instance.join()));
+            return maxLedgerIds().thenApply(l -> new ClusterFacts(factory, supportsLongIds(factory), maxHob, l[0],
+                    writable, readonly.join().size(), instance.join(), l[1]));
         }).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
     public CompletableFuture<Void> advanceHighOrderBits(long highOrderBits) {
-        if (highOrderBits < 1 || highOrderBits > Integer.MAX_VALUE) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("high-order bits out of range: "
-                    + highOrderBits));
+        if (highOrderBits < 1 || !IdSpace.fits(highOrderBits)) {
+            // the precheck never proposes such a value: reaching here is a bug, refused before anything is written
+            return CompletableFuture.failedFuture(new IllegalArgumentException("high-order bits " + highOrderBits
+                    + " are outside the ranges a switch can start (1 to " + IdSpace.MAX_RANGE_BITS + ")"));
         }
         String idgen = root + "/idgen-long";
         String hob = idgen + "/" + HOB_PREFIX + String.format("%010d", highOrderBits);
@@ -73,29 +74,63 @@ public class StoreClusterMetadata implements ClusterMetadata {
     }
 
     /**
-     * Largest existing ledger id, found by walking down the ledger tree along the largest child at each
-     * level (backing off from empty branches): hierarchical layouts keep long ids under
-     * {@code 3/4/4/4/L4}-digit paths and short ids under {@code 2/4/L4}-digit paths.
+     * The largest existing ledger id below the probe band ({@link IdSpace#PROBE_FIRST_ID}), and the largest in it
+     * (each -1 when there is none): a probe ledger left behind is nobody's id.
      */
+    CompletableFuture<long[]> maxLedgerIds() {
+        return maxLedgerIdBelow(null).thenCompose(top -> !IdSpace.isProbeId(top)
+                ? CompletableFuture.completedFuture(new long[] {top, -1L})
+                : maxLedgerIdBelow(String.format("%019d", IdSpace.PROBE_FIRST_ID)).thenApply(l -> new long[] {l, top}));
+    }
+
+    /** Largest existing ledger id, probe ledgers included ({@link #maxLedgerIds} tells them apart). */
     CompletableFuture<Long> maxLedgerId() {
+        return maxLedgerIdBelow(null);
+    }
+
+    /**
+     * Largest existing ledger id below {@code bound} (19 digits; null: no bound), found by walking down the ledger tree
+     * along the largest child at each level (backing off from empty branches): hierarchical layouts keep long ids
+     * under {@code 3/4/4/4/L4}-digit paths and short ids (all below any bound) under {@code 2/4/L4}-digit paths.
+     */
+    private CompletableFuture<Long> maxLedgerIdBelow(String bound) {
         return store.children(root).thenCompose(top -> {
             List<String> longTop = numericDesc(top, 3, "");
             List<String> shortTop = numericDesc(top, 2, "");
-            return firstPresent(longTop, 0, name -> descend(root + "/" + name, name, new int[] {4, 4, 4}, 0))
+            return firstPresent(longTop, 0, name -> descend(root + "/" + name, name, LONG_WIDTHS, 0, bound))
                     .thenCompose(l -> l.isPresent() ? CompletableFuture.completedFuture(l)
-                            : firstPresent(shortTop, 0, name -> descend(root + "/" + name, name, new int[] {4}, 0)));
+                            : firstPresent(shortTop, 0, name -> descend(root + "/" + name, name, new int[] {4, 4}, 0,
+                                    null)));
         }).thenApply(o -> o.orElse(-1L));
     }
 
-    private CompletableFuture<Optional<Long>> descend(String path, String digits, int[] widths, int level) {
+    /** Widths of the levels below the top one of a long id's path (the last one is the {@code L}-prefixed leaf). */
+    private static final int[] LONG_WIDTHS = {4, 4, 4, 4};
+
+    /**
+     * The largest id under {@code path} (whose digits so far are {@code digits}) below {@code bound}; a bound whose
+     * prefix differs from {@code digits} no longer constrains (the prefix is already smaller).
+     */
+    private CompletableFuture<Optional<Long>> descend(String path, String digits, int[] widths, int level,
+                                                      String bound) {
+        String tight = bound != null && bound.startsWith(digits) ? bound : null;
+        if (bound != null && tight == null && digits.compareTo(bound.substring(0, digits.length())) > 0) {
+            return CompletableFuture.completedFuture(Optional.empty()); // the whole branch is at or above it
+        }
         return store.children(path).thenCompose(children -> {
-            if (level == widths.length) {
-                List<String> leaves = numericDesc(children, 4, "L");
-                return CompletableFuture.completedFuture(leaves.isEmpty() ? Optional.<Long>empty()
-                        : Optional.of(Long.parseLong(digits + leaves.get(0).substring(1))));
+            boolean leaf = level == widths.length - 1;
+            int width = widths[level];
+            String limit = tight == null ? null : tight.substring(digits.length(), digits.length() + width);
+            List<String> names = numericDesc(children, width, leaf ? "L" : "").stream()
+                    .filter(n -> limit == null || (leaf ? n.substring(1).compareTo(limit) < 0
+                            : n.compareTo(limit) <= 0))
+                    .toList();
+            if (leaf) {
+                return CompletableFuture.completedFuture(names.isEmpty() ? Optional.<Long>empty()
+                        : Optional.of(Long.parseLong(digits + names.get(0).substring(1))));
             }
-            return firstPresent(numericDesc(children, widths[level], ""), 0,
-                    name -> descend(path + "/" + name, digits + name, widths, level + 1));
+            return firstPresent(names, 0, name -> descend(path + "/" + name, digits + name, widths, level + 1,
+                    tight));
         });
     }
 

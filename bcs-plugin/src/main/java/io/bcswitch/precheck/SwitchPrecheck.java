@@ -87,7 +87,9 @@ public class SwitchPrecheck {
         return registry.listClusters().thenCompose(clusters -> {
             List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (BookieClusterRecord c : clusters) {
-                ClusterFacts f = c.name().equals(report.target()) ? report.targetFacts()
+                // a refused target's ids are nobody's business yet: only a target that can take the switch is
+                // remembered, so that nothing a cluster holds can weigh on switches it is not part of
+                ClusterFacts f = c.name().equals(report.target()) ? (report.ok() ? report.targetFacts() : null)
                         : c.name().equals(report.source()) ? report.sourceFacts() : null;
                 if (f != null) {
                     writes.add(remember(c, f, source));
@@ -141,14 +143,25 @@ public class SwitchPrecheck {
                             } else {
                                 checkTarget(target, tf, clusters, problems);
                             }
-                            long hob = proposedHighOrderBits(ranges.orElse(null), d, sf, tf, marks.values());
+                            List<RangeProposal.Claim> claims = new ArrayList<>(RangeProposal.ofRanges(
+                                    ranges.orElse(null), d));
+                            if (sf != null) {
+                                claims.addAll(RangeProposal.ofFacts(source, sf, false));
+                            }
+                            if (tf != null) {
+                                claims.addAll(RangeProposal.ofFacts(target.name(), tf, true));
+                            }
+                            // what was recorded of the other registered clusters: a margin where there is room
+                            clusters.stream().map(c -> marks.get(c.name())).filter(w -> w != null
+                                    && !w.cluster().equals(source) && !w.cluster().equals(target.name()))
+                                    .forEach(w -> claims.add(RangeProposal.ofWatermark(w)));
                             List<String> warnings = new ArrayList<>(warnings(target.name(), source, sf,
                                     sf != null ? null : st[0], tf));
                             if (source != null && sf == null) {
                                 IdWatermark mark = marks.get(source);
                                 if (mark != null) {
                                     // the source may have moved on to its next high-order bits since it was seen
-                                    hob = Math.max(hob, mark.highestKnownBits() + 2);
+                                    claims.addAll(RangeProposal.ofUnreadSource(mark));
                                     warnings.add("ids '" + source + "' issued are known up to high-order bits "
                                             + mark.highestKnownBits() + " (seen " + mark.source() + " at "
                                             + java.time.Instant.ofEpochMilli(mark.observedAt()) + "); the new range "
@@ -162,7 +175,11 @@ public class SwitchPrecheck {
                                             + "are not known; the new range may overlap ids it issued");
                                 }
                             }
-                            long proposed = hob;
+                            RangeProposal range = RangeProposal.of(claims, target.name());
+                            if (range.problem() != null) {
+                                problems.add(range.problem());
+                            }
+                            warnings.addAll(range.warnings());
                             CompletableFuture<String> probed = problems.isEmpty() ? probe.probe(target)
                                     .exceptionally(e -> rootMessage(e)) : CompletableFuture.completedFuture(null);
                             return probed.thenApply(probeProblem -> {
@@ -172,7 +189,8 @@ public class SwitchPrecheck {
                                 }
                                 return new PrecheckReport(target.name(), problems.isEmpty(), List.copyOf(problems),
                                         List.copyOf(warnings), source, sf != null, sf != null ? null
-                                        : String.valueOf(st[0]), sf, tf, requiredBookies, proposed, proposed << 32);
+                                        : String.valueOf(st[0]), sf, tf, requiredBookies, range.bits(),
+                                        range.problem() == null ? range.firstLedgerId() : 0);
                             });
                         });
                     });
@@ -216,6 +234,11 @@ public class SwitchPrecheck {
             if (tf.readOnlyBookies() > 0) {
                 w.add("'" + target + "' has " + tf.readOnlyBookies() + " read-only bookie(s)");
             }
+            if (tf.maxProbeBandLedgerId() >= 0) {
+                w.add("'" + target + "' holds ledger " + tf.maxProbeBandLedgerId() + ", an id of the band reserved for "
+                        + "precheck probes (a probe left behind, or another application's ledger): no range counts "
+                        + "it");
+            }
             if (tf.maxLedgerId() >= 0) {
                 w.add("'" + target + "' already holds ledgers (largest id " + tf.maxLedgerId()
                         + "); the new range starts above them");
@@ -224,26 +247,13 @@ public class SwitchPrecheck {
         return List.copyOf(w);
     }
 
-    /** First high-order value above every id the broker cluster has used on any cluster. */
+    /**
+     * First high-order value above every id the broker cluster has used on any cluster, and above every other id
+     * known where there is room ({@link RangeProposal}); 0 when no range is left.
+     */
     public static long proposedHighOrderBits(RangeTable ranges, Versioned<SwitchDirective> d, ClusterFacts source,
                                       ClusterFacts target, java.util.Collection<IdWatermark> marks) {
-        long max = 0;
-        for (IdWatermark w : marks) {
-            max = Math.max(max, w.highestKnownBits());
-        }
-        if (ranges != null) {
-            max = Math.max(max, ranges.maxHighOrderBits());
-        }
-        if (d.present()) {
-            max = Math.max(max, d.value().firstLedgerId() >>> 32);
-        }
-        for (ClusterFacts f : new ClusterFacts[] {source, target}) {
-            if (f != null) {
-                max = Math.max(max, f.maxHighOrderBits());
-                max = Math.max(max, Math.max(0, f.maxLedgerId()) >>> 32);
-            }
-        }
-        return max + 1;
+        return RangeProposal.of(RangeProposal.all(ranges, d, source, target, marks), "target").bits();
     }
 
     /** What {@code c}'s metadata says now (id generator, bookies, instance id), bounded by the probe timeout. */

@@ -18,9 +18,12 @@ public record IdWatermark(int formatVersion, String cluster, long maxHighOrderBi
                           String source) {
     public static final int FORMAT_VERSION = 1;
 
-    /** High-order bits of every id this cluster may have issued, as far as known. */
+    /**
+     * High-order bits of every id this cluster may have issued, as far as known: an id in the probe band (recorded by
+     * an earlier version) is nobody's ({@link IdSpace}).
+     */
     public long highestKnownBits() {
-        return Math.max(maxHighOrderBits, Math.max(0, maxLedgerId) >>> 32);
+        return Math.max(maxHighOrderBits, IdSpace.isProbeId(maxLedgerId) ? 0 : IdSpace.bitsOf(maxLedgerId));
     }
 
     /** This watermark raised by an observation; null when the observation adds nothing. */

@@ -141,6 +141,37 @@ class StoreClusterMetadataTest {
     }
 
     @Test
+    void ledgersInTheProbeBandAreToldApartFromTheLargestIdBelowIt() throws Exception {
+        initialised(ROOT);
+        long below = io.bcswitch.registry.IdSpace.PROBE_FIRST_ID - 1;
+        ledger(ROOT, 77);
+        ledger(ROOT, (5L << 32) | 9);
+        ledger(ROOT, Long.MAX_VALUE - 5);
+        ledger(ROOT, io.bcswitch.registry.IdSpace.PROBE_FIRST_ID);
+        ClusterFacts f = facts(ROOT);
+        assertEquals((5L << 32) | 9, f.maxLedgerId(), "the probe band counts for no range");
+        assertEquals(Long.MAX_VALUE - 5, f.maxProbeBandLedgerId());
+
+        // the walk below the band backs off from branches that share the band's prefix but are all in it
+        ledger(ROOT, below);
+        ledger(ROOT, below - (1L << 20));
+        f = facts(ROOT);
+        assertEquals(below, f.maxLedgerId());
+        assertEquals(Long.MAX_VALUE - 5, f.maxProbeBandLedgerId());
+
+        StoreClusterMetadata m = new StoreClusterMetadata(new PulsarMetadataPort(store), ROOT, 5000);
+        assertEquals(Long.MAX_VALUE - 5, m.maxLedgerId().get(5, TimeUnit.SECONDS), "everything, probes included");
+    }
+
+    @Test
+    void aClusterWithoutProbesSaysSo() throws Exception {
+        initialised(ROOT);
+        ledger(ROOT, (7L << 32) | 3);
+        assertEquals(-1L, facts(ROOT).maxProbeBandLedgerId());
+        assertEquals((7L << 32) | 3, facts(ROOT).maxLedgerId());
+    }
+
+    @Test
     void shortLayoutOnly() throws Exception {
         initialised(ROOT);
         ledger(ROOT, 5);
@@ -224,8 +255,8 @@ class StoreClusterMetadataTest {
         assertEquals(List.of("HOB-0000000004", "HOB-0000000012"), store.getChildren(ROOT + "/idgen-long").get());
         assertEquals(12L, facts(ROOT).maxHighOrderBits());
 
-        m.advanceHighOrderBits(Integer.MAX_VALUE).get(5, TimeUnit.SECONDS);
-        assertTrue(store.exists(ROOT + "/idgen-long/HOB-2147483647").get());
+        m.advanceHighOrderBits(Integer.MAX_VALUE - 1).get(5, TimeUnit.SECONDS);
+        assertTrue(store.exists(ROOT + "/idgen-long/HOB-2147483646").get(), "the last range there is");
     }
 
     @Test
@@ -241,7 +272,8 @@ class StoreClusterMetadataTest {
     @Test
     void advanceHighOrderBitsRejectsOutOfRangeValues() throws Exception {
         StoreClusterMetadata m = new StoreClusterMetadata(new PulsarMetadataPort(store), ROOT, 5000);
-        for (long bad : new long[] {0, -1, Integer.MAX_VALUE + 1L, Long.MAX_VALUE}) {
+        // the last high-order value is the probe band's: no range starts there
+        for (long bad : new long[] {0, -1, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Long.MAX_VALUE}) {
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> m.advanceHighOrderBits(bad).get(5, TimeUnit.SECONDS), String.valueOf(bad));
             assertInstanceOf(IllegalArgumentException.class, e.getCause());
