@@ -117,10 +117,27 @@ public final class PulsarMetadataPort implements MetadataPort {
         if (t instanceof MetadataStoreException.NotFoundException) {
             return new StoreFailure.NotFound(path, t);
         }
+        if (t instanceof MetadataStoreException && unavailable(t)) {
+            return new StoreFailure.Unavailable("the metadata store did not answer for " + path + ": "
+                    + t.getMessage(), t);
+        }
         if (t instanceof MetadataStoreException) {
             return new StoreFailure(String.valueOf(t.getMessage()), t);
         }
         return t;
+    }
+
+    /** Whether the store failed for want of a connection or session (it reconnects by itself), not for the request. */
+    private static boolean unavailable(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.apache.zookeeper.KeeperException.SessionExpiredException
+                    || c instanceof org.apache.zookeeper.KeeperException.ConnectionLossException
+                    || c instanceof org.apache.zookeeper.KeeperException.OperationTimeoutException
+                    || c instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

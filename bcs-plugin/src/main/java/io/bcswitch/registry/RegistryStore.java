@@ -27,6 +27,12 @@ public class RegistryStore {
     private final RelocationTable relocations;
 
     public RegistryStore(MetadataPort store, RegistryPaths paths) {
+        this(store, paths, FIRST_READ_RETRY_MILLIS);
+    }
+
+    /** @param firstReadRetryMillis the first pause before a read is made again (doubling after each attempt) */
+    RegistryStore(MetadataPort store, RegistryPaths paths, long firstReadRetryMillis) {
+        this.firstReadRetryMillis = firstReadRetryMillis;
         this.store = store;
         this.paths = paths;
         this.relocations = new RelocationTable(this, store, paths);
@@ -36,8 +42,41 @@ public class RegistryStore {
         return paths;
     }
 
+    /** Reads give up on a store that does not answer after this many attempts (about 6 s of waiting in all). */
+    static final int READ_ATTEMPTS = 7;
+    private static final long FIRST_READ_RETRY_MILLIS = 100;
+    private final long firstReadRetryMillis;
+
+    /**
+     * {@code read}, made again (with a growing pause) while the store does not answer: a lost connection or an
+     * expired session ends with the store reconnecting by itself, and a read is always safe to repeat. A request
+     * served at that moment gets its answer a little later instead of an error.
+     */
+    private <T> CompletableFuture<T> reading(java.util.function.Supplier<CompletableFuture<T>> read) {
+        return reading(read, 1, firstReadRetryMillis);
+    }
+
+    private <T> CompletableFuture<T> reading(java.util.function.Supplier<CompletableFuture<T>> read, int attempt,
+                                             long pauseMillis) {
+        return read.get().exceptionallyCompose(e -> {
+            if (!(Failures.unwrap(e) instanceof StoreFailure.Unavailable) || attempt >= READ_ATTEMPTS) {
+                return CompletableFuture.failedFuture(e);
+            }
+            log.debug("metadata store did not answer (attempt {}), reading again in {} ms: {}", attempt, pauseMillis,
+                    e.toString());
+            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(pauseMillis,
+                    java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(v -> reading(read, attempt + 1,
+                    pauseMillis * 2));
+        });
+    }
+
+    /** The names of {@code path}'s children (see {@link MetadataPort#children}), read again while the store is away. */
+    public CompletableFuture<List<String>> children(String path) {
+        return reading(() -> store.children(path));
+    }
+
     public <T> CompletableFuture<Versioned<T>> read(String path, Class<T> type) {
-        return store.get(path).thenApply(r -> r
+        return reading(() -> store.get(path)).thenApply(r -> r
                 .map(n -> new Versioned<>(Json.read(n.value(), type), n.version()))
                 .orElseGet(Versioned::absent));
     }
@@ -107,7 +146,7 @@ public class RegistryStore {
     /** {@link #readChildren(String, Class)} of the nodes whose names {@code names} accepts (no others are read). */
     private <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type,
                                                                               Predicate<String> names) {
-        return store.children(root).thenCompose(listed -> {
+        return children(root).thenCompose(listed -> {
             Map<String, CompletableFuture<Versioned<T>>> reads = new java.util.TreeMap<>();
             listed.stream().filter(names).forEach(n -> reads.put(n, read(root + "/" + n, type)));
             return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -145,12 +184,12 @@ public class RegistryStore {
 
     /** The ids of the brokers that have a record (names only: nothing else is read). */
     public CompletableFuture<java.util.Set<String>> listBrokerIds() {
-        return store.children(paths.brokers()).thenApply(java.util.TreeSet::new);
+        return children(paths.brokers()).thenApply(java.util.TreeSet::new);
     }
 
     /** The ids of the stored operations (names only). */
     public CompletableFuture<List<String>> listOperationIds() {
-        return store.children(paths.operations());
+        return children(paths.operations());
     }
 
     public CompletableFuture<Versioned<OperationRecord>> readOperation(String id) {
@@ -269,7 +308,7 @@ public class RegistryStore {
 
     /** Switch epochs that have copies recorded. */
     public CompletableFuture<List<Long>> copyEpochs() {
-        return store.children(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
+        return children(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
                 .map(Long::parseLong).sorted().toList());
     }
 
@@ -301,7 +340,7 @@ public class RegistryStore {
      * node does not exist.
      */
     public CompletableFuture<java.util.Set<String>> pulsarLiveBrokers() {
-        return store.children(PULSAR_BROKER_REGISTRY).thenApply(java.util.TreeSet::new);
+        return children(PULSAR_BROKER_REGISTRY).thenApply(java.util.TreeSet::new);
     }
 
     public static final String PULSAR_BROKER_REGISTRY = "/loadbalance/brokers";

@@ -36,11 +36,11 @@ final class RelocationTable {
     CompletableFuture<Map<Long, Relocation>> list() {
         List<CompletableFuture<List<String>>> listings = new ArrayList<>();
         // getChildren, not exists: a parent created implicitly may not "exist" in every store implementation
-        listings.add(store.children(paths.relocations()).thenApply(names -> names.stream()
+        listings.add(registry.children(paths.relocations()).thenApply(names -> names.stream()
                 .filter(RegistryStore::isNumber).map(n -> paths.relocations() + "/" + n).toList()));
         for (int shard = 0; shard < RegistryPaths.RELOCATION_SHARDS; shard++) {
             String dir = paths.relocations() + "/" + RegistryPaths.shardName(shard);
-            listings.add(store.children(dir).thenApply(ids -> ids.stream().filter(RegistryStore::isNumber)
+            listings.add(registry.children(dir).thenApply(ids -> ids.stream().filter(RegistryStore::isNumber)
                     .map(id -> dir + "/" + id).toList()));
         }
         return CompletableFuture.allOf(listings.toArray(CompletableFuture[]::new)).thenCompose(v -> {

@@ -17,6 +17,16 @@ public class StoreFailure extends RuntimeException {
         }
     }
 
+    /**
+     * The store did not answer: the connection was lost or the session expired (the store reconnects by itself).
+     * Nothing is known about a write that failed so; a read can be made again.
+     */
+    public static class Unavailable extends StoreFailure {
+        public Unavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** The node does not exist. */
     public static class NotFound extends StoreFailure {
         public NotFound(String path, Throwable cause) {

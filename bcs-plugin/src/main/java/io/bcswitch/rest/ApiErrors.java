@@ -42,6 +42,10 @@ final class ApiErrors {
             }
             return RestResponse.error(status, r.getMessage());
         }
+        if (t instanceof io.bcswitch.registry.StoreFailure.Unavailable u) {
+            return RestResponse.error(503, "this broker's metadata store did not answer (" + u.getMessage() + "); "
+                    + "retry, or ask another broker");
+        }
         log.error("Unexpected error serving bookie-clusters request", t);
         return RestResponse.error(500, "internal error: " + t);
     }

@@ -62,4 +62,18 @@ class PulsarMetadataPortTest {
             return PulsarMetadataPort.open(root + chroot, 30_000, "contract");
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void aStoreThatLostItsSessionOrConnectionIsUnavailableAndAnythingElseIsAFailure() {
+        org.junit.jupiter.api.Assertions.assertInstanceOf(io.bcswitch.registry.StoreFailure.Unavailable.class,
+                PulsarMetadataPort.translate("/x", new java.util.concurrent.CompletionException(
+                        new org.apache.pulsar.metadata.api.MetadataStoreException(
+                                new org.apache.zookeeper.KeeperException.SessionExpiredException()))));
+        org.junit.jupiter.api.Assertions.assertInstanceOf(io.bcswitch.registry.StoreFailure.Unavailable.class,
+                PulsarMetadataPort.translate("/x", new org.apache.pulsar.metadata.api.MetadataStoreException(
+                        new org.apache.zookeeper.KeeperException.ConnectionLossException())));
+        Throwable other = PulsarMetadataPort.translate("/x", new org.apache.pulsar.metadata.api.MetadataStoreException(
+                new org.apache.zookeeper.KeeperException.NoAuthException()));
+        org.junit.jupiter.api.Assertions.assertEquals(io.bcswitch.registry.StoreFailure.class, other.getClass());
+    }
 }

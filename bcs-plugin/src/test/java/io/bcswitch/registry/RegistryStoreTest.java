@@ -64,6 +64,61 @@ class RegistryStoreTest {
         return Optional.of(new Counter(cur.map(Counter::n).orElse(0) + 1));
     }
 
+    /** A store that does not answer the first {@code outages} reads (a lost connection, an expired session). */
+    private static final class AwayPort extends ForwardingPort {
+        private final int outages;
+        final AtomicInteger reads = new AtomicInteger();
+
+        AwayPort(MetadataPort to, int outages) {
+            super(to);
+            this.outages = outages;
+        }
+
+        @Override
+        public CompletableFuture<Optional<Node>> get(String p) {
+            return reads.incrementAndGet() <= outages ? away(p) : super.get(p);
+        }
+
+        @Override
+        public CompletableFuture<List<String>> children(String p) {
+            return reads.incrementAndGet() <= outages ? away(p) : super.children(p);
+        }
+
+        private static <T> CompletableFuture<T> away(String p) {
+            return CompletableFuture.failedFuture(new StoreFailure.Unavailable("session expired reading " + p, null));
+        }
+    }
+
+    @Test
+    void aReadWhileTheStoreIsAwayIsMadeAgainUntilItAnswersWithinItsBound() throws Exception {
+        new RegistryStore(memory, paths).write("/bcs/counter", new Counter(3), -1).get();
+        AwayPort away = new AwayPort(memory, RegistryStore.READ_ATTEMPTS - 1);
+        assertEquals(3, await(new RegistryStore(away, paths, 1).read("/bcs/counter", Counter.class)).value().n());
+        assertEquals(RegistryStore.READ_ATTEMPTS, away.reads.get(), "the last allowed attempt answered");
+
+        AwayPort listing = new AwayPort(memory, 2);
+        assertEquals(List.of("counter"), await(new RegistryStore(listing, paths, 1).children("/bcs")));
+
+        AwayPort gone = new AwayPort(memory, RegistryStore.READ_ATTEMPTS);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> await(new RegistryStore(gone, paths, 1).read("/bcs/counter", Counter.class)));
+        assertInstanceOf(StoreFailure.Unavailable.class, Failures.unwrap(e));
+        assertEquals(RegistryStore.READ_ATTEMPTS, gone.reads.get(), "it gives up at its bound");
+
+        // any other failure is an answer: not read again
+        AtomicInteger reads = new AtomicInteger();
+        ForwardingPort broken = new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Optional<Node>> get(String p) {
+                reads.incrementAndGet();
+                return CompletableFuture.failedFuture(new StoreFailure("no such store", null));
+            }
+        };
+        assertThrows(ExecutionException.class, () -> await(new RegistryStore(broken, paths).read("/bcs/counter",
+                Counter.class)));
+        assertEquals(1, reads.get());
+    }
+
     @Test
     void anUpdateThatLosesRacesReadsAgainUpToItsBound() throws Exception {
         RacingPort port = new RacingPort(memory, "/bcs/counter", RegistryStore.MAX_UPDATE_ATTEMPTS - 1);

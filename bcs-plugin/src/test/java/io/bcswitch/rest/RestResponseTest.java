@@ -45,6 +45,17 @@ class RestResponseTest {
         assertEquals(errorBody("request failed: no probe ledger within 10000 ms"), inner.body());
     }
 
+    @Test
+    void aMetadataStoreThatDoesNotAnswerIsUnavailableNotAServerError() {
+        RestResponse r = ApiErrors.toResponse(new java.util.concurrent.CompletionException(
+                new io.bcswitch.registry.StoreFailure.Unavailable("the metadata store did not answer for /x: session "
+                        + "expired", null)));
+        assertEquals(503, r.status());
+        assertEquals(errorBody("this broker's metadata store did not answer (the metadata store did not answer for "
+                + "/x: session expired); retry, or ask another broker"), r.body());
+        assertEquals(500, ApiErrors.toResponse(new io.bcswitch.registry.StoreFailure("corrupt", null)).status());
+    }
+
     /** An error's body: the message as Pulsar's {@code reason} and as the earlier {@code error}. */
     private static Map<String, Object> errorBody(String message) {
         return Map.of("reason", message, "error", message);
