@@ -85,4 +85,31 @@ class PrecheckProbeTest extends ClusterTestBase {
         assertEquals("cluster-b", st.get("activeCluster").asText(), st.toString());
         assertEquals(3, st.get("epoch").asLong(), st.toString());
     }
+
+    @Test
+    @Order(3)
+    void aProbeWhoseWriteFailsAfterItsLedgerWasCreatedLeavesNothingBehind() throws Exception {
+        Rest rest = new Rest(cluster.broker(0).webServiceUrl());
+        assertEquals("cluster-b", rest.status().get("activeCluster").asText());
+        var a = cluster.bookieCluster("cluster-a");
+        // registered and connected, but answering nothing: the probe ledger's metadata is created, its write hangs
+        a.bookies().forEach(b -> b.suspend());
+        try {
+            JsonNode pre = rest.get("/precheck/cluster-a").json();
+            assertFalse(pre.get("ok").asBoolean(), pre.toString());
+            assertTrue(pre.get("problems").toString().contains("a broker's BookKeeper client cannot use 'cluster-a'"),
+                    pre.toString());
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> probeBandLedgers(a).isEmpty());
+        } finally {
+            a.bookies().forEach(b -> b.resume());
+        }
+        assertTrue(rest.get("/precheck/cluster-a").json().get("ok").asBoolean());
+        assertEquals(java.util.Set.of(), probeBandLedgers(a), "a probe that succeeded deletes its ledger too");
+    }
+
+    private static java.util.Set<Long> probeBandLedgers(io.bcswitch.testkit.TestBookieCluster c) throws Exception {
+        java.util.Set<Long> out = new java.util.TreeSet<>(c.ledgerIds());
+        out.removeIf(id -> !io.bcswitch.registry.IdSpace.isProbeId(id));
+        return out;
+    }
 }

@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code -Dbcs.explorer.seed=S [-Dbcs.explorer.steps=K]}: replays seed S;</li>
  *   <li>{@code -Dbcs.explorer.random=N [-Dbcs.explorer.steps=K]}: runs N random seeds (each printed), stops at the
  *       first failure; with {@code -Dbcs.explorer.keepGoing=true} runs them all and reports every failing seed.</li>
- *   <li>{@code -Dbcs.explorer.seed=S -Dbcs.explorer.script=SWITCH,DISASTER,...}: runs exactly those actions.</li>
+ *   <li>{@code -Dbcs.explorer.seed=S -Dbcs.explorer.script=SWITCH,DISASTER,...}: runs exactly those actions;</li>
+ *   <li>{@code -Dbcs.explorer.longRun=N} (with a seed or a campaign): each run goes on until N switches were accepted,
+ *       checking that the brokers' resources stay bounded; {@code -Dbcs.explorer.longEvery=K}: in a random campaign,
+ *       every K-th seed is such a run of {@value #LONG_RUN_SWITCHES} switches.</li>
  * </ul>
  *
  * <p>Sequences the explorer found are kept in {@link #FOUND} as scripts and run by CI.
@@ -30,6 +33,8 @@ class SequenceExplorerTest {
     /** Seeds CI runs (each one a fresh cluster); together they pick every kind of step at least once. */
     static final long[] FIXED_SEEDS = {1, 2};
     private static final int STEPS = Integer.getInteger("bcs.explorer.steps", 12);
+    /** Switches a long run makes at least ({@code -Dbcs.explorer.longEvery=K}: every K-th random seed is one). */
+    static final int LONG_RUN_SWITCHES = 40;
 
     /**
      * Sequences of bug classes found so far, as scripts (the seed picks their details only): found by random runs
@@ -133,10 +138,16 @@ class SequenceExplorerTest {
             }
         }
         boolean keepGoing = Boolean.getBoolean("bcs.explorer.keepGoing");
+        int longSwitches = Integer.getInteger("bcs.explorer.longRun", 0);
+        int longEvery = Integer.getInteger("bcs.explorer.longEvery", 0);
         List<String> failed = new ArrayList<>();
         int run = 0;
         for (long seed : seeds) {
-            SequenceExplorer.Result r = new SequenceExplorer(seed, STEPS).run();
+            // a long run goes on until that many switches were accepted, its resources checked all along
+            int switches = longSwitches > 0 ? longSwitches : longEvery > 0 && (run + 1) % longEvery == 0
+                    ? LONG_RUN_SWITCHES : 0;
+            SequenceExplorer.Result r = switches > 0 ? SequenceExplorer.longRun(seed, switches).run()
+                    : new SequenceExplorer(seed, STEPS).run();
             log.info("EXPLORE result {}/{} {}: {}", ++run, seeds.size(), r.ok() ? "PASS" : "FAIL", r.describe());
             if (!r.ok()) {
                 failed.add(r.describe());

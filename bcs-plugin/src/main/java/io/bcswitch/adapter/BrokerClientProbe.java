@@ -117,7 +117,10 @@ final class BrokerClientProbe implements ClusterProbe {
         long id = IdSpace.PROBE_FIRST_ID + ThreadLocalRandom.current().nextLong(PROBE_IDS);
         return probeLedger(bk).makeAdv().withLedgerId(id)
                 .execute()
-                .thenCompose(w -> deletedAfter(bk, cluster, id, writeRead(bk, id, w::writeAsync, w::closeAsync)));
+                // a write that hangs (a bookie that takes the connection and never answers) is given up at the probe
+                // timeout, so that the ledger is deleted then, not when BookKeeper's own timeouts end it
+                .thenCompose(w -> deletedAfter(bk, cluster, id, writeRead(bk, id, w::writeAsync, w::closeAsync)
+                        .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)));
     }
 
     /**

@@ -76,6 +76,19 @@ public final class TestCluster implements AutoCloseable {
         return zooKeeper.connectString();
     }
 
+    /**
+     * Sessions the shared ZooKeeper server holds now (brokers' metadata stores, bookies, every BookKeeper client's
+     * metadata session): a resource gauge, bounded over a cluster's life when nothing leaks.
+     */
+    public int zooKeeperSessions() {
+        return zooKeeper.sessions();
+    }
+
+    /** Watches the shared ZooKeeper server holds now, over every session: a resource gauge like the sessions. */
+    public int zooKeeperWatches() {
+        return zooKeeper.watches();
+    }
+
     /** {@code zk:127.0.0.1:<port>}: the brokers' metadata and configuration store. */
     public String metadataStoreUrl() {
         return "zk:" + zooKeeper.connectString();

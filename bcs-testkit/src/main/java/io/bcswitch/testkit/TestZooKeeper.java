@@ -80,6 +80,16 @@ final class TestZooKeeper implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /** Sessions the server holds now (every ZooKeeper client of every broker, bookie and tool). */
+    int sessions() {
+        return (int) server.getZKDatabase().getSessionCount();
+    }
+
+    /** Watches the server holds now, over every session. */
+    int watches() {
+        return server.getZKDatabase().getDataTree().getWatchCount();
+    }
+
     /** A new connected client; the caller closes it. */
     ZooKeeper connect(Duration timeout) throws IOException, InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);

@@ -17,6 +17,8 @@ public final class Rest {
     private final String token;
     /** Sent as {@code X-Original-Principal}, as Pulsar's proxy does for the client it forwards (null: none). */
     private final String originalPrincipal;
+    /** Told every call ("METHOD path") and its answer. */
+    private final java.util.function.BiConsumer<String, Response> observer;
 
     /** A response: status and parsed JSON body. */
     public record Response(int status, JsonNode json, String raw) {
@@ -36,9 +38,20 @@ public final class Rest {
 
     /** Calls as a proxy makes them: its own {@code token}, and the role of the client it forwards. */
     public Rest(String webServiceUrl, String token, String originalPrincipal) {
+        this(webServiceUrl, token, originalPrincipal, (call, r) -> { });
+    }
+
+    private Rest(String webServiceUrl, String token, String originalPrincipal,
+                 java.util.function.BiConsumer<String, Response> observer) {
         this.base = webServiceUrl.replaceAll("/$", "") + "/admin/v2/bookie-clusters";
         this.token = token;
         this.originalPrincipal = originalPrincipal;
+        this.observer = observer;
+    }
+
+    /** Calls without credentials whose every answer {@code observer} is told, with the call ("POST /switch"). */
+    public static Rest observed(String webServiceUrl, java.util.function.BiConsumer<String, Response> observer) {
+        return new Rest(webServiceUrl, null, null, observer);
     }
 
     public Response get(String path) {
@@ -127,15 +140,19 @@ public final class Rest {
             if (token != null) {
                 b.header("Authorization", "Bearer " + token);
             }
-            HttpResponse<String> resp = http.send(b.timeout(Duration.ofSeconds(90)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpRequest request = b.timeout(Duration.ofSeconds(90)).build();
+            HttpResponse<String> resp = http.send(request, HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;
             try {
                 json = resp.body().isEmpty() ? null : MAPPER.readTree(resp.body());
             } catch (IOException e) {
                 // not JSON: keep raw
             }
-            return new Response(resp.statusCode(), json, resp.body());
+            Response r = new Response(resp.statusCode(), json, resp.body());
+            observer.accept(request.method() + " " + request.uri().getPath().substring(
+                    request.uri().getPath().indexOf("/bookie-clusters") + "/bookie-clusters".length())
+                    + (request.uri().getQuery() != null ? "?" + request.uri().getQuery() : ""), r);
+            return r;
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

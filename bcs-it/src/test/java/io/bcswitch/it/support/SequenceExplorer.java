@@ -77,7 +77,16 @@ public final class SequenceExplorer {
         FOREIGN_LEDGER(0),
         // weight 0: a broker cut off while two switches are made comes back two epochs behind, with ledgers of the
         // epoch in between it never saw; the fixed seeds' sequences stay as they are, and a script runs it
-        PAUSE_ACROSS_TWO_SWITCHES(0);
+        PAUSE_ACROSS_TWO_SWITCHES(0),
+        // an operator's command while an earlier one's work still runs (a cutover, a migration's PENDING, BUILD or
+        // PROMOTE, a rollback, a cleanup), through the other broker: nothing waits for the cluster to settle first
+        OVERLAP(3),
+        // two operators at the same moment, one through each broker
+        TWO_OPERATORS(2),
+        // another application's ledger with an id near the end of the 63-bit space, in a registered cluster
+        FOREIGN_TOP_LEDGER(1),
+        // a precheck whose probe ledger is created but cannot be written (the target's bookies do not answer)
+        PROBE_WRITE_FAILS(1);
 
         final int weight;
 
@@ -92,7 +101,8 @@ public final class SequenceExplorer {
     /** Which broker answers a REST call: apart from {@link #random}, so that polling never shifts the steps. */
     private final Random restRandom;
     private final List<String> steps = new ArrayList<>();
-    private final List<String> problems = new ArrayList<>();
+    /** Added to from the threads of concurrent operators too. */
+    private final List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
     private TestCluster cluster;
     private PulsarAdmin admin;
     private Workload workload;
@@ -100,12 +110,25 @@ public final class SequenceExplorer {
     /** Ledgers written straight into a cluster by something that is not Pulsar: cluster to ids. */
     private final java.util.Map<String, Set<Long>> foreignLedgers = new java.util.TreeMap<>();
     private boolean abruptFailover;
+    /** Switches the brokers accepted (POST /switch answered 200), rollbacks' switches back not included. */
+    private int switches;
+    private LifeChecks life;
 
     /** The actions of a scripted run, in order (null: picked by the seed). */
     private final List<Action> script;
+    /** A long run goes on until this many switches were accepted (0: a run of {@link #stepCount} steps). */
+    private final int minSwitches;
 
     public SequenceExplorer(long seed, int stepCount) {
-        this(seed, stepCount, null);
+        this(seed, stepCount, null, 0);
+    }
+
+    /**
+     * A long run: steps picked by the seed until {@code minSwitches} switches were accepted (at most four steps per
+     * switch), checking after each that the resources the brokers hold stay bounded ({@link LifeChecks}).
+     */
+    public static SequenceExplorer longRun(long seed, int minSwitches) {
+        return new SequenceExplorer(seed, 0, null, minSwitches);
     }
 
     /**
@@ -113,10 +136,11 @@ public final class SequenceExplorer {
      * cluster, which broker). Found sequences are kept this way, so they keep their meaning when actions are added.
      */
     public SequenceExplorer(long seed, List<Action> script) {
-        this(seed, script.size(), List.copyOf(script));
+        this(seed, script.size(), List.copyOf(script), 0);
     }
 
-    private SequenceExplorer(long seed, int stepCount, List<Action> script) {
+    private SequenceExplorer(long seed, int stepCount, List<Action> script, int minSwitches) {
+        this.minSwitches = minSwitches;
         this.seed = seed;
         this.stepCount = stepCount;
         this.script = script;
@@ -154,7 +178,9 @@ public final class SequenceExplorer {
                 throw new IllegalStateException("the idle-subscription topics do not take messages at the start");
             }
             workload.compact();
-            for (int i = 0; i < stepCount && problems.isEmpty(); i++) {
+            life = new LifeChecks(cluster);
+            for (int i = 0; (i < stepCount || (switches < minSwitches && i < 4 * minSwitches)) && problems.isEmpty();
+                 i++) {
                 Action a = script != null ? script.get(i) : pick();
                 String what = step(a);
                 steps.add((i + 1) + ". " + what);
@@ -177,9 +203,10 @@ public final class SequenceExplorer {
                 cluster.close();
             }
         }
-        log.info("EXPLORE seed={} {} in {} s: {} step(s), removal verdict checked {} time(s), {}", seed,
-                problems.isEmpty() ? "passed" : "FAILED", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
-                steps.size(), removalChecks, problems.isEmpty() ? "nothing found" : problems);
+        log.info("EXPLORE seed={} {} in {} s: {} step(s), {} switch(es), removal verdict checked {} time(s), "
+                + "resources: {}, {}", seed, problems.isEmpty() ? "passed" : "FAILED",
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), steps.size(), switches, removalChecks,
+                life == null ? "not read" : life.summary(), problems.isEmpty() ? "nothing found" : problems);
         return new Result(seed, List.copyOf(steps), List.copyOf(problems));
     }
 
@@ -206,7 +233,24 @@ public final class SequenceExplorer {
                 running.add(cluster.broker(i));
             }
         }
-        return new Rest(running.get(restRandom.nextInt(running.size())).webServiceUrl());
+        return restOf(running.get(restRandom.nextInt(running.size())));
+    }
+
+    /**
+     * REST through broker {@code b}: every answer is looked at, wherever it comes from (a step, a status poll, a
+     * verify): a server error (5xx) is a problem, and an accepted switch is counted.
+     */
+    private Rest restOf(TestBroker b) {
+        return Rest.observed(b.webServiceUrl(), (call, r) -> {
+            if (r.status() >= 500) {
+                problems.add("server error " + r.status() + " for " + call + ": " + r.raw());
+            }
+            if (r.status() == 200 && call.equals("POST /switch")) {
+                synchronized (this) {
+                    switches++;
+                }
+            }
+        });
     }
 
     private JsonNode status() {
@@ -311,8 +355,7 @@ public final class SequenceExplorer {
                 try {
                     Thread.sleep(1_000);
                     if (t != null && random.nextBoolean()) {
-                        sw = ", switch to " + t + " meanwhile -> " + answer(new Rest(cluster.broker(1 - i)
-                                .webServiceUrl()).switchTo(t));
+                        sw = ", switch to " + t + " meanwhile -> " + answer(restOf(cluster.broker(1 - i)).switchTo(t));
                     }
                     Thread.sleep(SESSION_TIMEOUT_MILLIS + 3_000);
                 } finally {
@@ -338,7 +381,7 @@ public final class SequenceExplorer {
                 // an id of N+1's range routed to N's cluster cannot be found there by chance
                 List<String> third = healthy.stream().filter(x -> !x.equals(t1)).toList();
                 String t2 = third.isEmpty() ? from : anyOf(third);
-                Rest other = new Rest(cluster.broker(1 - i).webServiceUrl());
+                Rest other = restOf(cluster.broker(1 - i));
                 TestBroker b = cluster.broker(i);
                 b.metadataLink().pause();
                 String sw;
@@ -396,7 +439,7 @@ public final class SequenceExplorer {
                 String back = "";
                 boolean rollBack = random.nextBoolean();
                 try {
-                    Rest other = new Rest(cluster.broker(1 - i).webServiceUrl());
+                    Rest other = restOf(cluster.broker(1 - i));
                     sw = answer(other.switchTo(t));
                     Thread.sleep(1_500);
                     if (rollBack) {
@@ -508,7 +551,7 @@ public final class SequenceExplorer {
                                 + "'s /metrics does not show it: " + seen);
                     }
                     if (t != null) {
-                        Rest.Response r = new Rest(cluster.broker(1 - i).webServiceUrl()).switchTo(t);
+                        Rest.Response r = restOf(cluster.broker(1 - i)).switchTo(t);
                         if (r.status() != 409) {
                             problems.add("a switch while broker " + i + " runs without the plugin was not refused: "
                                     + r.status() + " " + r.raw());
@@ -609,6 +652,18 @@ public final class SequenceExplorer {
                 return what.append(", migration ").append(phase).append(", ").append(copying).append(" ms later ")
                         .append(raised).append(" -> ").append(answer(rest().post("/tuning", raised))).toString();
             }
+            case OVERLAP -> {
+                return overlap();
+            }
+            case TWO_OPERATORS -> {
+                return twoOperators();
+            }
+            case FOREIGN_TOP_LEDGER -> {
+                return foreignTopLedger();
+            }
+            case PROBE_WRITE_FAILS -> {
+                return probeWriteFails();
+            }
             case COMPACT -> {
                 workload.compact();
                 return "compact the compacted topics";
@@ -628,6 +683,202 @@ public final class SequenceExplorer {
             }
             default -> throw new IllegalStateException(a.toString());
         }
+    }
+
+    /** An operator's command that a step can fire at any moment. */
+    private enum Command {
+        SWITCH, SWITCH_BACK, ROLLBACK, RETRY, CLEANUP_DELETE, CLOSE_CLIENT, UNREGISTER, TUNING
+    }
+
+    /**
+     * Fires {@code c} through {@code via}, on {@code cluster} when it names one (null: one picked among the inactive
+     * clusters); returns what it did and the answer's gist.
+     */
+    private String fire(Command c, Rest via, String cluster) {
+        String on = cluster != null ? cluster : anyOf(inactive());
+        return switch (c) {
+            case SWITCH -> on == null ? "switch: nothing to switch to" : "switch to " + on + " -> "
+                    + answer(via.switchTo(on));
+            case SWITCH_BACK -> {
+                JsonNode d = status().get("directive");
+                yield d == null || d.isNull() ? "switch back: no switch yet" : "switch back to "
+                        + d.get("origin").asText() + " -> " + answer(via.switchTo(d.get("origin").asText()));
+            }
+            case ROLLBACK -> "rollback -> " + answer(via.post("/rollback", ""));
+            case RETRY -> "retry-migration -> " + answer(via.post("/migration/retry", ""));
+            case CLEANUP_DELETE -> on == null ? "cleanup: no inactive cluster" : "cleanup " + on + " -> "
+                    + answer(via.post("/cleanup", "{\"srcCluster\":\"" + on + "\",\"dryRun\":false,\"force\":true}"));
+            case CLOSE_CLIENT -> on == null ? "close-client: no inactive cluster" : "close-client " + on + " -> "
+                    + answer(via.post("/close-client/" + on, ""));
+            case UNREGISTER -> on == null ? "unregister: no inactive cluster" : "unregister " + on + " -> "
+                    + answer(via.request("DELETE", "/" + on, null, null));
+            case TUNING -> {
+                String t = random.nextBoolean() ? "{\"migrationBytesPerSecond\":null,\"migrationConcurrency\":null,"
+                        + "\"cutoverTopicsPerSecond\":null}" : "{\"migrationConcurrency\":" + (1 + random.nextInt(4))
+                        + ",\"cutoverTopicsPerSecond\":" + (5 + random.nextInt(200)) + "}";
+                yield "tuning " + t + " -> " + answer(via.post("/tuning", t));
+            }
+        };
+    }
+
+    private Command anyCommand() {
+        return Command.values()[random.nextInt(Command.values().length)];
+    }
+
+    /** The brokers' REST APIs in a random order (the first for the first operator, the other for the second). */
+    private Rest[] twoBrokers() {
+        int first = random.nextInt(cluster.brokerCount());
+        TestBroker a = cluster.broker(first);
+        TestBroker b = cluster.broker(1 - first);
+        return new Rest[] {restOf(a.isRunning() ? a : b), restOf(b.isRunning() ? b : a)};
+    }
+
+    /**
+     * OVERLAP: a switch, a rollback or a cleanup that deletes, and, while its work still runs (the cutover, or the
+     * migration in PENDING, BUILD or PROMOTE, or the cleanup's deletions), another command through the other broker.
+     * The copying is slowed down first half of the time, so that BUILD lasts long enough to be overlapped.
+     */
+    private String overlap() throws Exception {
+        Rest[] via = twoBrokers();
+        boolean slow = random.nextBoolean();
+        StringBuilder what = new StringBuilder();
+        if (slow) {
+            what.append("copying slowed -> ").append(answer(via[0].post("/tuning",
+                    "{\"migrationBytesPerSecond\":20000,\"migrationConcurrency\":1}"))).append(", ");
+        }
+        int first = random.nextInt(4);
+        String target = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+        CompletableFuture<String> earlier;
+        String awaited;
+        if (first < 2) {
+            String sw = first == 0 ? fire(Command.SWITCH, via[0], target) : fire(Command.SWITCH_BACK, via[0], null);
+            earlier = CompletableFuture.completedFuture(sw);
+            String[] moments = {"cutover", "PENDING", "BUILD", "PROMOTE"};
+            String moment = moments[random.nextInt(moments.length)];
+            awaited = moment.equals("cutover") || !sw.contains("-> 200") ? "at once"
+                    : "migration " + awaitMigrationPhase(moment, 20);
+        } else {
+            // the earlier command runs on its own thread: the second one is fired while it is answered
+            Command c = first == 2 ? Command.ROLLBACK : Command.CLEANUP_DELETE;
+            earlier = CompletableFuture.supplyAsync(() -> fire(c, via[0], null));
+            long ms = random.nextInt(1_500);
+            Thread.sleep(ms);
+            awaited = ms + " ms later";
+        }
+        Command second = anyCommand();
+        // the second operator aims at the first one's cluster half of the time
+        String second0 = fire(second, via[1], random.nextBoolean() ? target : null);
+        what.append(earlier.get(120, TimeUnit.SECONDS)).append("; ").append(awaited).append(", meanwhile ")
+                .append(second0);
+        if (slow) {
+            what.append(", copying at full speed again -> ").append(answer(via[0].post("/tuning",
+                    "{\"migrationBytesPerSecond\":null,\"migrationConcurrency\":null}")));
+        }
+        return what.toString();
+    }
+
+    /** TWO_OPERATORS: two commands fired at the same moment, one through each broker, often on the same cluster. */
+    private String twoOperators() throws Exception {
+        Rest[] via = twoBrokers();
+        Command a = anyCommand();
+        Command b = anyCommand();
+        String target = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+        String ta = random.nextInt(3) > 0 ? target : null;
+        String tb = random.nextInt(3) > 0 ? target : null;
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> awaitThen(go, () -> fire(a, via[0], ta)));
+        CompletableFuture<String> other = CompletableFuture.supplyAsync(() -> awaitThen(go, () -> fire(b, via[1], tb)));
+        go.countDown();
+        return "at once: " + first.get(120, TimeUnit.SECONDS) + " | " + other.get(120, TimeUnit.SECONDS);
+    }
+
+    private static String awaitThen(java.util.concurrent.CountDownLatch go, java.util.function.Supplier<String> then) {
+        try {
+            go.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+        return then.get();
+    }
+
+    /**
+     * FOREIGN_TOP_LEDGER: another application writes a ledger with an id of its choice near the end of the id space
+     * into a registered cluster: in the band the precheck's probes use, or at the last high-order bits a range could
+     * start at (that cluster can then take no switch: it must be refused with a reason, never answered 5xx, and no
+     * other switch may be blocked by it). The ledger must survive every cleanup.
+     */
+    private String foreignTopLedger() throws Exception {
+        String c = anyOf(registered().stream().filter(x -> !bookiesDown.contains(x)).toList());
+        if (c == null) {
+            return "foreign top ledger: no cluster with its bookies up";
+        }
+        boolean probeBand = random.nextBoolean();
+        long id = probeBand ? Long.MAX_VALUE - random.nextInt(1_000)
+                : ((long) io.bcswitch.registry.IdSpace.MAX_RANGE_BITS << 32) | random.nextInt(1_000);
+        try (org.apache.bookkeeper.client.BookKeeper bk = new org.apache.bookkeeper.client.BookKeeper(
+                cluster.bookieCluster(c).clientConfiguration())) {
+            org.apache.bookkeeper.client.LedgerHandle h = bk.createLedgerAdv(id, 1, 1, 1,
+                    org.apache.bookkeeper.client.BookKeeper.DigestType.CRC32, new byte[0], null);
+            h.addEntry(0, "not pulsar's".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            h.close();
+        }
+        foreignLedgers.computeIfAbsent(c, k -> new TreeSet<>()).add(id);
+        String what = "another application writes ledger " + id + (probeBand ? " (probe band)" : " (no room above)")
+                + " into " + c;
+        if (c.equals(active())) {
+            return what;
+        }
+        Rest.Response pre = rest().get("/precheck/" + c);
+        boolean ok = pre.json() != null && pre.json().path("ok").asBoolean();
+        if (!probeBand && ok) {
+            problems.add("the precheck of " + c + ", which holds ledger " + id + " at the last high-order bits a range "
+                    + "could use, says it can take a switch: " + pre.raw());
+        }
+        return what + ", precheck -> " + pre.status() + (ok ? " ok" : " refused: " + pre.json().path("problems"));
+    }
+
+    /**
+     * PROBE_WRITE_FAILS: the precheck of a cluster whose bookies are registered but answer nothing: its probe ledger
+     * is created and cannot be written. The precheck refuses, and no probe ledger may be left on the cluster.
+     */
+    private String probeWriteFails() throws Exception {
+        String c = anyOf(inactive().stream().filter(x -> !bookiesDown.contains(x)).toList());
+        if (c == null) {
+            return "probe write fails: no inactive cluster with its bookies up";
+        }
+        TestBookieCluster bk = cluster.bookieCluster(c);
+        Set<Long> before = probeBand(bk);
+        bk.bookies().forEach(b -> b.suspend());
+        Rest.Response pre;
+        Set<Long> left;
+        try {
+            pre = rest().get("/precheck/" + c);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            do {
+                Thread.sleep(500);
+                left = probeBand(bk);
+                left.removeAll(before);
+            } while (!left.isEmpty() && System.nanoTime() < deadline);
+        } finally {
+            bk.bookies().forEach(b -> b.resume());
+        }
+        if (pre.json() != null && pre.json().path("ok").asBoolean()) {
+            problems.add("the precheck of " + c + " passed while its bookies answered nothing: " + pre.raw());
+        }
+        if (!left.isEmpty()) {
+            problems.add("probe ledger(s) " + left + " left on " + c + " after a precheck whose write failed");
+        }
+        return "precheck of " + c + " while its bookies answer nothing -> " + pre.status() + " "
+                + pre.json().path("problems") + (left.isEmpty() ? ", no probe ledger left" : "");
+    }
+
+    /** The ids in the probe band on {@code c} (other applications' ledgers there included). */
+    private Set<Long> probeBand(TestBookieCluster c) throws Exception {
+        Set<Long> out = new TreeSet<>(c.ledgerIds());
+        out.removeIf(id -> !io.bcswitch.registry.IdSpace.isProbeId(id));
+        out.removeAll(foreignLedgers.getOrDefault(c.name(), Set.of()));
+        return out;
     }
 
     /** Deletes a topic's schema for good (its ledgers too), retrying while a broker restarts. */
@@ -711,11 +962,8 @@ public final class SequenceExplorer {
         bookiesDown.remove(c);
     }
 
-    /** The status and the gist of an answer; a server error is a problem. */
+    /** The status and the gist of an answer (a server error is already a problem: see {@link #restOf}). */
     private String answer(Rest.Response r) {
-        if (r.status() >= 500) {
-            problems.add("server error " + r.status() + ": " + r.raw());
-        }
         String gist = r.status() == 200 ? "200" : r.status() + " " + (r.error() != null ? r.error() : r.raw());
         return gist.length() > 200 ? gist.substring(0, 200) + "..." : gist;
     }
@@ -740,6 +988,16 @@ public final class SequenceExplorer {
         if (why != null) {
             problems.add("not settled " + SETTLE.toSeconds() + " s " + when + ": " + why);
             return;
+        }
+        try {
+            for (String p : life.registry(status(), rest().get("/").json())) {
+                problems.add(p + " (" + when + ")");
+            }
+        } catch (Exception e) {
+            problems.add("reading the registry " + when + ": " + e);
+        }
+        for (String p : life.resources(switches)) {
+            problems.add(p + " (" + when + ")");
         }
         verify("/verify", when);
     }
@@ -825,6 +1083,24 @@ public final class SequenceExplorer {
         return out;
     }
 
+    /**
+     * Once cleanup has run, what keeps the plugin from being removed may only be ledgers retention keeps on old
+     * clusters: no migration between its start and its end, nothing verify could not check.
+     */
+    private void removalReachable() {
+        Rest.Response v = rest().get("/verify");
+        if (v.status() != 200 || v.json() == null) {
+            return; // verify's own answer is checked by settleAndVerify
+        }
+        for (JsonNode because : v.json().path("removal").path("because")) {
+            String b = because.asText();
+            if (b.contains("is in phase") || b.contains("could not be checked") || b.contains("no bookie cluster is "
+                    + "ACTIVE")) {
+                problems.add("after cleanup at the end the plugin can still not be removed because " + b);
+            }
+        }
+    }
+
     /** How often verify said the plugin could be removed (and the claim was checked). */
     private int removalChecks;
 
@@ -859,6 +1135,19 @@ public final class SequenceExplorer {
             startBookies(c);
         }
         settleAndVerify("at the end");
+        if (problems.isEmpty()) {
+            // every inactive cluster cleaned up for real: then the removal verdict may only wait for what retention
+            // keeps (data ledgers on old clusters), never for the plugin's own unfinished work; and everything the
+            // workload wrote must still arrive below
+            List<String> cleaned = new ArrayList<>();
+            for (String c : inactive()) {
+                cleaned.add(c + " " + answer(rest().post("/cleanup", "{\"srcCluster\":\"" + c
+                        + "\",\"dryRun\":false,\"force\":true}")));
+            }
+            log.info("EXPLORE seed={} cleanup of every inactive cluster at the end: {}", seed, cleaned);
+            settleAndVerify("after cleaning up every inactive cluster at the end");
+            removalReachable();
+        }
         workload.stopProducing();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!workload.allReceived() && System.nanoTime() < deadline) {

@@ -1,0 +1,125 @@
+package io.bcswitch.it.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.testkit.TestCluster;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What must hold over a cluster's life, however many switches it went through: after the cluster settled, no
+ * migration older than the current switch is still between its start and its end, the active cluster is registered
+ * and not DEPRECATED, and the resources the brokers hold (threads, BookKeeper client threads, metadata sessions and
+ * watches) stay within a bound of what they held after the first switches, instead of growing with every switch.
+ */
+public final class LifeChecks {
+    /** Switches accepted before the resources are measured the first time: every pool then has its clients. */
+    static final int BASELINE_AFTER_SWITCHES = 6;
+    /** How far each gauge may rise above its baseline (broker restarts and in-flight work move them a little). */
+    private static final int THREAD_SLACK = 80;
+    private static final int CLIENT_THREAD_SLACK = 24;
+    private static final int SESSION_SLACK = 8;
+    private static final double WATCH_FACTOR = 1.3;
+    private static final int WATCH_SLACK = 200;
+    private static final Set<String> TERMINAL = Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED", "ROLLED_BACK");
+
+    /** One reading of the gauges. */
+    public record Gauges(int threads, int clientThreads, int sessions, int watches) {
+        @Override
+        public String toString() {
+            return threads + " threads (" + clientThreads + " of BookKeeper clients), " + sessions
+                    + " ZooKeeper sessions, " + watches + " watches";
+        }
+    }
+
+    private final TestCluster cluster;
+    private Gauges baseline;
+    private int baselineSwitches;
+    private Gauges peak;
+
+    public LifeChecks(TestCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    /** The gauges now. */
+    public Gauges read() {
+        int clientThreads = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String n = t.getName();
+            if (n.startsWith("BookKeeperClientWorker") || n.startsWith("BookKeeperClientScheduler")
+                    || n.startsWith("bcs-bookkeeper-worker") || n.contains("-SendThread(")) {
+                clientThreads++;
+            }
+        }
+        return new Gauges(ManagementFactory.getThreadMXBean().getThreadCount(), clientThreads,
+                cluster.zooKeeperSessions(), cluster.zooKeeperWatches());
+    }
+
+    /**
+     * Problems with the resources after {@code switches} accepted switches (empty: none). The first reading once
+     * {@value #BASELINE_AFTER_SWITCHES} switches were made is the baseline; every later one must stay near it.
+     */
+    public List<String> resources(int switches) {
+        Gauges now = read();
+        if (peak == null || now.threads() > peak.threads()) {
+            peak = now;
+        }
+        if (switches < BASELINE_AFTER_SWITCHES) {
+            return List.of();
+        }
+        if (baseline == null) {
+            baseline = now;
+            baselineSwitches = switches;
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        long watchBound = Math.round(baseline.watches() * WATCH_FACTOR) + WATCH_SLACK;
+        if (now.threads() > baseline.threads() + THREAD_SLACK
+                || now.clientThreads() > baseline.clientThreads() + CLIENT_THREAD_SLACK
+                || now.sessions() > baseline.sessions() + SESSION_SLACK || now.watches() > watchBound) {
+            out.add("resources grow with the switches: after " + switches + " switch(es) " + now + ", after "
+                    + baselineSwitches + " " + baseline);
+        }
+        return out;
+    }
+
+    /** The first and the highest readings, for the run's log. */
+    public String summary() {
+        return "baseline " + (baseline == null ? "(not reached)" : baseline + " after " + baselineSwitches
+                + " switch(es)") + ", peak " + peak;
+    }
+
+    /**
+     * Problems with the registry once settled: a migration older than the current switch that has not ended, an
+     * active cluster that is not registered or is DEPRECATED.
+     */
+    public List<String> registry(JsonNode status, JsonNode clusters) throws Exception {
+        List<String> out = new ArrayList<>();
+        long epoch = status.path("epoch").asLong(0);
+        Map<String, JsonNode> states = Registry.jsonChildren(cluster.zkConnectString(),
+                "/admin/bookie-clusters/orchestrator");
+        states.values().forEach(s -> {
+            long e = s.path("switchEpoch").asLong();
+            String phase = s.path("phase").asText();
+            if (e < epoch && !TERMINAL.contains(phase)) {
+                out.add("the migration of switch epoch " + e + " is still " + phase + " after the cluster settled on "
+                        + "switch epoch " + epoch);
+            }
+        });
+        String active = status.path("activeCluster").asText();
+        JsonNode record = null;
+        for (JsonNode c : clusters) {
+            if (c.path("name").asText().equals(active)) {
+                record = c;
+            }
+        }
+        if (record == null) {
+            out.add("the active cluster " + active + " is not registered");
+        } else if (record.path("status").asText().equals("DEPRECATED")) {
+            out.add("the active cluster " + active + " is DEPRECATED: " + record);
+        }
+        return out;
+    }
+}
