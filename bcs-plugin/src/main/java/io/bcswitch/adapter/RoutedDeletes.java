@@ -55,11 +55,13 @@ final class RoutedDeletes {
 
     /**
      * Pulsar deleted a ledger on {@code cluster}: its handles there are done with, and if its home was a migrated
-     * copy, the original on the cluster that issued the id is not needed either, so it is deleted too (best effort;
-     * cleanup removes what is left).
+     * copy, the original on the cluster that issued the id is not needed either, so it is deleted too, and so is
+     * every other copy the migration made of it (one left on a cluster it was moved through would be read by nothing
+     * and deleted by nothing: no home is left to check it against). Best effort; cleanup removes what is left.
      */
     static void deleted(LedgerRouter router, LedgerHandleTracker tracker, String cluster, long ledgerId) {
         tracker.pulsarDeleted(cluster, ledgerId);
+        router.copyHoldersOf(ledgerId).thenAccept(holders -> holders.forEach(h -> deleteCopy(tracker, h, ledgerId)));
         router.originalOf(ledgerId).thenCompose(orig -> orig.isEmpty() ? CompletableFuture.completedFuture(null)
                 : orig.get().client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().whenComplete((v, e) -> {
                     if (e == null) {
@@ -71,5 +73,25 @@ final class RoutedDeletes {
                                 + "(cleanup will): {}", orig.get().cluster(), ledgerId, e.toString());
                     }
                 }));
+    }
+
+    /** Deletes ledger {@code ledgerId} on {@code h}'s cluster if a copy the migration made is there (nothing else). */
+    private static void deleteCopy(LedgerHandleTracker tracker, Target h, long ledgerId) {
+        h.client().getLedgerMetadata(ledgerId).thenCompose(m -> {
+            if (!m.getCustomMetadata().containsKey(BookKeeperLedgerCopier.COPY_OF_KEY)) {
+                return CompletableFuture.completedFuture(false); // not a copy of ours: never ours to delete
+            }
+            return h.client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().thenApply(v -> true);
+        }).whenComplete((gone, e) -> {
+            if (e == null && gone) {
+                tracker.deleted(h.cluster(), ledgerId);
+                log.info("bookie-cluster={} ledger={} copy of a deleted migrated ledger deleted", h.cluster(),
+                        ledgerId);
+            } else if (e != null && !(io.bcswitch.concurrent.Failures.unwrap(e)
+                    instanceof BKException.BKNoSuchLedgerExistsOnMetadataServerException)) {
+                log.info("bookie-cluster={} ledger={} copy of a deleted migrated ledger not deleted (cleanup will): {}",
+                        h.cluster(), ledgerId, e.toString());
+            }
+        });
     }
 }

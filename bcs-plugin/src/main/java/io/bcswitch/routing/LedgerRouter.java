@@ -24,6 +24,16 @@ public interface LedgerRouter {
     }
 
     /**
+     * For a ledger the migration moved (it has a relocation), every other cluster that may hold a copy the migration
+     * made of it: each cluster that ever issued a range, but its home and its original ({@link #originalOf}). Used to
+     * delete those copies when Pulsar deletes the ledger: a ledger moved twice (A to B, then B to C) has one on B
+     * that is neither. Empty for a ledger never moved; a cluster whose client cannot be built is left out.
+     */
+    default CompletableFuture<java.util.List<Target>> copyHoldersOf(long ledgerId) {
+        return CompletableFuture.completedFuture(java.util.List.of());
+    }
+
+    /**
      * How long a read of a ledger on {@code cluster} may take before it fails, in milliseconds; 0: only BookKeeper's
      * own timeouts. Asked at each read, since a cluster stops being the active one at a switch.
      */

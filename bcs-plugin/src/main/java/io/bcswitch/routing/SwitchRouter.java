@@ -93,6 +93,24 @@ public final class SwitchRouter implements LedgerRouter {
                 : Optional.of(new Target(issuer.get(), client)));
     }
 
+    @Override
+    public CompletableFuture<java.util.List<Target>> copyHoldersOf(long ledgerId) {
+        Ownership o = ownership.get();
+        String home = o.relocations().get(ledgerId);
+        if (home == null) {
+            return CompletableFuture.completedFuture(java.util.List.of());
+        }
+        Optional<String> issuer = o.ranges().owner(ledgerId);
+        java.util.List<CompletableFuture<Optional<Target>>> each = o.ranges().ranges().stream()
+                .map(io.bcswitch.registry.IdRange::cluster).distinct()
+                .filter(c -> !c.equals(home) && !issuer.map(c::equals).orElse(false))
+                .map(c -> pool.get(c).handle((client, e) -> e != null ? Optional.<Target>empty()
+                        : Optional.of(new Target(c, client))))
+                .toList();
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> each.stream()
+                .map(CompletableFuture::join).flatMap(Optional::stream).toList());
+    }
+
     private CompletableFuture<Target> route(Ownership o, long ledgerId) {
         Optional<String> owner = o.owner(ledgerId);
         if (owner.isEmpty()) {

@@ -342,6 +342,26 @@ class SwitchRouterTest {
     }
 
     @Test
+    void everyOtherClusterThatIssuedARangeMayHoldACopyOfAMovedLedger() throws Exception {
+        long c0 = 3L << 32;
+        view.set(new Ownership(view.get().ranges().with(new IdRange("c", c0, 2, 0)).with(new IdRange("a", 4L << 32,
+                3, 0)), "a", 3));
+        long movedTwice = 7;            // issued by a, moved to b, then to c: b may hold a copy
+        long backHome = B_START + 2;    // issued by b, moved away and back: a and c may hold copies
+        long neverMoved = 8;
+        view.set(view.get().withRelocations(java.util.Map.of(movedTwice, "c", backHome, "b"), 1));
+        assertEquals(List.of("b"), get(router.copyHoldersOf(movedTwice)).stream().map(Target::cluster).toList());
+        assertEquals("b", ((DummyClient) get(router.copyHoldersOf(movedTwice)).get(0).client()).cluster);
+        assertEquals(List.of("a", "c"), get(router.copyHoldersOf(backHome)).stream().map(Target::cluster).sorted()
+                .toList());
+        assertEquals(List.of(), get(router.copyHoldersOf(neverMoved)), "never moved: no copy anywhere");
+        // a cluster whose client cannot be built (the pool tries twice) is left out, not a failure
+        pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        factory.failNext.put("b", new AtomicInteger(2));
+        assertEquals(List.of(), get(router.copyHoldersOf(movedTwice)));
+    }
+
+    @Test
     void ownershipViewsKeepWhatTheyDoNotReplace() {
         Ownership o = view.get().withRelocations(java.util.Map.of(7L, "b"), 3);
         RangeTable more = o.ranges().with(new IdRange("c", 4L << 32, 2, 0));
