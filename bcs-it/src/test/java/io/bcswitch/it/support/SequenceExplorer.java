@@ -86,7 +86,17 @@ public final class SequenceExplorer {
         // another application's ledger with an id near the end of the 63-bit space, in a registered cluster
         FOREIGN_TOP_LEDGER(1),
         // a precheck whose probe ledger is created but cannot be written (the target's bookies do not answer)
-        PROBE_WRITE_FAILS(1);
+        PROBE_WRITE_FAILS(1),
+        // a switch while the previous switch's migration is still PENDING or copying (slowed down): the older
+        // migration must end, and the newer must not wait for it
+        SWITCH_WHILE_MIGRATING(1),
+        // close-client or cleanup of a cluster at the same moment as a switch to it, through the two brokers: the
+        // cluster switched to must never end up DEPRECATED
+        DEPRECATE_RACING_SWITCH(1),
+        // the broker running a migration's BUILD is cut off from the metadata store past its session timeout while
+        // it copies (a long GC pause): the other broker takes the migration over, and what the cut-off one still
+        // writes when it comes back must not overwrite the new owner's records
+        PAUSE_DURING_BUILD(1);
 
         final int weight;
 
@@ -664,6 +674,15 @@ public final class SequenceExplorer {
             case PROBE_WRITE_FAILS -> {
                 return probeWriteFails();
             }
+            case SWITCH_WHILE_MIGRATING -> {
+                return switchWhileMigrating();
+            }
+            case DEPRECATE_RACING_SWITCH -> {
+                return deprecateRacingSwitch();
+            }
+            case PAUSE_DURING_BUILD -> {
+                return pauseDuringBuild();
+            }
             case COMPACT -> {
                 workload.compact();
                 return "compact the compacted topics";
@@ -871,6 +890,92 @@ public final class SequenceExplorer {
         }
         return "precheck of " + c + " while its bookies answer nothing -> " + pre.status() + " "
                 + pre.json().path("problems") + (left.isEmpty() ? ", no probe ledger left" : "");
+    }
+
+    private static final String SLOW_COPYING = "{\"migrationBytesPerSecond\":20000,\"migrationConcurrency\":1}";
+    private static final String FULL_SPEED = "{\"migrationBytesPerSecond\":null,\"migrationConcurrency\":null}";
+
+    /** Healthy inactive clusters (their bookies up). */
+    private List<String> healthyInactive() {
+        return inactive().stream().filter(x -> !bookiesDown.contains(x)).toList();
+    }
+
+    /**
+     * SWITCH_WHILE_MIGRATING: a switch, then, while its migration is PENDING or copying (slowed down), a switch to
+     * another cluster through the other broker.
+     */
+    private String switchWhileMigrating() throws Exception {
+        Rest[] via = twoBrokers();
+        String t1 = anyOf(healthyInactive());
+        if (t1 == null) {
+            return "switch while migrating: no healthy cluster to switch to";
+        }
+        String slowed = answer(via[0].post("/tuning", SLOW_COPYING));
+        Rest.Response first = via[0].switchTo(t1);
+        String phase = random.nextBoolean() ? "PENDING" : "BUILD";
+        String seen = first.status() == 200 ? awaitMigrationPhase(phase, 20) : "not started";
+        String t2 = anyOf(healthyInactive());
+        String second = t2 == null ? "nothing to switch to" : "switch to " + t2 + " -> " + answer(via[1].switchTo(t2));
+        return "copying slowed -> " + slowed + ", switch to " + t1 + " -> " + answer(first) + ", migration " + seen
+                + ", then " + second + ", copying at full speed again -> " + answer(via[1].post("/tuning", FULL_SPEED));
+    }
+
+    /** DEPRECATE_RACING_SWITCH: close-client or cleanup of a cluster and a switch to it, at once, one per broker. */
+    private String deprecateRacingSwitch() throws Exception {
+        Rest[] via = twoBrokers();
+        String t = anyOf(healthyInactive());
+        if (t == null) {
+            return "deprecate racing a switch: no healthy inactive cluster";
+        }
+        Command c = random.nextBoolean() ? Command.CLOSE_CLIENT : Command.CLEANUP_DELETE;
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<String> retire = CompletableFuture.supplyAsync(() -> awaitThen(go, () -> fire(c, via[0], t)));
+        CompletableFuture<String> sw = CompletableFuture.supplyAsync(() -> awaitThen(go,
+                () -> fire(Command.SWITCH, via[1], t)));
+        go.countDown();
+        return "at once: " + retire.get(120, TimeUnit.SECONDS) + " | " + sw.get(120, TimeUnit.SECONDS);
+    }
+
+    /**
+     * PAUSE_DURING_BUILD: copying slowed, a switch, and once its migration copies, the broker running it is cut off
+     * from the metadata store past its session timeout; it comes back after the other broker took the migration over.
+     */
+    private String pauseDuringBuild() throws Exception {
+        String t = anyOf(healthyInactive());
+        if (t == null) {
+            return "pause during BUILD: no healthy cluster to switch to";
+        }
+        StringBuilder what = new StringBuilder("copying slowed -> ").append(answer(rest().post("/tuning",
+                SLOW_COPYING)));
+        Rest.Response sw = rest().switchTo(t);
+        what.append(", switch to ").append(t).append(" -> ").append(answer(sw));
+        String phase = sw.status() == 200 ? awaitMigrationPhase("BUILD", 30) : "not started";
+        what.append(", migration ").append(phase);
+        JsonNode m = status().get("migration");
+        String owner = m == null || m.isNull() ? null : m.path("owner").asText(null);
+        int i = -1;
+        for (int b = 0; b < cluster.brokerCount(); b++) {
+            if (cluster.broker(b).isRunning() && cluster.broker(b).pulsar().getBrokerId().equals(owner)) {
+                i = b;
+            }
+        }
+        if (!phase.equals("BUILD") || i < 0) {
+            return what.append(", copying at full speed again -> ").append(answer(rest().post("/tuning", FULL_SPEED)))
+                    .toString();
+        }
+        TestBroker b = cluster.broker(i);
+        b.metadataLink().pause();
+        try {
+            Thread.sleep(SESSION_TIMEOUT_MILLIS + 3_000);
+            // the other broker takes the migration over; at full speed it may well finish it meanwhile
+            what.append(", broker ").append(i).append(" running it cut off past its session timeout, copying at full "
+                    + "speed -> ").append(answer(restOf(cluster.broker(1 - i)).post("/tuning", FULL_SPEED)));
+            Thread.sleep(2_000 + random.nextInt(4_000));
+        } finally {
+            b.metadataLink().resume();
+        }
+        abruptFailover = true;
+        return what.append(", broker ").append(i).append(" back").toString();
     }
 
     /** The ids in the probe band on {@code c} (other applications' ledgers there included). */
