@@ -63,14 +63,17 @@ final class Rollback {
     /**
      * Records the intent to roll switch {@code epoch} (to {@code target}) back to {@code origin}; completes with
      * what is stored (ROLLING_BACK, or ROLLED_BACK when an earlier request got that far). Refused (409) when the
-     * migration cannot move to ROLLING_BACK, or cleanup deleted originals the rollback would read back.
+     * migration cannot move to ROLLING_BACK, cleanup deleted originals the rollback would read back, or the cluster
+     * it goes back to is DEPRECATED or unregistered (its switch back would be refused for good). That record is read
+     * after the state, in the same version-checked update, so that a close-client or unregister of it, which confirms
+     * this state after its change ({@link io.bcswitch.registry.ConfirmedChange}), is never missed.
      */
     CompletableFuture<MigrationState> recordIntent(long epoch, String target, String origin) {
         MigrationState none = MigrationState.start(epoch, target, brokerId.get(), clock.millis());
-        return registry.update(states.path(epoch), MigrationState.class, cur -> {
+        return registry.updateReading(states.path(epoch), MigrationState.class, cur -> {
             MigrationState s = cur.orElse(none);
             if (s.phase() == Phase.ROLLING_BACK || s.phase() == Phase.ROLLED_BACK) {
-                return Optional.empty(); // asked again: resume
+                return CompletableFuture.completedFuture(Optional.empty()); // asked again: resume
             }
             if (!s.phase().canMove(Phase.ROLLING_BACK)) {
                 throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
@@ -80,7 +83,15 @@ final class Rollback {
                 throw RegistryException.conflict("cleanup deleted " + s.originalsDeleted() + " original ledger(s) "
                         + "after switch epoch " + epoch + "; a rollback could not read them back");
             }
-            return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
+            return registry.getCluster(origin).thenApply(back -> {
+                if (back.isEmpty() || back.get().status() == io.bcswitch.registry.ClusterStatus.DEPRECATED) {
+                    throw RegistryException.conflict("bookie cluster '" + origin + "', which switch epoch " + epoch
+                            + " would be rolled back to, is " + (back.isEmpty() ? "not registered" : "DEPRECATED")
+                            + "; it cannot be rolled back");
+                }
+                return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0)
+                        .build());
+            });
         });
     }
 

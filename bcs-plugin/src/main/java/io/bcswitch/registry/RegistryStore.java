@@ -67,25 +67,53 @@ public class RegistryStore {
      * Completes with the value that is stored when the loop ends.
      */
     public <T> CompletableFuture<T> update(String path, Class<T> type, Function<Optional<T>, Optional<T>> update) {
-        return update(path, type, update, 1);
+        return updateReading(path, type, cur -> CompletableFuture.completedFuture(update.apply(cur)), 1);
     }
 
-    private <T> CompletableFuture<T> update(String path, Class<T> type, Function<Optional<T>, Optional<T>> update,
-                                            int attempt) {
-        return read(path, type).thenCompose(current -> {
-            Optional<T> next = update.apply(Optional.ofNullable(current.value()));
-            if (next.isEmpty()) {
-                return CompletableFuture.completedFuture(current.value());
+    /**
+     * {@link #update} whose step 2 may read other nodes before it decides (it completes with the result): those reads
+     * come after step 1's read of this node, so a writer that changed one of them before it changed this node, as
+     * {@link ConfirmedChange} does, is seen by them whenever the write of step 3 succeeds.
+     */
+    public <T> CompletableFuture<T> updateReading(String path, Class<T> type,
+                                                  Function<Optional<T>, CompletableFuture<Optional<T>>> update) {
+        return updateReading(path, type, update, 1);
+    }
+
+    private <T> CompletableFuture<T> updateReading(String path, Class<T> type,
+            Function<Optional<T>, CompletableFuture<Optional<T>>> update, int attempt) {
+        return read(path, type).thenCompose(current -> update.apply(Optional.ofNullable(current.value()))
+                .thenCompose(next -> {
+                    if (next.isEmpty()) {
+                        return CompletableFuture.completedFuture(current.value());
+                    }
+                    return write(path, next.get(), current.version())
+                            .thenApply(v -> next.get())
+                            .exceptionallyCompose(e -> {
+                                if (isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS) {
+                                    log.debug("Version conflict on {}, attempt {}", path, attempt);
+                                    return updateReading(path, type, update, attempt + 1);
+                                }
+                                return CompletableFuture.failedFuture(e);
+                            });
+                }));
+    }
+
+    /**
+     * Confirms that node {@code path} still has {@code version}, in a write: the node is rewritten with its own bytes
+     * expecting that version, so that a writer who read it before (and writes it expecting what it read) loses, and
+     * one who reads it after reads after this call. Fails with {@link StoreFailure.VersionConflict} when the node
+     * changed. {@link MetadataPort#ABSENT}: the node must still be absent, which is only read (nothing can be
+     * rewritten).
+     */
+    public CompletableFuture<Void> confirm(String path, long version) {
+        return store.get(path).thenCompose(node -> {
+            long now = node.map(MetadataPort.Node::version).orElse(MetadataPort.ABSENT);
+            if (now != version) {
+                return CompletableFuture.failedFuture(new StoreFailure.VersionConflict(path, null));
             }
-            return write(path, next.get(), current.version())
-                    .thenApply(v -> next.get())
-                    .exceptionallyCompose(e -> {
-                        if (isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS) {
-                            log.debug("Version conflict on {}, attempt {}", path, attempt);
-                            return update(path, type, update, attempt + 1);
-                        }
-                        return CompletableFuture.failedFuture(e);
-                    });
+            return node.isEmpty() ? CompletableFuture.completedFuture(null)
+                    : store.put(path, node.get().value(), Optional.of(version), false).thenApply(v -> null);
         });
     }
 

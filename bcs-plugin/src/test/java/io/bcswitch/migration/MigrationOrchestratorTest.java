@@ -63,6 +63,11 @@ class MigrationOrchestratorTest {
         scheduler = Executors.newSingleThreadScheduledExecutor();
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
+        for (String c : List.of("a", "b")) {
+            registry.write(registry.paths().cluster(c), new io.bcswitch.registry.BookieClusterRecord(1, c, "zk:" + c,
+                    c.equals("b") ? io.bcswitch.registry.ClusterStatus.ACTIVE
+                            : io.bcswitch.registry.ClusterStatus.STANDBY, 1), -1).get();
+        }
         registry.writeEphemeral(registry.paths().broker("broker-1"),
                 new BrokerCutoverRecord(1, "broker-1", 1, "b", 0, 0, 0, 1, 2)).get();
         // the orchestrator's own broker follows the relocation table at once (its agent is not part of the test)

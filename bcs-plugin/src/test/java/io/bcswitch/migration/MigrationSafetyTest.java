@@ -139,6 +139,11 @@ class MigrationSafetyTest {
 
     /** The registry as it is after switch {@code epoch} to {@code target} (ranges appended in order). */
     private void switched(long epoch, String target, String origin, long firstId) throws Exception {
+        for (String c : List.of(origin, target)) { // registered, as a switch needs them (a rollback goes back to one)
+            registry.update(registry.paths().cluster(c), BookieClusterRecord.class, cur -> cur.isPresent()
+                    ? Optional.empty() : Optional.of(new BookieClusterRecord(1, c,
+                    "zk+hierarchical://zk-" + c + ":2181/ledgers", ClusterStatus.STANDBY, 1))).get();
+        }
         registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(
                 cur.orElse(RangeTable.bootstrap("a", 0)).with(new IdRange(target, firstId, epoch, 0)))).get();
         registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
