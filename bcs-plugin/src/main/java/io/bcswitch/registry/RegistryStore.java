@@ -1,12 +1,10 @@
 package io.bcswitch.registry;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import io.bcswitch.concurrent.Failures;
@@ -25,11 +23,13 @@ public class RegistryStore {
     private final MetadataPort store;
     private final RegistryPaths paths;
     private final RelocationTable relocations;
+    private final CopyLists copyLists;
 
     public RegistryStore(MetadataPort store, RegistryPaths paths) {
         this.store = store;
         this.paths = paths;
         this.relocations = new RelocationTable(this, store, paths);
+        this.copyLists = new CopyLists(this, store, paths);
     }
 
     public RegistryPaths paths() {
@@ -133,7 +133,7 @@ public class RegistryStore {
     }
 
     /** {@link #readChildren(String, Class)} of the nodes whose names {@code names} accepts (no others are read). */
-    private <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type,
+    <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type,
                                                                               Predicate<String> names) {
         return store.children(root).thenCompose(listed -> {
             Map<String, CompletableFuture<Versioned<T>>> reads = new java.util.TreeMap<>();
@@ -246,59 +246,31 @@ public class RegistryStore {
                 .thenApply(RelocationEpoch::epoch);
     }
 
-    // ---- bounded lists: the copies a migration made, in chunks ----
+    // ---- bounded lists: the copies a migration made, in chunks (see CopyLists) ----
 
-    /**
-     * Stores {@code ids} (all copies made so far, in the order they were made) from index {@code from} on, as
-     * chunks of {@link IdChunk#MAX_IDS}; chunks before {@code from}'s are already stored and unchanged.
-     */
+    /** See {@link CopyLists#write}. */
     public CompletableFuture<Void> writeCopies(long epoch, List<Long> ids, int from) {
-        List<CompletableFuture<?>> writes = new ArrayList<>();
-        for (int chunk = from / IdChunk.MAX_IDS; chunk * IdChunk.MAX_IDS < ids.size(); chunk++) {
-            List<Long> part = ids.subList(chunk * IdChunk.MAX_IDS, Math.min(ids.size(), (chunk + 1) * IdChunk.MAX_IDS));
-            writes.add(store.put(paths.copiesChunk(epoch, chunk), Json.write(new IdChunk(IdChunk.FORMAT_VERSION,
-                    part)), Optional.empty(), false));
-        }
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+        return copyLists.write(epoch, ids, from);
     }
 
     /** The copies recorded for switch {@code epoch}, by chunk number. */
     public CompletableFuture<java.util.SortedMap<Integer, List<Long>>> readCopies(long epoch) {
-        return readChildren(paths.copies(epoch), IdChunk.class, RegistryStore::isNumber).thenApply(m -> {
-            java.util.SortedMap<Integer, List<Long>> out = new java.util.TreeMap<>();
-            m.forEach((n, chunk) -> out.put(Integer.parseInt(n), chunk.ids()));
-            return out;
-        });
+        return copyLists.read(epoch);
     }
 
-    /** Replaces chunk {@code chunk} of switch {@code epoch}'s copies with {@code remaining} (deleted when empty). */
+    /** See {@link CopyLists#replace}. */
     public CompletableFuture<Void> replaceCopiesChunk(long epoch, int chunk, List<Long> remaining) {
-        String path = paths.copiesChunk(epoch, chunk);
-        if (remaining.isEmpty()) {
-            return store.delete(path, Optional.empty()).exceptionally(e -> {
-                if (Failures.unwrap(e) instanceof StoreFailure.NotFound) {
-                    return null;
-                }
-                throw new CompletionException(Failures.unwrap(e));
-            });
-        }
-        return store.put(path, Json.write(new IdChunk(IdChunk.FORMAT_VERSION, remaining)), Optional.empty(), false)
-                .thenApply(s -> null);
+        return copyLists.replace(epoch, chunk, remaining);
     }
 
     /** Forgets switch {@code epoch}'s copy list (every chunk, then its node). */
     public CompletableFuture<Void> dropCopies(long epoch) {
-        return readCopies(epoch).thenCompose(chunks -> {
-            List<CompletableFuture<Void>> dels = new ArrayList<>();
-            chunks.keySet().forEach(n -> dels.add(replaceCopiesChunk(epoch, n, List.of())));
-            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new));
-        }).thenCompose(v -> store.delete(paths.copies(epoch), Optional.empty()).exceptionally(e -> null));
+        return copyLists.drop(epoch);
     }
 
     /** Switch epochs that have copies recorded. */
     public CompletableFuture<List<Long>> copyEpochs() {
-        return store.children(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
-                .map(Long::parseLong).sorted().toList());
+        return copyLists.epochs();
     }
 
     // ---- id watermarks ----
