@@ -109,8 +109,9 @@ final class ClusterDeprecation {
                                 : "a switch or a rollback was made", d.present() ? d.value().epoch() : 0);
                 return CompletableFuture.completedFuture(Outcome.OVERTAKEN);
             }
-            // no relocation changed: brokers react to the bump by closing the cluster's clients
-            return registry.bumpRelocationEpoch(clock.millis(), List.of()).thenApply(x -> {
+            // no relocation changed: brokers react to the bump by closing the cluster's clients (a change of the
+            // table not announced yet stays marked: this epoch does not announce it)
+            return registry.bumpRelocationEpochWithoutChange(clock.millis()).thenApply(x -> {
                 log.info("bookie-cluster={} holds nothing the brokers reference: DEPRECATED; its clients are closed",
                         cluster);
                 return Outcome.DEPRECATED;

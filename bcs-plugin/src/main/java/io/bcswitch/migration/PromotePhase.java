@@ -101,8 +101,11 @@ final class PromotePhase {
         }
         List<CompletableFuture<Boolean>> checks = new ArrayList<>(present.values());
         checks.addAll(deleted.values());
+        // one announced change of the table (AnnouncedChange): cleanup deletes originals only once every broker
+        // applied the epoch that covers it
         return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).thenCompose(v ->
-                o.registry().readRanges().thenCompose(ranges -> o.registry().updateRelocations(batch, (id, cur) -> {
+                AnnouncedChange.make(o.registry(), o.now(), () -> o.registry().readRanges().thenCompose(ranges ->
+                        o.registry().updateRelocations(batch, (id, cur) -> {
                     Item item = tally.byId.get(id);
                     if (cur.isPresent() && cur.get().home().equals(target)) {
                         return cur; // promoted before (an earlier run, or another epoch)
@@ -117,7 +120,8 @@ final class PromotePhase {
                     return Optional.of(new Relocation(Relocation.FORMAT_VERSION, id, target, issuer,
                             item.kind().name(), epoch, o.now(), cur.map(Relocation::home).orElse(null),
                             cur.map(Relocation::switchEpoch).orElse(null)));
-                })).thenCompose(stored -> {
+                })), stored -> batch).thenApply(announced -> {
+                    Map<Long, Optional<Relocation>> stored = announced.result();
                     int ok = 0;
                     for (long id : batch) {
                         Optional<Relocation> r = stored.get(id);
@@ -141,12 +145,9 @@ final class PromotePhase {
                     }
                     tally.promoted.addAndGet(ok);
                     o.metrics().promoted(target, ok);
-                    int promotedNow = ok;
-                    return o.registry().bumpRelocationEpoch(o.now(), batch).thenApply(re -> {
-                        log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}",
-                                epoch, promotedNow, target, re);
-                        return re;
-                    });
+                    log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}",
+                            epoch, ok, target, announced.epoch());
+                    return announced.epoch();
                 }));
     }
 }

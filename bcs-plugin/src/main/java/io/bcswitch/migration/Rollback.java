@@ -177,9 +177,12 @@ final class Rollback {
      */
     private CompletableFuture<MigrationState> flip(MigrationState s) {
         long epoch = s.switchEpoch();
-        return RegistryView.read(registry).thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
+        Set<Long> ids = new TreeSet<>();
+        // announced as one change (AnnouncedChange): every broker re-reads the whole table, which the copies'
+        // deletion relies on all of; a lost bump leaves the flip marked, and the resumed rollback flips again
+        return AnnouncedChange.make(registry, clock.millis(), () -> RegistryView.read(registry)
+                .thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
                 .thenCompose(u -> registry.readCopies(epoch).thenCompose(chunks -> {
-                    Set<Long> ids = new TreeSet<>();
                     chunks.values().forEach(ids::addAll);
                     ids.addAll(s.built());
                     ids.addAll(s.pendingDeletions());
@@ -191,19 +194,17 @@ final class Rollback {
                             : registry.writeCopies(epoch, concat(chunks, legacy), chunkedSize(chunks));
                     // a ledger that stays home on the target is its only copy: never on the list of copies to delete
                     ids.removeAll(u.stayed());
-                    // every broker re-reads the whole table: the copies' deletion relies on all of it being applied
-                    return folded.thenCompose(v -> copies.dropFromCopies(epoch, u.stayed()))
-                            .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), null))
-                            .thenCompose(re -> {
-                                log.info("switch epoch={} rollback: {} promotion(s) flipped back, {} stay home on "
-                                        + "bookie-cluster={}, relocation epoch={}", epoch, u.flipped().size(),
-                                        u.stayed().size(), s.target(), re);
-                                return registry.update(states.path(epoch), MigrationState.class, cur -> cur
-                                        .filter(x -> x.phase() == Phase.ROLLING_BACK)
-                                        .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
-                                                .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
-                            });
-                }));
+                    return folded.thenCompose(v -> copies.dropFromCopies(epoch, u.stayed())).thenApply(v -> u);
+                })), u -> null).thenCompose(a -> {
+                    long re = a.epoch();
+                    log.info("switch epoch={} rollback: {} promotion(s) flipped back, {} stay home on "
+                            + "bookie-cluster={}, relocation epoch={}", epoch, a.result().flipped().size(),
+                            a.result().stayed().size(), s.target(), re);
+                    return registry.update(states.path(epoch), MigrationState.class, cur -> cur
+                            .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                            .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
+                                    .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
+                });
     }
 
     private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {

@@ -223,27 +223,27 @@ public class RegistryStore {
 
     /** The relocation epoch (0 when nothing was ever relocated). */
     public CompletableFuture<Long> readRelocationEpoch() {
-        return readRelocationEpochRecord().thenApply(RelocationEpoch::epoch);
+        return relocations.readEpoch().thenApply(RelocationEpoch::epoch);
     }
 
-    /** The relocation epoch with the ledger ids its last change touched (epoch 0, none listed, when absent). */
+    /** See {@link RelocationTable#readEpoch}. */
     public CompletableFuture<RelocationEpoch> readRelocationEpochRecord() {
-        return read(paths.relocationEpoch(), RelocationEpoch.class)
-                .thenApply(v -> v.present() ? v.value() : new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, 0, 0));
+        return relocations.readEpoch();
     }
 
-    /**
-     * Increments the relocation epoch (version-checked loop); completes with the new value.
-     *
-     * @param changed the ledger ids whose relocation was just created or removed (empty: none; null: not
-     *                listed, every broker re-reads the whole table). More than {@link RelocationEpoch#MAX_LISTED}
-     *                are not listed: the node stays bounded, brokers re-read the table.
-     */
+    /** See {@link RelocationTable#markChange}. */
+    public CompletableFuture<Boolean> markRelocationChange(long nowMillis) {
+        return relocations.markChange(nowMillis);
+    }
+
+    /** Announces the relocation table as it is now (see {@link RelocationTable#bumpEpoch}). */
     public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis, Collection<Long> changed) {
-        List<Long> ids = changed == null || changed.size() > RelocationEpoch.MAX_LISTED ? null : List.copyOf(changed);
-        return update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
-                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids)))
-                .thenApply(RelocationEpoch::epoch);
+        return relocations.bumpEpoch(nowMillis, changed, true);
+    }
+
+    /** A new relocation epoch that announces no change: see {@link RelocationTable#bumpEpoch}. */
+    public CompletableFuture<Long> bumpRelocationEpochWithoutChange(long nowMillis) {
+        return relocations.bumpEpoch(nowMillis, List.of(), false);
     }
 
     // ---- bounded lists: the copies a migration made, in chunks (see CopyLists) ----

@@ -130,4 +130,46 @@ final class RelocationTable {
                                     ? updateRelocation(id, change, attempt + 1) : CompletableFuture.failedFuture(e));
                 }));
     }
+
+    // ---- its announcement, the relocation epoch ----
+
+    /** The relocation epoch with the ledger ids its last change touched (epoch 0, none listed, when absent). */
+    CompletableFuture<RelocationEpoch> readEpoch() {
+        return registry.read(paths.relocationEpoch(), RelocationEpoch.class)
+                .thenApply(v -> v.present() ? v.value() : new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, 0, 0));
+    }
+
+    /**
+     * Marks the relocation epoch {@link RelocationEpoch#unannounced} before the table is changed, so that until the
+     * bump that announces the change nobody counts on an epoch the brokers applied before it (version-checked loop).
+     * Completes with whether it was marked already: a change before was never announced, so the next bump must make
+     * every broker re-read the whole table.
+     */
+    CompletableFuture<Boolean> markChange(long nowMillis) {
+        boolean[] before = {false};
+        return registry.update(paths.relocationEpoch(), RelocationEpoch.class, cur -> {
+            before[0] = cur.map(RelocationEpoch::unannounced).orElse(false);
+            return before[0] ? Optional.empty() : Optional.of(new RelocationEpoch(RelocationEpoch.FORMAT_VERSION,
+                    cur.map(RelocationEpoch::epoch).orElse(0L), nowMillis, cur.map(RelocationEpoch::changed)
+                    .orElse(null), true));
+        }).thenApply(x -> before[0]);
+    }
+
+    /**
+     * Increments the relocation epoch (version-checked loop); completes with the new value.
+     *
+     * @param changed   the ledger ids whose relocation was just created or removed (empty: none; null: not listed,
+     *                  every broker re-reads the whole table). More than {@link RelocationEpoch#MAX_LISTED} are not
+     *                  listed: the node stays bounded, brokers re-read the table.
+     * @param announces whether it announces the table as it is now, which clears the mark of {@link #markChange};
+     *                  false for an epoch that only makes the brokers look at the registry again (a change marked
+     *                  and not announced yet stays marked)
+     */
+    CompletableFuture<Long> bumpEpoch(long nowMillis, Collection<Long> changed, boolean announces) {
+        List<Long> ids = changed == null || changed.size() > RelocationEpoch.MAX_LISTED ? null : List.copyOf(changed);
+        return registry.update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
+                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids,
+                !announces && cur.map(RelocationEpoch::unannounced).orElse(false))))
+                .thenApply(RelocationEpoch::epoch);
+    }
 }

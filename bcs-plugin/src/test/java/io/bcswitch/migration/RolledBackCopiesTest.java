@@ -290,6 +290,64 @@ class RolledBackCopiesTest {
         assertEquals(0, state(1).pendingDeletionCount());
     }
 
+    /**
+     * The flip of a straggling promotion is announced by a relocation epoch; when that bump is lost, the brokers still
+     * route the ledger to the copy: nothing is deleted until a bump made after the flip is applied by every broker.
+     */
+    @Test
+    void aCopyFlippedBackIsNotDeletedUntilABumpAfterTheFlipIsAppliedEvenWhenTheFirstBumpIsLost() throws Exception {
+        copied(1);
+        rolledBack(1, "b", 0, List.of(List.of(1L)));
+        // a pass promoted 1 to b after the rollback flipped the others back, and announced it: broker-1 reads it on b
+        registry.updateRelocations(List.of(1L), (id, cur) -> Optional.of(
+                new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0))).get();
+        long promoted = registry.bumpRelocationEpoch(0, List.of(1L)).get();
+        broker("broker-1", promoted, Map.of());
+        // the bump right after the flip fails once
+        java.util.concurrent.atomic.AtomicBoolean flipped = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
+        RegistryStore failing = new RegistryStore(new io.bcswitch.registry.ForwardingPort(
+                new io.bcswitch.adapter.PulsarMetadataPort(bed.store)) {
+            @Override
+            public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean eph) {
+                if (path.startsWith(registry.paths().relocations() + "/")) {
+                    flipped.set(true);
+                } else if (path.equals(registry.paths().relocationEpoch()) && flipped.get()
+                        && lost.compareAndSet(false, true)) {
+                    return CompletableFuture.failedFuture(new IllegalStateException("the bump is lost"));
+                }
+                return super.put(path, value, expected, eph);
+            }
+
+            @Override
+            public CompletableFuture<Void> delete(String path, Optional<Long> expected) {
+                if (path.startsWith(registry.paths().relocations() + "/")) {
+                    flipped.set(true);
+                }
+                return super.delete(path, expected);
+            }
+        }, registry.paths());
+        RolledBackCopies copies = new RolledBackCopies(failing, new MigrationStates(failing, Clock.systemUTC(),
+                () -> "broker-1", new DriverTimer(bed.scheduler)), new PromotionReversal(failing, bed.copier),
+                bed.copier, bed.metrics, Clock.systemUTC());
+
+        copies.process(registry.listMigrationStates().get()).get();
+        assertTrue(lost.get(), "the bump after the flip was lost");
+        assertEquals(Optional.of("a"), home(1), "flipped back");
+        copies.process(registry.listMigrationStates().get()).get();
+        assertTrue(clusters.has("b", 1), "broker-1 still routes ledger 1 to its copy on b");
+
+        long announced = registry.readRelocationEpoch().get();
+        assertTrue(announced > promoted, "a bump after the flip: " + announced);
+        copies.process(registry.listMigrationStates().get()).get();
+        assertTrue(clusters.has("b", 1), "not before broker-1 applied it");
+        broker("broker-1", announced, Map.of());
+        copies.process(registry.listMigrationStates().get()).get();
+        assertFalse(clusters.has("b", 1));
+        assertTrue(clusters.has("a", 1));
+        assertEquals(0, state(1).pendingDeletionCount());
+    }
+
     @Test
     void theListAnEarlierVersionKeptInsideTheStateIsWorkedOffToo() throws Exception {
         copied(1);

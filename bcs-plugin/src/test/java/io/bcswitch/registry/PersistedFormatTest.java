@@ -225,6 +225,14 @@ class PersistedFormatTest {
         assertEquals(List.of(12L, 13L), listed.changed());
         assertEquals(Set.of("formatVersion", "epoch", "ts", "changed"), fieldNames(listed));
         assertEquals(listed, Json.read(Json.write(listed), RelocationEpoch.class));
+        // written before changes were marked: announced
+        assertFalse(listed.unannounced());
+        assertEquals(8, listed.covering());
+        RelocationEpoch marked = read("{\"formatVersion\":1,\"epoch\":8,\"ts\":1700000500000,"
+                + "\"changed\":[12,13],\"unannounced\":true}", RelocationEpoch.class);
+        assertEquals(new RelocationEpoch(1, 8, 1700000500000L, List.of(12L, 13L), true), marked);
+        assertEquals(Set.of("formatVersion", "epoch", "ts", "changed", "unannounced"), fieldNames(marked));
+        assertEquals(marked, Json.read(Json.write(marked), RelocationEpoch.class));
     }
 
     @Test

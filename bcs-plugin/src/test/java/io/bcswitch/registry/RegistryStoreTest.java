@@ -112,6 +112,31 @@ class RegistryStoreTest {
     }
 
     @Test
+    void aChangeOfTheTableIsMarkedUntilABumpAnnouncesItAndAnEpochWithoutChangeKeepsTheMark() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        assertFalse(await(registry.markRelocationChange(5)), "nothing was marked before");
+        RelocationEpoch marked = await(registry.readRelocationEpochRecord());
+        assertEquals(new RelocationEpoch(1, 0, 5, null, true), marked);
+        assertEquals(1, marked.covering(), "no broker has applied the epoch that will announce it");
+        assertEquals(1, await(registry.bumpRelocationEpochWithoutChange(6)));
+        RelocationEpoch still = await(registry.readRelocationEpochRecord());
+        assertEquals(new RelocationEpoch(1, 1, 6, List.of(), true), still);
+        assertEquals(2, still.covering());
+        assertTrue(await(registry.markRelocationChange(7)), "a change before was never announced");
+        assertEquals(6, await(registry.readRelocationEpochRecord()).ts(), "marked already: not written again");
+        assertEquals(2, await(registry.bumpRelocationEpoch(8, List.of(3L))));
+        RelocationEpoch announced = await(registry.readRelocationEpochRecord());
+        assertEquals(new RelocationEpoch(1, 2, 8, List.of(3L), false), announced);
+        assertEquals(2, announced.covering());
+        // a mark keeps what the last epoch listed, for the brokers one epoch behind
+        assertFalse(await(registry.markRelocationChange(9)));
+        assertEquals(new RelocationEpoch(1, 2, 9, List.of(3L), true), await(registry.readRelocationEpochRecord()));
+        assertEquals(3, await(registry.bumpRelocationEpochWithoutChange(10)));
+        assertEquals(4, await(registry.bumpRelocationEpoch(11, null)));
+        assertFalse(await(registry.readRelocationEpochRecord()).unannounced());
+    }
+
+    @Test
     void onlyDecimalNamesOfAtMostNineteenDigitsAreNumbers() {
         assertTrue(RegistryStore.isNumber("0"));
         assertTrue(RegistryStore.isNumber("9".repeat(19)));
