@@ -48,7 +48,7 @@ final class PromotePhase {
         }
         Collections.sort(ids);
         return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
-                : deletedCopies.discard().thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally)))
+                : deletedCopies.discard(tally.token).thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally)))
                 .thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
                         + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
                         s.failed(), s.skipped(), s.collisions(), s.notPromoted()));
@@ -71,10 +71,10 @@ final class PromotePhase {
         }
         List<Long> batch = ids.subList(from, Math.min(ids.size(), from + o.config().promoteBatchSize()));
         // stop if the switch was rolled back or superseded, or another broker took over, while we copied
-        return o.stillMine(epoch).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
+        return o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
                 : o.cancelDeletions(target, batch)
                         .thenCompose(v -> promoteBatch(batch, tally))
-                        .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s)
+                        .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s, tally.token)
                                 ? CompletableFuture.completedFuture(false)
                                 : o.awaitApplied(epoch, re).thenApply(x -> true))))
                 .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally)

@@ -12,7 +12,6 @@ import io.bcswitch.switching.SwitchResult;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -191,7 +190,7 @@ final class Rollback {
                     legacy.addAll(s.pendingDeletions());
                     legacy.removeIf(id -> chunks.values().stream().anyMatch(c -> c.contains(id)));
                     CompletableFuture<Void> folded = legacy.isEmpty() ? CompletableFuture.completedFuture(null)
-                            : registry.writeCopies(epoch, concat(chunks, legacy), chunkedSize(chunks));
+                            : registry.appendCopies(epoch, s.runToken(), legacy);
                     // a ledger that stays home on the target is its only copy: never on the list of copies to delete
                     ids.removeAll(u.stayed());
                     return folded.thenCompose(v -> copies.dropFromCopies(epoch, u.stayed())).thenApply(v -> u);
@@ -205,17 +204,6 @@ final class Rollback {
                             .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
                                     .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
                 });
-    }
-
-    private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {
-        List<Long> all = new ArrayList<>();
-        chunks.values().forEach(all::addAll);
-        all.addAll(more);
-        return all;
-    }
-
-    private static int chunkedSize(Map<Integer, List<Long>> chunks) {
-        return chunks.values().stream().mapToInt(List::size).sum();
     }
 
     /** Step 2: the brokers are switched back, unless a later switch was made meanwhile (it decides then). */

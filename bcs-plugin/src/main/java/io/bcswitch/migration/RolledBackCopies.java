@@ -82,16 +82,15 @@ final class RolledBackCopies {
         }
         Set<Long> drop = new TreeSet<>(ids);
         return registry.readCopies(epoch).thenCompose(chunks -> {
-            List<CompletableFuture<Void>> writes = new ArrayList<>();
-            int[] removed = {0};
+            // each chunk that holds one of them loses exactly those (ids appended meanwhile stay)
+            List<CompletableFuture<Integer>> writes = new ArrayList<>();
             chunks.forEach((n, list) -> {
-                List<Long> rest = list.stream().filter(id -> !drop.contains(id)).toList();
-                if (rest.size() < list.size()) {
-                    removed[0] += list.size() - rest.size();
-                    writes.add(registry.replaceCopiesChunk(epoch, n, rest));
+                if (list.stream().anyMatch(drop::contains)) {
+                    writes.add(registry.removeCopies(epoch, n, drop));
                 }
             });
-            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> removed[0]);
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> writes.stream().mapToInt(CompletableFuture::join).sum());
         });
     }
 
@@ -235,8 +234,11 @@ final class RolledBackCopies {
             }
             each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
                 List<Long> rest = kept.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList();
-                CompletableFuture<Void> write = chunk.getKey() < 0 ? CompletableFuture.completedFuture(null)
-                        : registry.replaceCopiesChunk(s.switchEpoch(), chunk.getKey(), rest);
+                // only what was decided on leaves the chunk: ids appended to it meanwhile stay
+                List<Long> gone = chunk.getValue().stream().filter(id -> !rest.contains(id)).toList();
+                CompletableFuture<Integer> write = chunk.getKey() < 0 || gone.isEmpty()
+                        ? CompletableFuture.completedFuture(0) : registry.removeCopies(s.switchEpoch(),
+                        chunk.getKey(), gone);
                 return write.thenApply(x -> rest.size());
             }));
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import io.bcswitch.concurrent.Failures;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Typed access to the registry in the broker metadata store (through a {@link MetadataPort}). Every write is
  * conditional on the version that was read, so concurrent writers never overwrite each other silently; a lost race
- * fails with {@link StoreFailure.VersionConflict} ({@link #isVersionConflict}).
+ * fails with {@link StoreFailure.VersionConflict} ({@link #isVersionConflict}). The only writes that expect no version
+ * are of a broker's own ephemeral records ({@link #writeEphemeral}), which no other process writes.
  */
 public class RegistryStore {
     private static final Logger log = LoggerFactory.getLogger(RegistryStore.class);
@@ -24,12 +26,14 @@ public class RegistryStore {
     private final RegistryPaths paths;
     private final RelocationTable relocations;
     private final CopyLists copyLists;
+    private final ChangeWaiters changeWaiters;
 
     public RegistryStore(MetadataPort store, RegistryPaths paths) {
         this.store = store;
         this.paths = paths;
         this.relocations = new RelocationTable(this, store, paths);
         this.copyLists = new CopyLists(this, store, paths);
+        this.changeWaiters = new ChangeWaiters(store);
     }
 
     public RegistryPaths paths() {
@@ -52,6 +56,7 @@ public class RegistryStore {
         return store.delete(path, Optional.of(expectedVersion));
     }
 
+    /** Writes this broker's own ephemeral record {@code path} whatever its version: no other process writes it. */
     public CompletableFuture<Void> writeEphemeral(String path, Object value) {
         return store.put(path, Json.write(value), Optional.empty(), true).thenApply(s -> null);
     }
@@ -204,13 +209,14 @@ public class RegistryStore {
 
     /** Changes the relocations of several ledgers (see {@link RelocationTable#update}). */
     public CompletableFuture<Map<Long, Optional<Relocation>>> updateRelocations(Collection<Long> ids,
-            java.util.function.BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
+            BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
         return relocations.update(ids, change);
     }
 
     static boolean isNumber(String s) {
         return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
     }
+
     /** The lock at {@code path} (an ephemeral node naming its holder). */
     public RegistryLock lock(String path) {
         return new RegistryLock(store, path);
@@ -248,9 +254,9 @@ public class RegistryStore {
 
     // ---- bounded lists: the copies a migration made, in chunks (see CopyLists) ----
 
-    /** See {@link CopyLists#write}. */
-    public CompletableFuture<Void> writeCopies(long epoch, List<Long> ids, int from) {
-        return copyLists.write(epoch, ids, from);
+    /** See {@link CopyLists#append}. */
+    public CompletableFuture<Void> appendCopies(long epoch, long runToken, List<Long> ids) {
+        return copyLists.append(epoch, runToken, ids);
     }
 
     /** The copies recorded for switch {@code epoch}, by chunk number. */
@@ -258,9 +264,9 @@ public class RegistryStore {
         return copyLists.read(epoch);
     }
 
-    /** See {@link CopyLists#replace}. */
-    public CompletableFuture<Void> replaceCopiesChunk(long epoch, int chunk, List<Long> remaining) {
-        return copyLists.replace(epoch, chunk, remaining);
+    /** See {@link CopyLists#remove}. */
+    public CompletableFuture<Integer> removeCopies(long epoch, int chunk, Collection<Long> ids) {
+        return copyLists.remove(epoch, chunk, ids);
     }
 
     /** Forgets switch {@code epoch}'s copy list (every chunk, then its node). */
@@ -281,8 +287,8 @@ public class RegistryStore {
 
     /** Every cluster's id watermark, by cluster (clusters no longer registered included: their ranges remain). */
     public CompletableFuture<Map<String, IdWatermark>> listWatermarks() {
-        String root = paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2);
-        return readChildren(root, IdWatermark.class).thenApply(m -> m);
+        return readChildren(paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2),
+                IdWatermark.class).thenApply(m -> m);
     }
 
     /** Raises {@code cluster}'s watermark to at least the observed values (never lowers it). */
@@ -354,17 +360,6 @@ public class RegistryStore {
         return read(paths.tuning(), TuningOverrides.class);
     }
 
-    /** A caller waiting for the next change at or below a path. */
-    private record ChangeWaiter(String path, CompletableFuture<Void> changed) {
-        boolean matches(String changedPath) {
-            return changedPath.equals(path) || changedPath.startsWith(path + "/");
-        }
-    }
-
-    private final java.util.List<ChangeWaiter> changeWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final java.util.concurrent.atomic.AtomicBoolean changeListening =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
     /**
      * Completes at the next change notification of a node at or below {@code path}. A hint only: the store may send
      * none (a notification lost across a reconnect), so a caller always waits with a timeout as well, and cancels
@@ -372,19 +367,7 @@ public class RegistryStore {
      * notification thread: continue on an executor of your own.
      */
     public CompletableFuture<Void> nextChangeAtOrBelow(String path) {
-        if (changeListening.compareAndSet(false, true)) {
-            store.onChange(changed -> {
-                for (ChangeWaiter w : changeWaiters) {
-                    if (w.changed().isDone() || w.matches(changed) && w.changed().complete(null)) {
-                        changeWaiters.remove(w);
-                    }
-                }
-            });
-        }
-        changeWaiters.removeIf(w -> w.changed().isDone());
-        ChangeWaiter w = new ChangeWaiter(path, new CompletableFuture<>());
-        changeWaiters.add(w);
-        return w.changed();
+        return changeWaiters.next(path);
     }
 
     /** Relocation epoch applied by each live broker, by broker id. */

@@ -106,10 +106,10 @@ final class RelocationTable {
             Optional<Relocation>, Optional<Relocation>> change, int attempt) {
         String path = paths.relocation(id);
         return registry.read(path, Relocation.class).thenCompose(sharded -> (sharded.present()
-                ? CompletableFuture.completedFuture(Optional.<Relocation>empty())
-                : registry.read(paths.legacyRelocation(id), Relocation.class)
-                        .thenApply(l -> Optional.ofNullable(l.value())))
-                .thenCompose(legacy -> {
+                ? CompletableFuture.completedFuture(Versioned.<Relocation>absent())
+                : registry.read(paths.legacyRelocation(id), Relocation.class))
+                .thenCompose(legacyNode -> {
+                    Optional<Relocation> legacy = Optional.ofNullable(legacyNode.value());
                     Optional<Relocation> current = sharded.present() ? Optional.of(sharded.value()) : legacy;
                     Optional<Relocation> next = change.apply(id, current);
                     CompletableFuture<Void> write;
@@ -122,8 +122,11 @@ final class RelocationTable {
                     } else {
                         write = CompletableFuture.completedFuture(null);
                     }
+                    // the earlier version's node goes once its value is in the shard node (one that changed
+                    // meanwhile is read again next time: the shard node wins over it)
                     return write.thenCompose(x -> legacy.isEmpty() ? CompletableFuture.completedFuture(null)
-                            : store.delete(paths.legacyRelocation(id), Optional.empty()).exceptionally(e -> null))
+                            : registry.delete(paths.legacyRelocation(id), legacyNode.version())
+                                    .exceptionally(e -> null))
                             .thenApply(x -> next)
                             .exceptionallyCompose(e -> RegistryStore.isVersionConflict(e)
                                     && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS

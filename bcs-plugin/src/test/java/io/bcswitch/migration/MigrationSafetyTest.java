@@ -1305,8 +1305,8 @@ class MigrationSafetyTest {
                 java.util.Map.of("b", List.of(heldOpen)))).get();
         List<Long> listed = new ArrayList<>(registry.readCopies(1).get().get(0));
         assertEquals(List.of(SCHEMA_LEDGER), listed);
-        listed.addAll(List.of(issuedByB, homeOnB, heldOpen));
-        registry.replaceCopiesChunk(1, 0, listed).get();
+        registry.appendCopies(1, o.readState(1).get().value().runToken(), List.of(issuedByB, homeOnB, heldOpen))
+                .get();
         registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(c ->
                 c.edit().deletions(4, c.deleteAfterRelocationEpoch()).build())).get();
 

@@ -73,8 +73,13 @@ class RolledBackCopiesTest {
         state(epoch, MigrationState.start(epoch, target, "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0)
                 .moveTo(Phase.ROLLED_BACK, 0).edit().deletions(n, deleteAfter).build());
         for (int i = 0; i < chunks.size(); i++) {
-            registry.replaceCopiesChunk(epoch, i, chunks.get(i)).get();
+            chunk(epoch, i, chunks.get(i));
         }
+    }
+
+    /** Chunk {@code n} of switch {@code epoch}'s list of copies, as a run wrote it. */
+    private void chunk(long epoch, int n, List<Long> ids) throws Exception {
+        registry.write(registry.paths().copiesChunk(epoch, n), new io.bcswitch.registry.IdChunk(1, ids), -1).get();
     }
 
     private void state(long epoch, MigrationState s) throws Exception {
@@ -109,9 +114,9 @@ class RolledBackCopiesTest {
         // a rollback whose list was worked off, and a finished migration: their stale lists are not theirs to edit
         state(5, MigrationState.start(5, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0)
                 .moveTo(Phase.ROLLED_BACK, 0));
-        registry.replaceCopiesChunk(5, 0, List.of(1L)).get();
+        chunk(5, 0, List.of(1L));
         state(6, MigrationState.start(6, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0));
-        registry.replaceCopiesChunk(6, 0, List.of(1L)).get();
+        chunk(6, 0, List.of(1L));
 
         copies.cancelDeletions("b", List.of(1L, 2L, 9L)).get();
 
@@ -380,7 +385,7 @@ class RolledBackCopiesTest {
             default -> new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0);
         })).get();
         RegistryView listed = RegistryView.read(registry).get();
-        registry.replaceCopiesChunk(1, 0, List.of(1L, 2L, 3L, 4L, 7L)).get();
+        chunk(1, 0, List.of(1L, 2L, 3L, 4L, 7L));
         registry.updateRelocations(List.of(4L), (id, cur) -> Optional.of(
                 new Relocation(Relocation.FORMAT_VERSION, 4, "b", "a", "LEDGER", 1, 0))).get();
         PromotionReversal reversal = new PromotionReversal(registry, new FakeClusters.Delegating(bed.copier) {
