@@ -79,7 +79,7 @@ final class ClusterDeprecation {
                         under.add(ConfirmedChange.Under.of(registry.paths().switchTarget(), d));
                         state.ifPresent(s -> under.add(ConfirmedChange.Under.of(
                                 registry.paths().orchestrator(d.value().epoch()), s)));
-                        return write(cluster, rec, under, d);
+                        return write(cluster, rec, under);
                     });
                 })));
     }
@@ -97,16 +97,15 @@ final class ClusterDeprecation {
     }
 
     private CompletableFuture<Outcome> write(String cluster, Versioned<BookieClusterRecord> rec,
-                                             List<ConfirmedChange.Under> under, Versioned<SwitchDirective> d) {
+                                             List<ConfirmedChange.Under> under) {
         CompletableFuture<ConfirmedChange.Outcome> changed = rec.value().status() == ClusterStatus.DEPRECATED
                 ? CompletableFuture.completedFuture(ConfirmedChange.Outcome.STANDS)
                 : confirmed.change(registry.paths().cluster(cluster), rec,
                         Optional.of(rec.value().withStatus(ClusterStatus.DEPRECATED)), under);
         return changed.thenCompose(outcome -> {
             if (outcome != ConfirmedChange.Outcome.STANDS) {
-                log.info("bookie-cluster={} is not deprecated: {} while it was decided (switch epoch={} then)", cluster,
-                        outcome == ConfirmedChange.Outcome.NODE_CHANGED ? "its record changed"
-                                : "a switch or a rollback was made", d.present() ? d.value().epoch() : 0);
+                log.info("bookie-cluster={} is not deprecated: a switch, a rollback or a change of its record came "
+                        + "while it was decided (outcome={})", cluster, outcome);
                 return CompletableFuture.completedFuture(Outcome.OVERTAKEN);
             }
             // no relocation changed: brokers react to the bump by closing the cluster's clients (a change of the

@@ -4,6 +4,8 @@ import io.bcswitch.concurrent.Failures;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,12 +66,17 @@ public final class ConfirmedChange {
      * node of {@code under} still has the version read.
      */
     public <T> CompletableFuture<Outcome> change(String path, Versioned<T> read, Optional<T> next, List<Under> under) {
-        CompletableFuture<Long> written = next.isPresent() ? registry.write(path, next.get(), read.version())
-                : registry.delete(path, read.version()).thenApply(v -> MetadataPort.ABSENT);
-        return written.handle((version, e) -> {
+        // step 2, completing with how to undo it: put back what was read, unless the node changed again after our
+        // write (that writer decided anew)
+        CompletableFuture<Supplier<CompletableFuture<?>>> made = next.isPresent()
+                ? registry.write(path, next.get(), read.version()).thenApply(written -> () -> read.present()
+                        ? registry.write(path, read.value(), written) : registry.delete(path, written))
+                : registry.delete(path, read.version()).thenApply(v -> () -> registry.write(path, read.value(),
+                        MetadataPort.ABSENT));
+        return made.handle((undo, e) -> {
             if (e == null) {
                 return confirmAll(under, 0).thenCompose(ok -> ok ? CompletableFuture.completedFuture(Outcome.STANDS)
-                        : undo(path, read, next, version).thenApply(v -> Outcome.OVERTAKEN));
+                        : undone(path, undo.get()).thenApply(v -> Outcome.OVERTAKEN));
             }
             if (lostRace(e)) {
                 return CompletableFuture.completedFuture(Outcome.NODE_CHANGED);
@@ -78,36 +85,32 @@ public final class ConfirmedChange {
         }).thenCompose(f -> f);
     }
 
-    /** Completes with whether every node from {@code i} on still had the version read; fails when one cannot tell. */
+    /**
+     * Completes with whether every node from {@code i} on still had the version read. One that cannot be read counts
+     * as changed: the change is undone, which is never wrong.
+     */
     private CompletableFuture<Boolean> confirmAll(List<Under> under, int i) {
         if (i >= under.size()) {
             return CompletableFuture.completedFuture(true);
         }
         Under u = under.get(i);
-        return registry.confirm(u.path(), u.version()).handle((v, e) -> e).thenCompose(e -> {
-            if (e == null) {
-                return confirmAll(under, i + 1);
-            }
-            if (!lostRace(e)) {
-                // whether it changed is not known: undone as if it had, which is never wrong
-                log.warn("cannot confirm {} after a change decided under it (undone): {}", u.path(), e.toString());
-            }
-            return CompletableFuture.completedFuture(false);
-        });
+        return registry.confirm(u.path(), u.version()).handle((v, e) -> e == null)
+                .thenCompose(same -> same ? confirmAll(under, i + 1) : CompletableFuture.completedFuture(false));
     }
 
-    /** Puts back what was read, unless the node was changed again after our write (that writer decided anew). */
-    private <T> CompletableFuture<Void> undo(String path, Versioned<T> read, Optional<T> next, long written) {
-        CompletableFuture<?> back = next.isPresent() ? read.present()
-                ? registry.write(path, read.value(), written) : registry.delete(path, written)
-                : registry.write(path, read.value(), MetadataPort.ABSENT);
-        return back.handle((v, e) -> {
-            if (e != null && !lostRace(e)) {
-                throw new java.util.concurrent.CompletionException(Failures.unwrap(e));
+    private static CompletableFuture<Void> undone(String path, CompletableFuture<?> undo) {
+        return undo.handle((v, e) -> {
+            if (e == null) {
+                log.info("{}: a change decided under a switch directive or migration state that changed meanwhile is "
+                        + "undone", path);
+                return null;
             }
-            log.info("{}: a change decided under a switch directive or migration state that changed meanwhile is "
-                    + "{}", path, e == null ? "undone" : "left as a later writer made it");
-            return null;
+            if (lostRace(e)) {
+                log.info("{}: a change decided under a switch directive or migration state that changed meanwhile "
+                        + "was changed again since: left as that writer made it", path);
+                return null;
+            }
+            throw new CompletionException(Failures.unwrap(e));
         });
     }
 

@@ -72,8 +72,9 @@ final class CopyLists {
                 int n = Math.min(fresh.size(), IdChunk.MAX_IDS - next.size());
                 next.addAll(fresh.subList(0, n));
                 List<Long> rest = List.copyOf(fresh.subList(n, fresh.size()));
+                // the chunk's token is at most ours (checked above): ours is the highest that wrote it now
                 return registry.write(paths.copiesChunk(epoch, into), new IdChunk(IdChunk.FORMAT_VERSION, next,
-                                Math.max(token, full ? 0 : chunk.token())), full ? MetadataPort.ABSENT : cur.version())
+                                token), full ? MetadataPort.ABSENT : cur.version())
                         .thenCompose(v -> append(epoch, token, rest, into, 1))
                         .exceptionallyCompose(e -> lostRace(e) && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS
                                 ? append(epoch, token, ids, into, attempt + 1)

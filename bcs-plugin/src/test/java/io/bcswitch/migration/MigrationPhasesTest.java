@@ -580,6 +580,8 @@ class MigrationPhasesTest {
         bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of());
         run.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(6, state().orElseThrow().promoted());
+        assertEquals(List.of(6L, 7L), registry.readRelocationEpochRecord().get().changed(),
+                "each batch's epoch lists its ledgers: a broker one epoch behind re-reads only those");
     }
 
     @Test

@@ -483,6 +483,8 @@ class MigrationSafetyTest {
             assertTrue(afterFailure.rollbackError() != null && afterFailure.rollbackError().contains("stopped"),
                     "status says why it is not finished: " + afterFailure);
             assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "reads went back to the original before the switch");
+            assertEquals(null, registry.readRelocationEpochRecord().get().changed(),
+                    "the flip is announced to every broker as a re-read of the whole table");
             // even with nothing referenced left on a (its topics deleted meanwhile), cleanup or close-client never
             // deprecates the cluster the rollback goes back to: the switch back would be refused for good
             List<LedgerReference> saved = references;

@@ -279,6 +279,7 @@ class RolledBackCopiesTest {
         assertEquals(Optional.of("b"), home(2), "it stays home where its only copy is");
         long flipped = registry.readRelocationEpoch().get();
         assertEquals(epochBefore + 1, flipped, "announced");
+        assertEquals(null, registry.readRelocationEpochRecord().get().changed(), "every broker re-reads the table");
         assertEquals(flipped, state(1).deleteAfterRelocationEpoch());
         assertEquals(Map.of(0, List.of(1L)), registry.readCopies(1).get(), "the one that stays is off the list");
         assertEquals(1, state(1).pendingDeletionCount());

@@ -172,11 +172,17 @@ class StatusWriteRaceTest {
     }
 
     @Test
-    void aRollbackAfterTheClusterItWouldGoBackToWasDeprecatedIsRefused() throws Exception {
+    void aRollbackAfterTheClusterItWouldGoBackToWasDeprecatedOrUnregisteredIsRefused() throws Exception {
         assertTrue(cleanup.deprecateIfDrained("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         RegistryException refused = refusal(orchestrator.rollBack(1, "b", "a"));
         assertEquals(RegistryException.Kind.CONFLICT, refused.kind());
         assertEquals(Phase.DONE, orchestrator.readState(1).get().value().phase(), "no intent recorded: "
                 + refused.getMessage());
+        assertTrue(refused.getMessage().contains("'a', which switch epoch 1 would be rolled back to, is DEPRECATED"),
+                refused.getMessage());
+        assertEquals("a", switches.unregister("a").get(TestWaits.SECONDS, TimeUnit.SECONDS).name());
+        refused = refusal(orchestrator.rollBack(1, "b", "a"));
+        assertTrue(refused.getMessage().contains("is not registered"), refused.getMessage());
+        assertEquals(Phase.DONE, orchestrator.readState(1).get().value().phase());
     }
 }

@@ -229,6 +229,76 @@ class RegistryStoreTest {
     }
 
     @Test
+    void anAppendFillsTheLastChunkUpAndStartsTheNextWithWhatDoesNotFit() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        int max = IdChunk.MAX_IDS;
+        await(registry.appendCopies(2, 1, ids(0, max - 2)));
+        await(registry.appendCopies(2, 1, ids(max - 2, max + 3)));
+        SortedMap<Integer, List<Long>> chunks = await(registry.readCopies(2));
+        assertEquals(ids(0, max), chunks.get(0));
+        assertEquals(ids(max, max + 3), chunks.get(1));
+        long version = await(memory.get(paths.copiesChunk(2, 1))).orElseThrow().version();
+        await(registry.appendCopies(2, 1, ids(max, max + 2)));
+        assertEquals(version, await(memory.get(paths.copiesChunk(2, 1))).orElseThrow().version(),
+                "every id there already: nothing written");
+    }
+
+    @Test
+    void appendsAndRemovalsThatLoseRacesTryAgainUpToTheUpdateBoundAndFailOnAnythingElseAtOnce() throws Exception {
+        String chunk = paths.copiesChunk(6, 0);
+        new RegistryStore(memory, paths).appendCopies(6, 1, List.of(1L, 2L)).get();
+        RacingPort almost = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS - 1);
+        await(new RegistryStore(almost, paths).appendCopies(6, 1, List.of(3L)));
+        RacingPort always = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(new RegistryStore(always, paths)
+                .appendCopies(6, 1, List.of(4L))));
+        assertInstanceOf(StoreFailure.VersionConflict.class, e.getCause());
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, always.attempts.get());
+
+        almost = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS - 1);
+        assertEquals(1, await(new RegistryStore(almost, paths).removeCopies(6, 0, List.of(1L))));
+        RacingPort removing = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS);
+        e = assertThrows(ExecutionException.class, () -> await(new RegistryStore(removing, paths)
+                .removeCopies(6, 0, List.of(2L))));
+        assertInstanceOf(StoreFailure.VersionConflict.class, e.getCause());
+        assertEquals(List.of(2L, 3L), await(new RegistryStore(memory, paths).readCopies(6)).get(0));
+
+        AtomicInteger tries = new AtomicInteger();
+        RegistryStore broken = new RegistryStore(new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Long> put(String p, byte[] value, Optional<Long> expected, boolean ephemeral) {
+                tries.incrementAndGet();
+                return CompletableFuture.failedFuture(new IllegalStateException("the store is down"));
+            }
+        }, paths);
+        e = assertThrows(ExecutionException.class, () -> await(broken.appendCopies(6, 1, List.of(4L))));
+        assertEquals("the store is down", e.getCause().getMessage());
+        e = assertThrows(ExecutionException.class, () -> await(broken.removeCopies(6, 0, List.of(2L))));
+        assertEquals("the store is down", e.getCause().getMessage());
+        assertEquals(2, tries.get(), "not tried again");
+    }
+
+    @Test
+    void aDroppedListLosesAChunkAppendedToWhileItIsDropped() throws Exception {
+        RegistryStore other = new RegistryStore(memory, paths);
+        other.appendCopies(8, 1, List.of(1L)).get();
+        String chunk = paths.copiesChunk(8, 0);
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean(true);
+        RegistryStore registry = new RegistryStore(new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Void> delete(String p, Optional<Long> expected) {
+                if (p.equals(chunk) && once.getAndSet(false)) {
+                    return other.appendCopies(8, 1, List.of(2L)).thenCompose(v -> super.delete(p, expected));
+                }
+                return super.delete(p, expected);
+            }
+        }, paths);
+        await(registry.dropCopies(8));
+        assertTrue(await(memory.get(chunk)).isEmpty());
+        assertTrue(await(memory.get(paths.copies(8))).isEmpty());
+    }
+
+    @Test
     void aCopyListShrinksChunkByChunkAndIsDroppedWholeLeavingOtherSwitchesLists() throws Exception {
         RegistryStore registry = new RegistryStore(memory, paths);
         await(registry.appendCopies(3, 1, ids(0, IdChunk.MAX_IDS + 2)));

@@ -106,4 +106,29 @@ class RegistryFollowUpTest {
         assertEquals(Map.of("a", ClusterStatus.STANDBY, "b", ClusterStatus.STANDBY, "c", ClusterStatus.ACTIVE), m);
         late.close();
     }
+
+    @Test
+    void aFollowUpBehindSwitchesThatKeepComingGivesUpAfterItsRounds() throws Exception {
+        for (String c : java.util.List.of("a", "b")) {
+            cluster(c, ClusterStatus.STANDBY);
+        }
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 6, B), -1).join();
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        // a new switch is committed while each round writes the statuses
+        RegistryStore busy = new RegistryStore(new io.bcswitch.registry.ForwardingPort(port) {
+            @Override
+            public CompletableFuture<java.util.List<String>> children(String path) {
+                if (!path.equals(registry.paths().clusters())) {
+                    return super.children(path);
+                }
+                int n = rounds.incrementAndGet();
+                return registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> java.util
+                        .Optional.of(new SwitchDirective(1, n % 2 == 0 ? "b" : "a", "x", 1 + n, 6, (1L + n) << 32)))
+                        .thenCompose(d -> super.children(path));
+            }
+        }, new RegistryPaths("/bcs"));
+        RegistryFollowUp.afterSwitch(busy, new SwitchDirective(1, "b", "a", 1, 6, B))
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(5, rounds.get());
+    }
 }
