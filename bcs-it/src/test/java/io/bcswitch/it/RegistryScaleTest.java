@@ -114,7 +114,7 @@ class RegistryScaleTest extends ClusterTestBase {
         long start = System.nanoTime();
         // as a run records them: a few at a time, each write adding to the last chunk
         for (int done = 0; done < LEDGERS; done += 25_000) {
-            await(registry.writeCopies(1, copies.subList(0, Math.min(LEDGERS, done + 25_000)), done), 60,
+            await(registry.appendCopies(1, 1, copies.subList(done, Math.min(LEDGERS, done + 25_000))), 60,
                     "recording copies from " + done);
         }
         MigrationState state = MigrationState.start(1, "cluster-b", "broker-0", 1_000L)

@@ -65,7 +65,7 @@ final class BuildPhase {
             long now = o.now();
             if (now - tally.lastPersist >= o.waits().persistMillis()) {
                 tally.lastPersist = now;
-                return progress.persist(tally, s -> s).thenApply(o::goOn);
+                return progress.persist(tally, s -> s).thenApply(s -> o.goOn(s, tally.token));
             }
             return CompletableFuture.completedFuture(true);
         });

@@ -7,7 +7,6 @@ import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerView;
-import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
@@ -58,7 +57,7 @@ public final class CleanupService {
     private final LedgerInventory inventory;
     private final LedgerCopier copier;
     private final MigrationOrchestrator orchestrator;
-    private final DrainReports drain;
+    private final ClusterDeprecation deprecation;
     private final SwitchConfig.Migration config;
     private final MigrationMetrics metrics;
     private final Clock clock;
@@ -70,7 +69,7 @@ public final class CleanupService {
         this.inventory = inventory;
         this.copier = copier;
         this.orchestrator = orchestrator;
-        this.drain = drain;
+        this.deprecation = new ClusterDeprecation(registry, orchestrator, drain, clock);
         this.config = config;
         this.metrics = metrics;
         this.clock = clock;
@@ -339,46 +338,15 @@ public final class CleanupService {
 
     /**
      * Marks {@code cluster} DEPRECATED when it owns nothing the broker cluster references and no live broker holds a
-     * ledger handle on it.
+     * ledger handle on it; completes with whether it is DEPRECATED now (see {@link ClusterDeprecation}).
      */
     public CompletableFuture<Boolean> deprecateIfDrained(String cluster) {
-        return rollbackReturnsTo(cluster).thenCompose(returning -> returning
-                ? CompletableFuture.completedFuture(false) : drainedThenDeprecated(cluster));
+        return deprecation.deprecate(cluster).thenApply(o -> o == ClusterDeprecation.Outcome.DEPRECATED);
     }
 
-    /**
-     * Whether a rollback under way goes back to {@code cluster} (it routes ledgers back there and switches to it):
-     * that cluster is never deprecated meanwhile, however empty it looks.
-     */
-    private CompletableFuture<Boolean> rollbackReturnsTo(String cluster) {
-        return registry.readDirective().thenCompose(d -> !d.present() || !cluster.equals(d.value().origin())
-                ? CompletableFuture.completedFuture(false)
-                : orchestrator.readState(d.value().epoch()).thenApply(s -> {
-                    boolean returning = s.present() && s.value().phase() == io.bcswitch.registry.Phase.ROLLING_BACK;
-                    if (returning) {
-                        log.info("bookie-cluster={} is not deprecated: the rollback of switch epoch={} goes back to it",
-                                cluster, d.value().epoch());
-                    }
-                    return returning;
-                }));
-    }
-
-    private CompletableFuture<Boolean> drainedThenDeprecated(String cluster) {
-        return drain.report(cluster).thenCompose(report -> {
-            if (!report.empty() || report.active() || !report.openHandles().isEmpty()) {
-                return CompletableFuture.completedFuture(false);
-            }
-            return registry.update(registry.paths().cluster(cluster), BookieClusterRecord.class, cur ->
-                    cur.filter(c -> c.status() != ClusterStatus.DEPRECATED)
-                            .map(c -> c.withStatus(ClusterStatus.DEPRECATED)))
-                    // no relocation changed; brokers react to the bump by closing the cluster's clients
-                    .thenCompose(rec -> registry.bumpRelocationEpoch(clock.millis(), List.of()))
-                    .thenApply(x -> {
-                        log.info("bookie-cluster={} holds nothing the brokers reference: DEPRECATED; its clients "
-                                + "are closed", cluster);
-                        return true;
-                    });
-        });
+    /** What a request to deprecate {@code cluster} came to (close-client says why it stays as it was). */
+    CompletableFuture<ClusterDeprecation.Outcome> deprecate(String cluster) {
+        return deprecation.deprecate(cluster);
     }
 
     private CompletableFuture<BookieClusterRecord> requireRegistered(String name) {

@@ -39,10 +39,11 @@ final class DeletedLedgerCopies {
         this.target = target;
     }
 
-    CompletableFuture<Void> discard() {
+    /** @param token the run's: a run that lost the migration looks for nothing */
+    CompletableFuture<Void> discard(long token) {
         // every ledger on the target that it did not issue itself, and that is not home there, may be such a copy:
         // the run's own lists would miss one an interrupted run made but had not recorded yet
-        return o.stillMine(epoch).thenCompose(mine -> !mine ? CompletableFuture.<Void>completedFuture(null)
+        return o.stillMine(epoch, token).thenCompose(mine -> !mine ? CompletableFuture.<Void>completedFuture(null)
                 : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
                     List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
                             && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();

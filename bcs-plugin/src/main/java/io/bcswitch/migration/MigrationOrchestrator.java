@@ -250,18 +250,18 @@ public final class MigrationOrchestrator implements AutoCloseable {
     }
 
     /** See {@link MigrationStates#persist}. */
-    CompletableFuture<MigrationState> persist(long epoch, UnaryOperator<MigrationState> change) {
-        return states.persist(epoch, change);
+    CompletableFuture<MigrationState> persist(long epoch, long token, UnaryOperator<MigrationState> change) {
+        return states.persist(epoch, token, change);
     }
 
-    /** Whether this broker still runs the migration whose stored state is {@code s}. */
-    boolean goOn(MigrationState s) {
-        return states.goOn(s);
+    /** See {@link MigrationStates#goOn}. */
+    boolean goOn(MigrationState s, long token) {
+        return states.goOn(s, token);
     }
 
-    /** Whether this broker still runs switch {@code epoch}'s migration, which is still the latest switch's. */
-    CompletableFuture<Boolean> stillMine(long epoch) {
-        return states.stillMine(epoch);
+    /** See {@link MigrationStates#stillMine}. */
+    CompletableFuture<Boolean> stillMine(long epoch, long token) {
+        return states.stillMine(epoch, token);
     }
 
     /** See {@link RelocationAnnouncer#announce}. */

@@ -120,7 +120,7 @@ final class MigrationPass {
         long epoch = d.epoch();
         String target = d.target();
         return states.takeOver(epoch, target).thenCompose(s -> switch (s.phase()) {
-            case PENDING -> pending.pending(epoch, target);
+            case PENDING -> pending.pending(epoch, target, s.runToken());
             case BUILD, PROMOTE -> runs.apply(epoch, target).run(s);
             default -> CompletableFuture.completedFuture(null);
         });

@@ -60,7 +60,7 @@ final class MigrationRun {
                     .filter(r -> r.switchEpoch() == epoch && r.home().equals(target)).count();
             log.info("switch epoch={} migration BUILD on broker {}: {} ledger(s) to copy to bookie-cluster={}{}",
                     epoch, o.me(), items.size(), target, promotedBefore(prior));
-            MigrationTally tally = new MigrationTally(items.size() + prior, earlier);
+            MigrationTally tally = new MigrationTally(items.size() + prior, earlier, initial.runToken());
             tally.promoted.set(prior);
             for (LedgerInventory.Unknown u : plan.unknown()) {
                 // what is known moves now; this topic's ledger in use waits for a run that can learn it (or is
@@ -72,7 +72,7 @@ final class MigrationRun {
             }
             lengths.sizeUp(items, tally);
             CompletableFuture<Void> built = build.copyAll(items, tally);
-            watch.watch(built);
+            watch.watch(built, tally.token);
             return built.thenCompose(v -> {
                 if (o.closed()) {
                     // this broker is shutting down: keep the phase, another broker (or a restart) resumes
@@ -85,7 +85,8 @@ final class MigrationRun {
                         tally.present.get(), tally.failed.get(), tally.skipped.size(), tally.collisions.get(),
                         tally.bytes.get(), rate[0], rate[1], rate[2]);
                 return progress.persist(tally, s -> s.phase() == Phase.BUILD ? s.moveTo(Phase.PROMOTE, o.now()) : s);
-            }).thenCompose(s -> s.phase() != Phase.PROMOTE || !o.goOn(s) ? CompletableFuture.completedFuture(null)
+            }).thenCompose(s -> s.phase() != Phase.PROMOTE || !o.goOn(s, tally.token)
+                    ? CompletableFuture.completedFuture(null)
                     : o.announce(epoch, view).thenCompose(v -> promotion.promote(tally)));
         })));
     }

@@ -121,14 +121,21 @@ public final class MigrationService {
                 throw RegistryException.conflict("bookie cluster '" + cluster + "' is the active cluster; its clients "
                         + "stay open");
             }
-            return cleanup.deprecateIfDrained(cluster);
-        }).thenCompose(done -> {
-            if (!done && rec.status() != io.bcswitch.registry.ClusterStatus.DEPRECATED) {
-                throw RegistryException.conflict("bookie cluster '" + cluster + "' still holds ledgers the brokers "
-                        + "reference, or brokers hold ledger handles open on it (see GET /drain/" + cluster
+            return cleanup.deprecate(cluster);
+        }).thenCompose(outcome -> {
+            if (outcome == ClusterDeprecation.Outcome.DEPRECATED
+                    || rec.status() == io.bcswitch.registry.ClusterStatus.DEPRECATED) {
+                return switches.get(cluster);
+            }
+            switch (outcome) {
+                case OVERTAKEN -> throw RegistryException.conflict("a switch or a rollback involving bookie cluster '"
+                        + cluster + "' was made while close-client decided; its clients stay open (see status)");
+                case IN_USE -> throw RegistryException.conflict("bookie cluster '" + cluster + "' is the active "
+                        + "cluster, or a rollback under way goes back to it; its clients stay open");
+                default -> throw RegistryException.conflict("bookie cluster '" + cluster + "' still holds ledgers "
+                        + "the brokers reference, or brokers hold ledger handles open on it (see GET /drain/" + cluster
                         + "); its clients stay open");
             }
-            return switches.get(cluster);
         }));
     }
 

@@ -89,31 +89,38 @@ final class MigrationStates {
     }
 
     /**
-     * Writes {@code change} of the stored state unless a run must stop (rolled back, superseded, or another broker
-     * has taken the migration over: this one lost its lock, its metadata session expired while it was cut off):
-     * completes with what is stored, so the caller sees when it must stop ({@link #goOn}).
+     * Writes {@code change} of the stored state for the run holding {@code token}, unless it must stop (rolled back,
+     * superseded, or another run has taken the migration over: its broker lost its lock, its metadata session expired
+     * while it was cut off or paused): the token is checked in the same version-checked write. Completes with what is
+     * stored, so the caller sees when it must stop ({@link #goOn}).
      */
-    CompletableFuture<MigrationState> persist(long epoch, UnaryOperator<MigrationState> change) {
+    CompletableFuture<MigrationState> persist(long epoch, long token, UnaryOperator<MigrationState> change) {
         String mine = brokerId.get();
         return registry.update(path(epoch), MigrationState.class, cur -> {
-            if (cur.isEmpty() || cur.get().phase().stopsRuns() || !cur.get().owner().equals(mine)) {
+            if (cur.isEmpty() || cur.get().phase().stopsRuns() || !cur.get().owner().equals(mine)
+                    || cur.get().runToken() != token) {
                 return Optional.empty();
             }
             return Optional.of(change.apply(cur.get()));
         }).thenApply(this::saw);
     }
 
-    /** Whether this broker still runs the migration whose stored state is {@code s}. */
-    boolean goOn(MigrationState s) {
-        return !timer.closed() && !s.phase().terminal() && !s.phase().stopsRuns() && s.owner().equals(brokerId.get());
+    /** Whether the run holding {@code token} on this broker still runs the migration whose stored state is {@code s}. */
+    boolean goOn(MigrationState s, long token) {
+        return !timer.closed() && !s.phase().terminal() && !s.phase().stopsRuns() && s.owner().equals(brokerId.get())
+                && s.runToken() == token;
     }
 
-    /** Whether this broker still runs switch {@code epoch}'s migration, which is still the latest switch's. */
-    CompletableFuture<Boolean> stillMine(long epoch) {
+    /**
+     * Whether the run holding {@code token} on this broker still runs switch {@code epoch}'s migration, which is still
+     * the latest switch's.
+     */
+    CompletableFuture<Boolean> stillMine(long epoch, long token) {
         return read(epoch).thenCompose(st -> registry.readDirective().thenCompose(d -> {
-            if (st.present() && !st.value().owner().equals(brokerId.get())) {
-                log.warn("switch epoch={} migration: broker {} has taken it over; this broker ({}) stops promoting",
-                        epoch, st.value().owner(), brokerId.get());
+            if (st.present() && (!st.value().owner().equals(brokerId.get()) || st.value().runToken() != token)) {
+                log.warn("switch epoch={} migration: broker {} (run token {}) has taken it over; this run (broker {}, "
+                        + "token {}) stops promoting", epoch, st.value().owner(), st.value().runToken(),
+                        brokerId.get(), token);
                 return CompletableFuture.completedFuture(false);
             }
             if (st.present() && (st.value().phase().terminal() || st.value().phase().stopsRuns())) {
@@ -141,15 +148,22 @@ final class MigrationStates {
                 .map(s -> and.apply(s.moveTo(to, clock.millis())))).thenApply(this::saw);
     }
 
+    /** A move from {@code from} to {@code to} by the run holding {@code token}: only while it owns the migration. */
+    CompletableFuture<MigrationState> transition(long epoch, long token, Phase from, Phase to) {
+        return persist(epoch, token, s -> s.phase() == from ? s.moveTo(to, clock.millis()) : s);
+    }
+
     /**
-     * Takes switch {@code epoch}'s migration over for this broker, unless it stopped or ended; starts it (PENDING)
-     * when it has no state yet. Completes with what is stored.
+     * Takes switch {@code epoch}'s migration over for a new run on this broker, unless it stopped or ended; starts it
+     * (PENDING) when it has no state yet. The run holds the next token: every write of an earlier run (another
+     * broker's, or this one's) is refused from now on. Completes with what is stored.
      */
     CompletableFuture<MigrationState> takeOver(long epoch, String target) {
         MigrationState initial = MigrationState.start(epoch, target, brokerId.get(), clock.millis());
         return registry.update(path(epoch), MigrationState.class, cur -> cur.isPresent()
                 && (cur.get().phase().stopsRuns() || cur.get().phase().terminal()) ? Optional.empty()
-                : Optional.of(cur.orElse(initial).edit().owner(brokerId.get()).updatedAt(clock.millis()).build()));
+                : Optional.of(cur.orElse(initial).edit().owner(brokerId.get()).nextRunToken()
+                        .updatedAt(clock.millis()).build()));
     }
 
     /**

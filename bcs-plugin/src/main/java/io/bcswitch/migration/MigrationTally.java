@@ -42,8 +42,12 @@ final class MigrationTally {
     final Map<Long, Long> lengthsLeft = new ConcurrentHashMap<>();
     final Set<Long> settled = ConcurrentHashMap.newKeySet();
 
-    MigrationTally(int planned, List<Long> earlierCopies) {
+    /** the run's fencing token ({@link MigrationState#runToken}): every write it makes carries it */
+    final long token;
+
+    MigrationTally(int planned, List<Long> earlierCopies, long token) {
         this.planned = planned;
+        this.token = token;
         this.copies = Collections.synchronizedSet(new LinkedHashSet<>(earlierCopies));
         this.copiesPersisted = earlierCopies.size();
     }

@@ -3,7 +3,6 @@ package io.bcswitch.migration;
 import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RegistryStore;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -28,16 +27,20 @@ final class PendingPhase {
         this.runs = runs;
     }
 
-    /** Moves switch {@code epoch}'s migration to BUILD and runs it once every cutover is done; else waits. */
-    CompletableFuture<Void> pending(long epoch, String target) {
+    /**
+     * Moves switch {@code epoch}'s migration to BUILD and runs it once every cutover is done; else waits. The move is
+     * the run's first write: made only while the run holding {@code token} owns the migration.
+     */
+    CompletableFuture<Void> pending(long epoch, String target, long token) {
         return BrokerView.read(registry).thenCompose(brokers -> {
             if (!brokers.cutoverComplete(epoch)) {
                 log.info("switch epoch={} migration to bookie-cluster={} waits for the cutover of broker(s) {}", epoch,
                         target, brokers.cutoverPending(epoch));
                 return CompletableFuture.completedFuture(null);
             }
-            return states.transition(epoch, Set.of(Phase.PENDING), Phase.BUILD, s -> s).thenCompose(s ->
-                    states.goOn(s) && s.phase() == Phase.BUILD ? runs.apply(epoch, target).run(s)
+            return states.transition(epoch, token, Phase.PENDING, Phase.BUILD).thenCompose(s ->
+                    states.goOn(s, token) && s.phase() == Phase.BUILD
+                    ? runs.apply(epoch, target).run(s)
                     : CompletableFuture.completedFuture(null));
         });
     }

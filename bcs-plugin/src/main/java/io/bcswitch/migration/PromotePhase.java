@@ -48,7 +48,7 @@ final class PromotePhase {
         }
         Collections.sort(ids);
         return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
-                : deletedCopies.discard().thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally)))
+                : deletedCopies.discard(tally.token).thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally)))
                 .thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
                         + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
                         s.failed(), s.skipped(), s.collisions(), s.notPromoted()));
@@ -71,10 +71,10 @@ final class PromotePhase {
         }
         List<Long> batch = ids.subList(from, Math.min(ids.size(), from + o.config().promoteBatchSize()));
         // stop if the switch was rolled back or superseded, or another broker took over, while we copied
-        return o.stillMine(epoch).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
+        return o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
                 : o.cancelDeletions(target, batch)
                         .thenCompose(v -> promoteBatch(batch, tally))
-                        .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s)
+                        .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s, tally.token)
                                 ? CompletableFuture.completedFuture(false)
                                 : o.awaitApplied(epoch, re).thenApply(x -> true))))
                 .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally)
@@ -101,8 +101,11 @@ final class PromotePhase {
         }
         List<CompletableFuture<Boolean>> checks = new ArrayList<>(present.values());
         checks.addAll(deleted.values());
+        // one announced change of the table (AnnouncedChange): cleanup deletes originals only once every broker
+        // applied the epoch that covers it
         return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).thenCompose(v ->
-                o.registry().readRanges().thenCompose(ranges -> o.registry().updateRelocations(batch, (id, cur) -> {
+                AnnouncedChange.make(o.registry(), o.now(), () -> o.registry().readRanges().thenCompose(ranges ->
+                        o.registry().updateRelocations(batch, (id, cur) -> {
                     Item item = tally.byId.get(id);
                     if (cur.isPresent() && cur.get().home().equals(target)) {
                         return cur; // promoted before (an earlier run, or another epoch)
@@ -117,7 +120,8 @@ final class PromotePhase {
                     return Optional.of(new Relocation(Relocation.FORMAT_VERSION, id, target, issuer,
                             item.kind().name(), epoch, o.now(), cur.map(Relocation::home).orElse(null),
                             cur.map(Relocation::switchEpoch).orElse(null)));
-                })).thenCompose(stored -> {
+                })), stored -> batch).thenApply(announced -> {
+                    Map<Long, Optional<Relocation>> stored = announced.result();
                     int ok = 0;
                     for (long id : batch) {
                         Optional<Relocation> r = stored.get(id);
@@ -141,12 +145,9 @@ final class PromotePhase {
                     }
                     tally.promoted.addAndGet(ok);
                     o.metrics().promoted(target, ok);
-                    int promotedNow = ok;
-                    return o.registry().bumpRelocationEpoch(o.now(), batch).thenApply(re -> {
-                        log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}",
-                                epoch, promotedNow, target, re);
-                        return re;
-                    });
+                    log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}",
+                            epoch, ok, target, announced.epoch());
+                    return announced.epoch();
                 }));
     }
 }

@@ -36,12 +36,15 @@ final class RelocationAnnouncer {
     /**
      * Every PROMOTE run starts with an epoch that lists nothing, so that every broker re-reads the whole
      * table once: an interrupted run (this switch's or an earlier one's) may have stopped between its
-     * compare-and-sets and the bump that lists them, and brokers otherwise re-read only what an epoch lists.
+     * compare-and-sets and the bump that lists them, and brokers otherwise re-read only what an epoch lists. It also
+     * announces a change whose bump was lost ({@link AnnouncedChange}), even one that left the table empty.
      */
     CompletableFuture<Void> announce(long epoch, RegistryView view) {
-        if (view.relocations().isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
+        return registry.readRelocationEpochRecord().thenCompose(rec -> view.relocations().isEmpty()
+                && !rec.unannounced() ? CompletableFuture.completedFuture(null) : bumpAndAwait(epoch, view));
+    }
+
+    private CompletableFuture<Void> bumpAndAwait(long epoch, RegistryView view) {
         return registry.bumpRelocationEpoch(clock.millis(), null).thenCompose(re -> {
             log.info("switch epoch={} PROMOTE starts: brokers re-read the relocation table ({} relocation(s)), "
                     + "relocation epoch={}", epoch, view.relocations().size(), re);

@@ -12,7 +12,6 @@ import io.bcswitch.switching.SwitchResult;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -63,14 +62,17 @@ final class Rollback {
     /**
      * Records the intent to roll switch {@code epoch} (to {@code target}) back to {@code origin}; completes with
      * what is stored (ROLLING_BACK, or ROLLED_BACK when an earlier request got that far). Refused (409) when the
-     * migration cannot move to ROLLING_BACK, or cleanup deleted originals the rollback would read back.
+     * migration cannot move to ROLLING_BACK, cleanup deleted originals the rollback would read back, or the cluster
+     * it goes back to is DEPRECATED or unregistered (its switch back would be refused for good). That record is read
+     * after the state, in the same version-checked update, so that a close-client or unregister of it, which confirms
+     * this state after its change ({@link io.bcswitch.registry.ConfirmedChange}), is never missed.
      */
     CompletableFuture<MigrationState> recordIntent(long epoch, String target, String origin) {
         MigrationState none = MigrationState.start(epoch, target, brokerId.get(), clock.millis());
-        return registry.update(states.path(epoch), MigrationState.class, cur -> {
+        return registry.updateReading(states.path(epoch), MigrationState.class, cur -> {
             MigrationState s = cur.orElse(none);
             if (s.phase() == Phase.ROLLING_BACK || s.phase() == Phase.ROLLED_BACK) {
-                return Optional.empty(); // asked again: resume
+                return CompletableFuture.completedFuture(Optional.empty()); // asked again: resume
             }
             if (!s.phase().canMove(Phase.ROLLING_BACK)) {
                 throw RegistryException.conflict("the migration of switch epoch " + epoch + " is " + s.phase()
@@ -80,7 +82,15 @@ final class Rollback {
                 throw RegistryException.conflict("cleanup deleted " + s.originalsDeleted() + " original ledger(s) "
                         + "after switch epoch " + epoch + "; a rollback could not read them back");
             }
-            return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
+            return registry.getCluster(origin).thenApply(back -> {
+                if (back.isEmpty() || back.get().status() == io.bcswitch.registry.ClusterStatus.DEPRECATED) {
+                    throw RegistryException.conflict("bookie cluster '" + origin + "', which switch epoch " + epoch
+                            + " would be rolled back to, is " + (back.isEmpty() ? "not registered" : "DEPRECATED")
+                            + "; it cannot be rolled back");
+                }
+                return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0)
+                        .build());
+            });
         });
     }
 
@@ -166,9 +176,12 @@ final class Rollback {
      */
     private CompletableFuture<MigrationState> flip(MigrationState s) {
         long epoch = s.switchEpoch();
-        return RegistryView.read(registry).thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
+        Set<Long> ids = new TreeSet<>();
+        // announced as one change (AnnouncedChange): every broker re-reads the whole table, which the copies'
+        // deletion relies on all of; a lost bump leaves the flip marked, and the resumed rollback flips again
+        return AnnouncedChange.make(registry, clock.millis(), () -> RegistryView.read(registry)
+                .thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
                 .thenCompose(u -> registry.readCopies(epoch).thenCompose(chunks -> {
-                    Set<Long> ids = new TreeSet<>();
                     chunks.values().forEach(ids::addAll);
                     ids.addAll(s.built());
                     ids.addAll(s.pendingDeletions());
@@ -177,33 +190,20 @@ final class Rollback {
                     legacy.addAll(s.pendingDeletions());
                     legacy.removeIf(id -> chunks.values().stream().anyMatch(c -> c.contains(id)));
                     CompletableFuture<Void> folded = legacy.isEmpty() ? CompletableFuture.completedFuture(null)
-                            : registry.writeCopies(epoch, concat(chunks, legacy), chunkedSize(chunks));
+                            : registry.appendCopies(epoch, s.runToken(), legacy);
                     // a ledger that stays home on the target is its only copy: never on the list of copies to delete
                     ids.removeAll(u.stayed());
-                    // every broker re-reads the whole table: the copies' deletion relies on all of it being applied
-                    return folded.thenCompose(v -> copies.dropFromCopies(epoch, u.stayed()))
-                            .thenCompose(v -> registry.bumpRelocationEpoch(clock.millis(), null))
-                            .thenCompose(re -> {
-                                log.info("switch epoch={} rollback: {} promotion(s) flipped back, {} stay home on "
-                                        + "bookie-cluster={}, relocation epoch={}", epoch, u.flipped().size(),
-                                        u.stayed().size(), s.target(), re);
-                                return registry.update(states.path(epoch), MigrationState.class, cur -> cur
-                                        .filter(x -> x.phase() == Phase.ROLLING_BACK)
-                                        .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
-                                                .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
-                            });
-                }));
-    }
-
-    private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {
-        List<Long> all = new ArrayList<>();
-        chunks.values().forEach(all::addAll);
-        all.addAll(more);
-        return all;
-    }
-
-    private static int chunkedSize(Map<Integer, List<Long>> chunks) {
-        return chunks.values().stream().mapToInt(List::size).sum();
+                    return folded.thenCompose(v -> copies.dropFromCopies(epoch, u.stayed())).thenApply(v -> u);
+                })), u -> null).thenCompose(a -> {
+                    long re = a.epoch();
+                    log.info("switch epoch={} rollback: {} promotion(s) flipped back, {} stay home on "
+                            + "bookie-cluster={}, relocation epoch={}", epoch, a.result().flipped().size(),
+                            a.result().stayed().size(), s.target(), re);
+                    return registry.update(states.path(epoch), MigrationState.class, cur -> cur
+                            .filter(x -> x.phase() == Phase.ROLLING_BACK)
+                            .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
+                                    .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
+                });
     }
 
     /** Step 2: the brokers are switched back, unless a later switch was made meanwhile (it decides then). */

@@ -82,16 +82,15 @@ final class RolledBackCopies {
         }
         Set<Long> drop = new TreeSet<>(ids);
         return registry.readCopies(epoch).thenCompose(chunks -> {
-            List<CompletableFuture<Void>> writes = new ArrayList<>();
-            int[] removed = {0};
+            // each chunk that holds one of them loses exactly those (ids appended meanwhile stay)
+            List<CompletableFuture<Integer>> writes = new ArrayList<>();
             chunks.forEach((n, list) -> {
-                List<Long> rest = list.stream().filter(id -> !drop.contains(id)).toList();
-                if (rest.size() < list.size()) {
-                    removed[0] += list.size() - rest.size();
-                    writes.add(registry.replaceCopiesChunk(epoch, n, rest));
+                if (list.stream().anyMatch(drop::contains)) {
+                    writes.add(registry.removeCopies(epoch, n, drop));
                 }
             });
-            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> removed[0]);
+            return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> writes.stream().mapToInt(CompletableFuture::join).sum());
         });
     }
 
@@ -164,27 +163,32 @@ final class RolledBackCopies {
                 if (straggling) {
                     return flipStragglers(s, view);
                 }
-                return BrokerView.read(registry).thenCompose(brokers -> {
-                    List<String> behind = brokers.relocationPending(s.deleteAfterRelocationEpoch());
-                    if (brokers.live().isEmpty() || !behind.isEmpty()) {
-                        return CompletableFuture.completedFuture(null); // a broker may still read the copies
-                    }
-                    return deleteChunks(s, view, brokers, work);
-                });
+                // not only the epoch recorded when the copies were flipped back: a flip whose bump (or its record)
+                // was lost is covered by no epoch the brokers applied until it is announced (AnnouncedChange)
+                return AnnouncedChange.settle(registry, clock.millis()).thenCompose(covering ->
+                        BrokerView.read(registry).thenCompose(brokers -> {
+                            List<String> behind = brokers.relocationPending(Math.max(s.deleteAfterRelocationEpoch(),
+                                    Math.max(covering, view.relocationEpoch())));
+                            if (brokers.live().isEmpty() || !behind.isEmpty()) {
+                                return CompletableFuture.completedFuture(null); // a broker may still read the copies
+                            }
+                            return deleteChunks(s, view, brokers, work);
+                        }));
             });
         });
     }
 
     /**
      * A promotion that raced with the rollback (its copy is on the deletion list, yet it is home on the target):
-     * flipped back now and announced; one that cannot go back leaves the list. Deletions wait for the new epoch.
+     * flipped back now and announced ({@link AnnouncedChange}); one that cannot go back leaves the list. Deletions
+     * wait for the new epoch, and, should its bump be lost, for the one that announces the flip later.
      */
     private CompletableFuture<Void> flipStragglers(MigrationState s, RegistryView view) {
         long epoch = s.switchEpoch();
-        return reversal.unpromote(epoch, s.target(), view).thenCompose(u -> dropFromCopies(epoch, u.stayed())
-                .thenCompose(removed -> registry.bumpRelocationEpoch(clock.millis(), null)
-                        .thenCompose(re -> registry.update(states.path(epoch), MigrationState.class, cur -> cur.map(c ->
-                                c.edit().deletions(Math.max(0, c.pendingDeletionCount() - removed), re).build())))))
+        return AnnouncedChange.make(registry, clock.millis(), () -> reversal.unpromote(epoch, s.target(), view)
+                        .thenCompose(u -> dropFromCopies(epoch, u.stayed())), removed -> null)
+                .thenCompose(a -> registry.update(states.path(epoch), MigrationState.class, cur -> cur.map(c ->
+                        c.edit().deletions(Math.max(0, c.pendingDeletionCount() - a.result()), a.epoch()).build())))
                 .thenApply(x -> null);
     }
 
@@ -230,8 +234,11 @@ final class RolledBackCopies {
             }
             each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
                 List<Long> rest = kept.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList();
-                CompletableFuture<Void> write = chunk.getKey() < 0 ? CompletableFuture.completedFuture(null)
-                        : registry.replaceCopiesChunk(s.switchEpoch(), chunk.getKey(), rest);
+                // only what was decided on leaves the chunk: ids appended to it meanwhile stay
+                List<Long> gone = chunk.getValue().stream().filter(id -> !rest.contains(id)).toList();
+                CompletableFuture<Integer> write = chunk.getKey() < 0 || gone.isEmpty()
+                        ? CompletableFuture.completedFuture(0) : registry.removeCopies(s.switchEpoch(),
+                        chunk.getKey(), gone);
                 return write.thenApply(x -> rest.size());
             }));
         }

@@ -31,21 +31,21 @@ final class RunWatch {
      * While {@code until} runs, re-reads the state every {@link MigrationOrchestrator#WATCH_MILLIS} (the run's
      * {@link MigrationOrchestrator.Waits#watchMillis}, shorter in tests); stops the run when it must.
      */
-    void watch(CompletableFuture<Void> until) {
+    void watch(CompletableFuture<Void> until, long token) {
         o.delay(o.waits().watchMillis()).thenCompose(v -> until.isDone() ? CompletableFuture.completedFuture(null)
                 : o.readState(epoch).thenAccept(st -> {
-                    if (o.closed() || (st.present() && !o.goOn(st.value()))) {
+                    if (o.closed() || (st.present() && !o.goOn(st.value(), token))) {
                         if (!stopped) {
                             log.info("switch epoch={} migration on broker {} stops its copies: {}", epoch, o.me(),
                                     st.present() ? st.value().phase() + " owned by " + st.value().owner() : "closing");
                         }
                         stopped = true;
                     } else {
-                        watch(until);
+                        watch(until, token);
                     }
                 })).exceptionally(e -> {
                     if (!until.isDone()) {
-                        watch(until);
+                        watch(until, token);
                     }
                     return null;
                 });

@@ -1,6 +1,5 @@
 package io.bcswitch.registration;
 
-import io.bcswitch.concurrent.Failures;
 import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerKind;
 import io.bcswitch.inventory.LedgerReference;
@@ -9,9 +8,13 @@ import io.bcswitch.precheck.SwitchPrecheck;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.ClusterNames;
 import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.ConfirmedChange;
+import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
+import io.bcswitch.registry.SwitchDirective;
+import io.bcswitch.registry.Versioned;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +37,7 @@ public class ClusterRegistration {
     private final SwitchPrecheck prechecks;
     private final LedgerInventory inventory;
     private final Clock clock;
+    private final ConfirmedChange confirmed;
 
     /**
      * @param prechecks reads a cluster's metadata (a cluster registers only if it answers)
@@ -45,13 +49,17 @@ public class ClusterRegistration {
         this.prechecks = prechecks;
         this.inventory = inventory;
         this.clock = clock;
+        this.confirmed = new ConfirmedChange(registry);
     }
 
     /**
      * Unregisters {@code name}. Refused (409) for the active cluster (or the target of the latest
      * switch) and for a cluster that owns, by the range table, a ledger the broker cluster still
      * references: unregistering it would leave those ledgers unroutable. The record is deleted with a
-     * version check, so a concurrent change to it makes this call fail instead of losing that change.
+     * version check, so a concurrent change to it makes this call fail instead of losing that change; and it is
+     * decided under the switch directive (and, for the cluster a rollback of the latest switch would go back to,
+     * that switch's migration state) read first, as a {@link ConfirmedChange}: a switch to it, or a rollback's intent
+     * to go back to it, made meanwhile puts the record back and refuses this call, one made after it is refused.
      */
     public CompletableFuture<BookieClusterRecord> unregister(String name) {
         String problem = ClusterNames.problem(name);
@@ -59,7 +67,8 @@ public class ClusterRegistration {
             return CompletableFuture.failedFuture(RegistryException.invalid(problem));
         }
         String path = registry.paths().cluster(name);
-        return registry.read(path, BookieClusterRecord.class).thenCompose(rec -> {
+        return registry.readDirective().thenCompose(d -> underDirective(d, name).thenCompose(under ->
+                registry.read(path, BookieClusterRecord.class).thenCompose(rec -> {
             if (!rec.present()) {
                 throw RegistryException.notFound("bookie cluster '" + name + "' is not registered");
             }
@@ -81,16 +90,34 @@ public class ClusterRegistration {
                     }
                     return view;
                 });
-            }).thenCompose(t -> registry.delete(path, rec.version()).exceptionally(e -> {
-                if (RegistryStore.isVersionConflict(e)) {
-                    throw RegistryException.conflict("bookie cluster '" + name + "' changed concurrently; retry");
+            }).thenCompose(t -> confirmed.change(path, rec, Optional.empty(), under)).thenApply(outcome -> {
+                switch (outcome) {
+                    case NODE_CHANGED -> throw RegistryException.conflict("bookie cluster '" + name + "' changed "
+                            + "concurrently; retry");
+                    case OVERTAKEN -> throw RegistryException.conflict("a switch or a rollback involving bookie "
+                            + "cluster '" + name + "' was made while it was unregistered; it stays registered "
+                            + "(see status)");
+                    default -> {
+                        log.info("bookie-cluster={} unregistered", name);
+                        return rec.value();
+                    }
                 }
-                throw new CompletionException(Failures.unwrap(e));
-            })).thenApply(v -> {
-                log.info("bookie-cluster={} unregistered", name);
-                return rec.value();
             });
-        });
+        })));
+    }
+
+    /**
+     * The nodes an unregistration is decided under: the directive {@code d}, and the migration state of its switch when
+     * {@code name} is the cluster a rollback of it would go back to (its origin).
+     */
+    private CompletableFuture<List<ConfirmedChange.Under>> underDirective(Versioned<SwitchDirective> d, String name) {
+        ConfirmedChange.Under directive = ConfirmedChange.Under.of(registry.paths().switchTarget(), d);
+        if (!d.present() || !name.equals(d.value().origin())) {
+            return CompletableFuture.completedFuture(List.of(directive));
+        }
+        String state = registry.paths().orchestrator(d.value().epoch());
+        return registry.read(state, MigrationState.class).thenApply(s -> List.of(directive,
+                ConfirmedChange.Under.of(state, s)));
     }
 
     /** Summary of the references owned by {@code cluster} ("3 data, 1 cursor (e.g. ledger 7 of t1)"), or null. */

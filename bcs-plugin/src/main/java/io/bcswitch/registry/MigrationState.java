@@ -26,6 +26,10 @@ import java.util.List;
  * @param notPromoted        planned ledgers whose home is not the target at the end, each with an issue
  * @param bytesRemaining     bytes of the planned ledgers the current run has not copied yet, as far as their
  *                           lengths are known (0 once BUILD is over; absent in records of earlier versions: 0)
+ * @param runToken           the fencing token of the run that owns the migration: raised by every take-over, so
+ *                           that a run that lost the migration (its broker paused past its session) is refused by
+ *                           every write it makes after, on the same broker too (absent in records of earlier
+ *                           versions: 0)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -35,7 +39,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
                              long bytesCopied, List<LedgerIssue> issues, List<Long> built,
                              List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
                              int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
-                             int pendingDeletionCount, int notPromoted, long bytesRemaining) {
+                             int pendingDeletionCount, int notPromoted, long bytesRemaining, long runToken) {
     public static final int FORMAT_VERSION = 1;
     /** Issues kept in the record (the count fields are exact). */
     public static final int MAX_ISSUES = 200;
@@ -47,9 +51,23 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         pendingDeletions = pendingDeletions == null ? List.of() : List.copyOf(pendingDeletions);
     }
 
+    /** A state of a version before run tokens (token 0). */
+    public MigrationState(int formatVersion, long switchEpoch, String target, Phase phase, String owner,
+                          long startedAt, long updatedAt, long finishedAt, int planned, int copied,
+                          int alreadyPresent, int promoted, int failed, int skipped, int collisions,
+                          long bytesCopied, List<LedgerIssue> issues, List<Long> built,
+                          List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
+                          int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
+                          int pendingDeletionCount, int notPromoted, long bytesRemaining) {
+        this(formatVersion, switchEpoch, target, phase, owner, startedAt, updatedAt, finishedAt, planned, copied,
+                alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built, pendingDeletions,
+                deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo, rollbackError, rollbackFlipEpoch,
+                pendingDeletionCount, notPromoted, bytesRemaining, 0);
+    }
+
     public static MigrationState start(long epoch, String target, String owner, long now) {
         return new MigrationState(FORMAT_VERSION, epoch, target, Phase.PENDING, owner, now, now, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0);
+                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0, 0);
     }
 
     public Edit edit() {
@@ -71,7 +89,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         return phase == Phase.ROLLED_BACK && (pendingDeletionCount > 0 || !pendingDeletions.isEmpty());
     }
 
-    /** A mutable copy, for changing a few fields of this 28-field record. */
+    /** A mutable copy, for changing a few fields of this 29-field record. */
     public static final class Edit {
         private long switchEpoch;
         private String target;
@@ -100,6 +118,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         private int pendingDeletionCount;
         private int notPromoted;
         private long bytesRemaining;
+        private long runToken;
 
         private Edit(MigrationState s) {
             switchEpoch = s.switchEpoch;
@@ -129,6 +148,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             pendingDeletionCount = s.pendingDeletionCount;
             notPromoted = s.notPromoted;
             bytesRemaining = s.bytesRemaining;
+            runToken = s.runToken;
         }
 
         Edit phase(Phase p) {
@@ -138,6 +158,12 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
 
         public Edit owner(String o) {
             owner = o;
+            return this;
+        }
+
+        /** A take-over: the run that takes the migration over holds the next token. */
+        public Edit nextRunToken() {
+            runToken++;
             return this;
         }
 
@@ -208,7 +234,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             return new MigrationState(FORMAT_VERSION, switchEpoch, target, phase, owner, startedAt, updatedAt,
                     finishedAt, planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied,
                     issues, built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo,
-                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining);
+                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining, runToken);
         }
     }
 }

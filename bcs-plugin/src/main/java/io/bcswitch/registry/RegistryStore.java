@@ -1,12 +1,11 @@
 package io.bcswitch.registry;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import io.bcswitch.concurrent.Failures;
@@ -16,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Typed access to the registry in the broker metadata store (through a {@link MetadataPort}). Every write is
  * conditional on the version that was read, so concurrent writers never overwrite each other silently; a lost race
- * fails with {@link StoreFailure.VersionConflict} ({@link #isVersionConflict}).
+ * fails with {@link StoreFailure.VersionConflict} ({@link #isVersionConflict}). The only writes that expect no version
+ * are of a broker's own ephemeral records ({@link #writeEphemeral}), which no other process writes.
  */
 public class RegistryStore {
     private static final Logger log = LoggerFactory.getLogger(RegistryStore.class);
@@ -25,58 +25,36 @@ public class RegistryStore {
     private final MetadataPort store;
     private final RegistryPaths paths;
     private final RelocationTable relocations;
+    private final CopyLists copyLists;
+    private final ChangeWaiters changeWaiters;
 
     public RegistryStore(MetadataPort store, RegistryPaths paths) {
         this(store, paths, FIRST_READ_RETRY_MILLIS);
     }
 
-    /** @param firstReadRetryMillis the first pause before a read is made again (doubling after each attempt) */
+    /** A read the store does not answer is made again after a pause (doubling each time) starting at this. */
+    private static final long FIRST_READ_RETRY_MILLIS = 100;
+
+    /** @param firstReadRetryMillis the first pause before a read is made again (see {@link PatientReads}) */
     RegistryStore(MetadataPort store, RegistryPaths paths, long firstReadRetryMillis) {
-        this.firstReadRetryMillis = firstReadRetryMillis;
-        this.store = store;
+        this.store = new PatientReads(store, firstReadRetryMillis);
         this.paths = paths;
-        this.relocations = new RelocationTable(this, store, paths);
+        this.relocations = new RelocationTable(this, this.store, paths);
+        this.copyLists = new CopyLists(this, this.store, paths);
+        this.changeWaiters = new ChangeWaiters(this.store);
     }
 
     public RegistryPaths paths() {
         return paths;
     }
 
-    /** Reads give up on a store that does not answer after this many attempts (about 6 s of waiting in all). */
-    static final int READ_ATTEMPTS = 7;
-    private static final long FIRST_READ_RETRY_MILLIS = 100;
-    private final long firstReadRetryMillis;
-
-    /**
-     * {@code read}, made again (with a growing pause) while the store does not answer: a lost connection or an
-     * expired session ends with the store reconnecting by itself, and a read is always safe to repeat. A request
-     * served at that moment gets its answer a little later instead of an error.
-     */
-    private <T> CompletableFuture<T> reading(java.util.function.Supplier<CompletableFuture<T>> read) {
-        return reading(read, 1, firstReadRetryMillis);
-    }
-
-    private <T> CompletableFuture<T> reading(java.util.function.Supplier<CompletableFuture<T>> read, int attempt,
-                                             long pauseMillis) {
-        return read.get().exceptionallyCompose(e -> {
-            if (!(Failures.unwrap(e) instanceof StoreFailure.Unavailable) || attempt >= READ_ATTEMPTS) {
-                return CompletableFuture.failedFuture(e);
-            }
-            log.debug("metadata store did not answer (attempt {}), reading again in {} ms: {}", attempt, pauseMillis,
-                    e.toString());
-            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(pauseMillis,
-                    java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(v -> reading(read, attempt + 1,
-                    pauseMillis * 2));
-        });
-    }
-
     /** The names of {@code path}'s children (see {@link MetadataPort#children}), read again while the store is away. */
     public CompletableFuture<List<String>> children(String path) {
-        return reading(() -> store.children(path));
+        return store.children(path);
     }
 
     public <T> CompletableFuture<Versioned<T>> read(String path, Class<T> type) {
-        return reading(() -> store.get(path)).thenApply(r -> r
+        return store.get(path).thenApply(r -> r
                 .map(n -> new Versioned<>(Json.read(n.value(), type), n.version()))
                 .orElseGet(Versioned::absent));
     }
@@ -91,6 +69,7 @@ public class RegistryStore {
         return store.delete(path, Optional.of(expectedVersion));
     }
 
+    /** Writes this broker's own ephemeral record {@code path} whatever its version: no other process writes it. */
     public CompletableFuture<Void> writeEphemeral(String path, Object value) {
         return store.put(path, Json.write(value), Optional.empty(), true).thenApply(s -> null);
     }
@@ -106,25 +85,53 @@ public class RegistryStore {
      * Completes with the value that is stored when the loop ends.
      */
     public <T> CompletableFuture<T> update(String path, Class<T> type, Function<Optional<T>, Optional<T>> update) {
-        return update(path, type, update, 1);
+        return updateReading(path, type, cur -> CompletableFuture.completedFuture(update.apply(cur)), 1);
     }
 
-    private <T> CompletableFuture<T> update(String path, Class<T> type, Function<Optional<T>, Optional<T>> update,
-                                            int attempt) {
-        return read(path, type).thenCompose(current -> {
-            Optional<T> next = update.apply(Optional.ofNullable(current.value()));
-            if (next.isEmpty()) {
-                return CompletableFuture.completedFuture(current.value());
+    /**
+     * {@link #update} whose step 2 may read other nodes before it decides (it completes with the result): those reads
+     * come after step 1's read of this node, so a writer that changed one of them before it changed this node, as
+     * {@link ConfirmedChange} does, is seen by them whenever the write of step 3 succeeds.
+     */
+    public <T> CompletableFuture<T> updateReading(String path, Class<T> type,
+                                                  Function<Optional<T>, CompletableFuture<Optional<T>>> update) {
+        return updateReading(path, type, update, 1);
+    }
+
+    private <T> CompletableFuture<T> updateReading(String path, Class<T> type,
+            Function<Optional<T>, CompletableFuture<Optional<T>>> update, int attempt) {
+        return read(path, type).thenCompose(current -> update.apply(Optional.ofNullable(current.value()))
+                .thenCompose(next -> {
+                    if (next.isEmpty()) {
+                        return CompletableFuture.completedFuture(current.value());
+                    }
+                    return write(path, next.get(), current.version())
+                            .thenApply(v -> next.get())
+                            .exceptionallyCompose(e -> {
+                                if (isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS) {
+                                    log.debug("Version conflict on {}, attempt {}", path, attempt);
+                                    return updateReading(path, type, update, attempt + 1);
+                                }
+                                return CompletableFuture.failedFuture(e);
+                            });
+                }));
+    }
+
+    /**
+     * Confirms that node {@code path} still has {@code version}, in a write: the node is rewritten with its own bytes
+     * expecting that version, so that a writer who read it before (and writes it expecting what it read) loses, and
+     * one who reads it after reads after this call. Fails with {@link StoreFailure.VersionConflict} when the node
+     * changed. {@link MetadataPort#ABSENT}: the node must still be absent, which is only read (nothing can be
+     * rewritten).
+     */
+    public CompletableFuture<Void> confirm(String path, long version) {
+        return store.get(path).thenCompose(node -> {
+            long now = node.map(MetadataPort.Node::version).orElse(MetadataPort.ABSENT);
+            if (now != version) {
+                return CompletableFuture.failedFuture(new StoreFailure.VersionConflict(path, null));
             }
-            return write(path, next.get(), current.version())
-                    .thenApply(v -> next.get())
-                    .exceptionallyCompose(e -> {
-                        if (isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS) {
-                            log.debug("Version conflict on {}, attempt {}", path, attempt);
-                            return update(path, type, update, attempt + 1);
-                        }
-                        return CompletableFuture.failedFuture(e);
-                    });
+            return node.isEmpty() ? CompletableFuture.completedFuture(null)
+                    : store.put(path, node.get().value(), Optional.of(version), false).thenApply(v -> null);
         });
     }
 
@@ -144,7 +151,7 @@ public class RegistryStore {
     }
 
     /** {@link #readChildren(String, Class)} of the nodes whose names {@code names} accepts (no others are read). */
-    private <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type,
+    <T> CompletableFuture<java.util.SortedMap<String, T>> readChildren(String root, Class<T> type,
                                                                               Predicate<String> names) {
         return children(root).thenCompose(listed -> {
             Map<String, CompletableFuture<Versioned<T>>> reads = new java.util.TreeMap<>();
@@ -215,13 +222,14 @@ public class RegistryStore {
 
     /** Changes the relocations of several ledgers (see {@link RelocationTable#update}). */
     public CompletableFuture<Map<Long, Optional<Relocation>>> updateRelocations(Collection<Long> ids,
-            java.util.function.BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
+            BiFunction<Long, Optional<Relocation>, Optional<Relocation>> change) {
         return relocations.update(ids, change);
     }
 
     static boolean isNumber(String s) {
         return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
     }
+
     /** The lock at {@code path} (an ephemeral node naming its holder). */
     public RegistryLock lock(String path) {
         return new RegistryLock(store, path);
@@ -234,82 +242,54 @@ public class RegistryStore {
 
     /** The relocation epoch (0 when nothing was ever relocated). */
     public CompletableFuture<Long> readRelocationEpoch() {
-        return readRelocationEpochRecord().thenApply(RelocationEpoch::epoch);
+        return relocations.readEpoch().thenApply(RelocationEpoch::epoch);
     }
 
-    /** The relocation epoch with the ledger ids its last change touched (epoch 0, none listed, when absent). */
+    /** See {@link RelocationTable#readEpoch}. */
     public CompletableFuture<RelocationEpoch> readRelocationEpochRecord() {
-        return read(paths.relocationEpoch(), RelocationEpoch.class)
-                .thenApply(v -> v.present() ? v.value() : new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, 0, 0));
+        return relocations.readEpoch();
     }
 
-    /**
-     * Increments the relocation epoch (version-checked loop); completes with the new value.
-     *
-     * @param changed the ledger ids whose relocation was just created or removed (empty: none; null: not
-     *                listed, every broker re-reads the whole table). More than {@link RelocationEpoch#MAX_LISTED}
-     *                are not listed: the node stays bounded, brokers re-read the table.
-     */
+    /** See {@link RelocationTable#markChange}. */
+    public CompletableFuture<Boolean> markRelocationChange(long nowMillis) {
+        return relocations.markChange(nowMillis);
+    }
+
+    /** Announces the relocation table as it is now (see {@link RelocationTable#bumpEpoch}). */
     public CompletableFuture<Long> bumpRelocationEpoch(long nowMillis, Collection<Long> changed) {
-        List<Long> ids = changed == null || changed.size() > RelocationEpoch.MAX_LISTED ? null : List.copyOf(changed);
-        return update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
-                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids)))
-                .thenApply(RelocationEpoch::epoch);
+        return relocations.bumpEpoch(nowMillis, changed, true);
     }
 
-    // ---- bounded lists: the copies a migration made, in chunks ----
+    /** A new relocation epoch that announces no change: see {@link RelocationTable#bumpEpoch}. */
+    public CompletableFuture<Long> bumpRelocationEpochWithoutChange(long nowMillis) {
+        return relocations.bumpEpoch(nowMillis, List.of(), false);
+    }
 
-    /**
-     * Stores {@code ids} (all copies made so far, in the order they were made) from index {@code from} on, as
-     * chunks of {@link IdChunk#MAX_IDS}; chunks before {@code from}'s are already stored and unchanged.
-     */
-    public CompletableFuture<Void> writeCopies(long epoch, List<Long> ids, int from) {
-        List<CompletableFuture<?>> writes = new ArrayList<>();
-        for (int chunk = from / IdChunk.MAX_IDS; chunk * IdChunk.MAX_IDS < ids.size(); chunk++) {
-            List<Long> part = ids.subList(chunk * IdChunk.MAX_IDS, Math.min(ids.size(), (chunk + 1) * IdChunk.MAX_IDS));
-            writes.add(store.put(paths.copiesChunk(epoch, chunk), Json.write(new IdChunk(IdChunk.FORMAT_VERSION,
-                    part)), Optional.empty(), false));
-        }
-        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+    // ---- bounded lists: the copies a migration made, in chunks (see CopyLists) ----
+
+    /** See {@link CopyLists#append}. */
+    public CompletableFuture<Void> appendCopies(long epoch, long runToken, List<Long> ids) {
+        return copyLists.append(epoch, runToken, ids);
     }
 
     /** The copies recorded for switch {@code epoch}, by chunk number. */
     public CompletableFuture<java.util.SortedMap<Integer, List<Long>>> readCopies(long epoch) {
-        return readChildren(paths.copies(epoch), IdChunk.class, RegistryStore::isNumber).thenApply(m -> {
-            java.util.SortedMap<Integer, List<Long>> out = new java.util.TreeMap<>();
-            m.forEach((n, chunk) -> out.put(Integer.parseInt(n), chunk.ids()));
-            return out;
-        });
+        return copyLists.read(epoch);
     }
 
-    /** Replaces chunk {@code chunk} of switch {@code epoch}'s copies with {@code remaining} (deleted when empty). */
-    public CompletableFuture<Void> replaceCopiesChunk(long epoch, int chunk, List<Long> remaining) {
-        String path = paths.copiesChunk(epoch, chunk);
-        if (remaining.isEmpty()) {
-            return store.delete(path, Optional.empty()).exceptionally(e -> {
-                if (Failures.unwrap(e) instanceof StoreFailure.NotFound) {
-                    return null;
-                }
-                throw new CompletionException(Failures.unwrap(e));
-            });
-        }
-        return store.put(path, Json.write(new IdChunk(IdChunk.FORMAT_VERSION, remaining)), Optional.empty(), false)
-                .thenApply(s -> null);
+    /** See {@link CopyLists#remove}. */
+    public CompletableFuture<Integer> removeCopies(long epoch, int chunk, Collection<Long> ids) {
+        return copyLists.remove(epoch, chunk, ids);
     }
 
     /** Forgets switch {@code epoch}'s copy list (every chunk, then its node). */
     public CompletableFuture<Void> dropCopies(long epoch) {
-        return readCopies(epoch).thenCompose(chunks -> {
-            List<CompletableFuture<Void>> dels = new ArrayList<>();
-            chunks.keySet().forEach(n -> dels.add(replaceCopiesChunk(epoch, n, List.of())));
-            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new));
-        }).thenCompose(v -> store.delete(paths.copies(epoch), Optional.empty()).exceptionally(e -> null));
+        return copyLists.drop(epoch);
     }
 
     /** Switch epochs that have copies recorded. */
     public CompletableFuture<List<Long>> copyEpochs() {
-        return children(paths.copiesRoot()).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
-                .map(Long::parseLong).sorted().toList());
+        return copyLists.epochs();
     }
 
     // ---- id watermarks ----
@@ -320,8 +300,8 @@ public class RegistryStore {
 
     /** Every cluster's id watermark, by cluster (clusters no longer registered included: their ranges remain). */
     public CompletableFuture<Map<String, IdWatermark>> listWatermarks() {
-        String root = paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2);
-        return readChildren(root, IdWatermark.class).thenApply(m -> m);
+        return readChildren(paths.idWatermark("x").substring(0, paths.idWatermark("x").length() - 2),
+                IdWatermark.class).thenApply(m -> m);
     }
 
     /** Raises {@code cluster}'s watermark to at least the observed values (never lowers it). */
@@ -393,17 +373,6 @@ public class RegistryStore {
         return read(paths.tuning(), TuningOverrides.class);
     }
 
-    /** A caller waiting for the next change at or below a path. */
-    private record ChangeWaiter(String path, CompletableFuture<Void> changed) {
-        boolean matches(String changedPath) {
-            return changedPath.equals(path) || changedPath.startsWith(path + "/");
-        }
-    }
-
-    private final java.util.List<ChangeWaiter> changeWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final java.util.concurrent.atomic.AtomicBoolean changeListening =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
     /**
      * Completes at the next change notification of a node at or below {@code path}. A hint only: the store may send
      * none (a notification lost across a reconnect), so a caller always waits with a timeout as well, and cancels
@@ -411,19 +380,7 @@ public class RegistryStore {
      * notification thread: continue on an executor of your own.
      */
     public CompletableFuture<Void> nextChangeAtOrBelow(String path) {
-        if (changeListening.compareAndSet(false, true)) {
-            store.onChange(changed -> {
-                for (ChangeWaiter w : changeWaiters) {
-                    if (w.changed().isDone() || w.matches(changed) && w.changed().complete(null)) {
-                        changeWaiters.remove(w);
-                    }
-                }
-            });
-        }
-        changeWaiters.removeIf(w -> w.changed().isDone());
-        ChangeWaiter w = new ChangeWaiter(path, new CompletableFuture<>());
-        changeWaiters.add(w);
-        return w.changed();
+        return changeWaiters.next(path);
     }
 
     /** Relocation epoch applied by each live broker, by broker id. */

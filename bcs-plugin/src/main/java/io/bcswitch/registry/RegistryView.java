@@ -6,7 +6,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A consistent-enough snapshot of the registry for planning: the range table (with the latest
- * directive's range), the relocation table and its epoch, the active cluster. Read fresh from the
+ * directive's range), the relocation table and the epoch a broker must have applied to route by it
+ * ({@link RelocationEpoch#covering}), the active cluster. Read fresh from the
  * metadata store, not from this broker's routing view, so planning never acts on a stale view.
  */
 public record RegistryView(RangeTable ranges, Map<Long, Relocation> relocations, long relocationEpoch,
@@ -16,8 +17,10 @@ public record RegistryView(RangeTable ranges, Map<Long, Relocation> relocations,
         var directive = registry.readDirective();
         var ranges = registry.readRanges();
         var bootstrap = registry.readBootstrap();
-        // the epoch is read before the table: the table is then at least as new as the epoch
-        return registry.readRelocationEpoch().thenCompose(epoch -> registry.listRelocations().thenCompose(rel ->
+        // the epoch is read before the table: the table is then at least as new as the epoch; while a change of the
+        // table is unannounced, the view's epoch is the one that will announce it (see RelocationEpoch#covering)
+        return registry.readRelocationEpochRecord().thenApply(RelocationEpoch::covering).thenCompose(epoch ->
+                registry.listRelocations().thenCompose(rel ->
                 CompletableFuture.allOf(directive, ranges, bootstrap).thenApply(v -> {
                     Versioned<SwitchDirective> d = directive.join();
                     RangeTable table = ranges.join().orElseGet(() -> RangeTable.bootstrap(

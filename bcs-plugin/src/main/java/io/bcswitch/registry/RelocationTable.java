@@ -106,10 +106,10 @@ final class RelocationTable {
             Optional<Relocation>, Optional<Relocation>> change, int attempt) {
         String path = paths.relocation(id);
         return registry.read(path, Relocation.class).thenCompose(sharded -> (sharded.present()
-                ? CompletableFuture.completedFuture(Optional.<Relocation>empty())
-                : registry.read(paths.legacyRelocation(id), Relocation.class)
-                        .thenApply(l -> Optional.ofNullable(l.value())))
-                .thenCompose(legacy -> {
+                ? CompletableFuture.completedFuture(Versioned.<Relocation>absent())
+                : registry.read(paths.legacyRelocation(id), Relocation.class))
+                .thenCompose(legacyNode -> {
+                    Optional<Relocation> legacy = Optional.ofNullable(legacyNode.value());
                     Optional<Relocation> current = sharded.present() ? Optional.of(sharded.value()) : legacy;
                     Optional<Relocation> next = change.apply(id, current);
                     CompletableFuture<Void> write;
@@ -122,12 +122,57 @@ final class RelocationTable {
                     } else {
                         write = CompletableFuture.completedFuture(null);
                     }
+                    // the earlier version's node goes once its value is in the shard node (one that changed
+                    // meanwhile is read again next time: the shard node wins over it)
                     return write.thenCompose(x -> legacy.isEmpty() ? CompletableFuture.completedFuture(null)
-                            : store.delete(paths.legacyRelocation(id), Optional.empty()).exceptionally(e -> null))
+                            : registry.delete(paths.legacyRelocation(id), legacyNode.version())
+                                    .exceptionally(e -> null))
                             .thenApply(x -> next)
                             .exceptionallyCompose(e -> RegistryStore.isVersionConflict(e)
                                     && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS
                                     ? updateRelocation(id, change, attempt + 1) : CompletableFuture.failedFuture(e));
                 }));
+    }
+
+    // ---- its announcement, the relocation epoch ----
+
+    /** The relocation epoch with the ledger ids its last change touched (epoch 0, none listed, when absent). */
+    CompletableFuture<RelocationEpoch> readEpoch() {
+        return registry.read(paths.relocationEpoch(), RelocationEpoch.class)
+                .thenApply(v -> v.present() ? v.value() : new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, 0, 0));
+    }
+
+    /**
+     * Marks the relocation epoch {@link RelocationEpoch#unannounced} before the table is changed, so that until the
+     * bump that announces the change nobody counts on an epoch the brokers applied before it (version-checked loop).
+     * Completes with whether it was marked already: a change before was never announced, so the next bump must make
+     * every broker re-read the whole table.
+     */
+    CompletableFuture<Boolean> markChange(long nowMillis) {
+        boolean[] before = {false};
+        return registry.update(paths.relocationEpoch(), RelocationEpoch.class, cur -> {
+            before[0] = cur.map(RelocationEpoch::unannounced).orElse(false);
+            return before[0] ? Optional.empty() : Optional.of(new RelocationEpoch(RelocationEpoch.FORMAT_VERSION,
+                    cur.map(RelocationEpoch::epoch).orElse(0L), nowMillis, cur.map(RelocationEpoch::changed)
+                    .orElse(null), true));
+        }).thenApply(x -> before[0]);
+    }
+
+    /**
+     * Increments the relocation epoch (version-checked loop); completes with the new value.
+     *
+     * @param changed   the ledger ids whose relocation was just created or removed (empty: none; null: not listed,
+     *                  every broker re-reads the whole table). More than {@link RelocationEpoch#MAX_LISTED} are not
+     *                  listed: the node stays bounded, brokers re-read the table.
+     * @param announces whether it announces the table as it is now, which clears the mark of {@link #markChange};
+     *                  false for an epoch that only makes the brokers look at the registry again (a change marked
+     *                  and not announced yet stays marked)
+     */
+    CompletableFuture<Long> bumpEpoch(long nowMillis, Collection<Long> changed, boolean announces) {
+        List<Long> ids = changed == null || changed.size() > RelocationEpoch.MAX_LISTED ? null : List.copyOf(changed);
+        return registry.update(paths.relocationEpoch(), RelocationEpoch.class, cur -> Optional.of(new RelocationEpoch(
+                RelocationEpoch.FORMAT_VERSION, cur.map(RelocationEpoch::epoch).orElse(0L) + 1, nowMillis, ids,
+                !announces && cur.map(RelocationEpoch::unannounced).orElse(false))))
+                .thenApply(RelocationEpoch::epoch);
     }
 }

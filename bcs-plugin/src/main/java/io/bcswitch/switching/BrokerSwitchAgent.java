@@ -329,7 +329,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
                         listener.relocationsApplied(r.epoch());
                     }, events).thenCompose(x -> registry.listClusters()).thenAcceptAsync(clusters -> {
                         for (BookieClusterRecord c : clusters) {
-                            if (c.status() == ClusterStatus.DEPRECATED) {
+                            // never the cluster it writes to: a DEPRECATED that lost to a switch is being undone
+                            if (c.status() == ClusterStatus.DEPRECATED && !c.name().equals(ownership.activeCluster())) {
                                 listener.deprecated(c.name());
                             }
                         }
@@ -357,10 +358,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
     public interface Listener {
         Listener NONE = new Listener() { };
 
-        /**
-         * A cluster is DEPRECATED in the registry: its clients can close. Must not block for long: the agent applies
-         * directives on the same thread.
-         */
+        /** A cluster (never the active one) is DEPRECATED: its clients can close. Must not block for long. */
         default void deprecated(String cluster) {
         }
 

@@ -29,11 +29,28 @@ final class RegistryFollowUp {
     }
 
     static CompletableFuture<Void> afterSwitch(RegistryStore registry, SwitchDirective d) {
-        CompletableFuture<Void> ranges = recordRange(registry, d);
-        // statuses follow the newest directive, which may already be later than d
-        return ranges.thenCompose(t -> registry.readDirective()).thenCompose(latest -> {
+        return recordRange(registry, d).thenCompose(t -> followLatest(registry, d, MAX_ROUNDS));
+    }
+
+    /** Rounds of {@link #followLatest} (each one only when a newer switch came while the last was written). */
+    private static final int MAX_ROUNDS = 5;
+
+    /**
+     * Marks the newest directive's target ACTIVE and the previous ACTIVE STANDBY, then reads the directive again and
+     * does it once more if a switch was committed meanwhile: statuses decided under a directive that was replaced
+     * while they were written (a demotion of the cluster the new switch made active) are redone under the new one.
+     * That follow-up of the new switch, made after its commit, may have run before our late writes; redoing ours
+     * after them leaves the newest target ACTIVE whichever ran last.
+     */
+    private static CompletableFuture<Void> followLatest(RegistryStore registry, SwitchDirective d, int rounds) {
+        return registry.readDirective().thenCompose(latest -> {
+            // statuses follow the newest directive, which may already be later than d
             String target = latest.present() ? latest.value().target() : d.target();
-            return registry.listClusters().thenCompose(clusters -> markActive(registry, clusters, target));
+            long epoch = latest.present() ? latest.value().epoch() : d.epoch();
+            return registry.listClusters().thenCompose(clusters -> markActive(registry, clusters, target))
+                    .thenCompose(v -> registry.readDirective()).thenCompose(after -> after.present()
+                            && after.value().epoch() != epoch && rounds > 1
+                            ? followLatest(registry, d, rounds - 1) : CompletableFuture.completedFuture(null));
         });
     }
 

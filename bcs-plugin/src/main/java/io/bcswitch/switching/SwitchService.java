@@ -20,7 +20,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,7 +151,10 @@ public class SwitchService {
     }
 
     public CompletableFuture<SwitchResult> switchTo(String target, boolean allowUnknownSourceIds) {
-        return registration.get(target).thenCompose(rec -> registry.readDirective().thenCompose(d ->
+        // the directive first, then the target's record: a command that changed the record (close-client,
+        // unregister) confirms the directive after its change (ConfirmedChange), so either this switch reads the
+        // record after that change, or its compare-and-set below fails
+        return registry.readDirective().thenCompose(d -> registration.get(target).thenCompose(rec ->
                 BrokerView.read(registry).thenCompose(brokers -> {
                     long current = d.present() ? d.value().epoch() : 0L;
                     List<String> notFollowing = brokers.wouldNotFollow(current);
@@ -182,13 +184,16 @@ public class SwitchService {
                                 return registry.write(registry.paths().switchTarget(), next, d.version())
                                         .thenApply(ver -> next);
                             })
-                            .exceptionally(e -> {
-                                if (RegistryStore.isVersionConflict(e)) {
-                                    throw RegistryException.conflict("another switch was committed concurrently; "
-                                            + "check status and retry");
-                                }
-                                throw new CompletionException(Failures.unwrap(e));
-                            })
+                            .exceptionallyCompose(e -> !RegistryStore.isVersionConflict(e)
+                                    ? CompletableFuture.failedFuture(Failures.unwrap(e))
+                                    : registry.readDirective().thenApply(now -> {
+                                        throw RegistryException.conflict(now.present() && (!d.present()
+                                                || now.value().epoch() != d.value().epoch())
+                                                ? "another switch was committed concurrently; check status and retry"
+                                                : "a concurrent command that decided under the current switch "
+                                                + "(close-client, cleanup, unregister or a rollback) changed what the "
+                                                + "switch read; check status and retry");
+                                    }))
                             .thenCompose(next -> {
                                 log.info("bookie-cluster={} switch committed: epoch={}, origin={}, first ledger id={}",
                                         target, next.epoch(), next.origin(), next.firstLedgerId());

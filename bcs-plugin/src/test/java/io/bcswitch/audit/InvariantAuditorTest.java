@@ -321,7 +321,7 @@ class InvariantAuditorTest {
         // a rolled-back switch to b still lists 7 for deletion from b, where it is home again
         registry.write(registry.paths().orchestrator(0), MigrationState.start(0, "b", "x", 0)
                 .moveTo(Phase.ROLLING_BACK, 1).moveTo(Phase.ROLLED_BACK, 2).edit().deletions(1, 1).build(), -1).get();
-        registry.writeCopies(0, List.of(7L), 0).get();
+        registry.appendCopies(0, 0, List.of(7L)).get();
         assertEquals("HOME_SCHEDULED_FOR_DELETION:7@b", checks(verify()));
     }
 

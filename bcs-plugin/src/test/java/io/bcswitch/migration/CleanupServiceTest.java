@@ -163,6 +163,21 @@ class CleanupServiceTest {
     }
 
     @Test
+    void relocatedOriginalsWaitWhileAChangeOfTheRelocationTableIsNotAnnounced() throws Exception {
+        Map<Long, String> deletable = everyKindOnA();
+        // a change of the table is being made, or its bump was lost: broker-1 may route by an older table
+        registry.markRelocationChange(0).get();
+        Map<Long, String> waiting = new TreeMap<>(deletable);
+        waiting.remove(2L);
+        waiting.remove(B_FIRST + 6);
+        assertEquals(waiting, byId(cleanup.targets("a").get()));
+        long announced = registry.bumpRelocationEpoch(0, null).get();
+        assertEquals(waiting, byId(cleanup.targets("a").get()), "broker-1 has not applied it yet");
+        broker(announced, Map.of("a", List.of(11L)));
+        assertEquals(deletable, byId(cleanup.targets("a").get()));
+    }
+
+    @Test
     void aCleanupDeletesThePlanCountsWhatItKeptClaimsTheOriginalsAndSaysWhy() throws Exception {
         Map<Long, String> deletable = everyKindOnA();
         CleanupResult r = cleanup.cleanup("a", false, 0, false).get();

@@ -106,7 +106,7 @@ class DeletedLedgerCopiesTest {
 
         List<String> said;
         try (LogCapture log = new LogCapture(MigrationRun.class)) {
-            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
             said = log.messages();
         }
 
@@ -139,7 +139,7 @@ class DeletedLedgerCopiesTest {
             }
         });
         try (LogCapture log = new LogCapture(MigrationRun.class)) {
-            new DeletedLedgerCopies(racing, 1, "b").discard().get();
+            new DeletedLedgerCopies(racing, 1, "b").discard(0).get();
             assertEquals(List.of(), log.messages());
         }
         assertEquals(new TreeSet<>(List.of(1L)), onB(), "home on b now: the only copy there is");
@@ -150,7 +150,7 @@ class DeletedLedgerCopiesTest {
         copyOnB(2, "a");
         clusters.put("a", 2, "payload-2", "managed-ledger"); // still on a: the copy stays
         try (LogCapture log = new LogCapture(MigrationRun.class)) {
-            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
             assertEquals(List.of(), log.messages());
         }
         assertEquals(new TreeSet<>(List.of(2L)), onB());
@@ -163,7 +163,7 @@ class DeletedLedgerCopiesTest {
         promotedToB(0, 7);
         clusters.unreachable("a", true); // a does not answer: its ledgers may still be there
         try (LogCapture log = new LogCapture(MigrationRun.class)) {
-            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
             assertEquals(List.of(), log.messages());
         }
         assertEquals(new TreeSet<>(List.of(0L, 7L)), onB());
@@ -174,13 +174,13 @@ class DeletedLedgerCopiesTest {
         copyOnB(1, "a"); // Pulsar deleted 1 on a: its copy would go
         registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(s ->
                 s.moveTo(Phase.DONE, 0))).get();
-        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+        new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
         assertEquals(new TreeSet<>(List.of(1L)), onB(), "a finished migration deletes nothing more");
 
         owner("broker-1");
         registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
                 new SwitchDirective(1, "a", "b", 2, 2, 12L << 32))).get();
-        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+        new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
         assertEquals(new TreeSet<>(List.of(1L)), onB(), "the next switch decides about b");
     }
 
@@ -202,7 +202,7 @@ class DeletedLedgerCopiesTest {
 
         pictureComplete = false; // not every reference could be learnt: nothing promoted is deleted
         try (LogCapture log = new LogCapture(MigrationRun.class)) {
-            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
             assertEquals(List.of("switch epoch=1 bookie-cluster=b: ledger(s) [7, 8] were deleted on their old home "
                     + "while their copies here were promoted; the copies stay until the next run: not every "
                     + "reference could be learnt"), log.messages());
@@ -211,12 +211,12 @@ class DeletedLedgerCopiesTest {
 
         pictureComplete = true;
         owner("broker-2"); // another broker took the migration over: this one deletes nothing
-        new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+        new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
         assertEquals(new TreeSet<>(List.of(7L, 8L, 9L, 10L, 11L, issuedByB)), onB());
 
         owner("broker-1");
         try (LogCapture log = new LogCapture(MigrationRun.class)) {
-            new DeletedLedgerCopies(orchestrator, 1, "b").discard().get();
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard(0).get();
             assertEquals(List.of("switch epoch=1 ledger=7 bookie-cluster=b: deleting its copy: Pulsar deleted the "
                     + "ledger through its old home while the copy was promoted", "switch epoch=1 ledger=8 "
                     + "bookie-cluster=b: its old home no longer has it, but it is referenced: its copy here is its "

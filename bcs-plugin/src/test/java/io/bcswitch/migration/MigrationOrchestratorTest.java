@@ -63,6 +63,11 @@ class MigrationOrchestratorTest {
         scheduler = Executors.newSingleThreadScheduledExecutor();
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0), -1).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 0, B_FIRST), -1).get();
+        for (String c : List.of("a", "b")) {
+            registry.write(registry.paths().cluster(c), new io.bcswitch.registry.BookieClusterRecord(1, c, "zk:" + c,
+                    c.equals("b") ? io.bcswitch.registry.ClusterStatus.ACTIVE
+                            : io.bcswitch.registry.ClusterStatus.STANDBY, 1), -1).get();
+        }
         registry.writeEphemeral(registry.paths().broker("broker-1"),
                 new BrokerCutoverRecord(1, "broker-1", 1, "b", 0, 0, 0, 1, 2)).get();
         // the orchestrator's own broker follows the relocation table at once (its agent is not part of the test)
@@ -273,6 +278,56 @@ class MigrationOrchestratorTest {
             assertEquals(11, o.readState(1).get().value().promoted());
             assertEquals(11, registry.listRelocations().get().size());
         }
+    }
+
+    /**
+     * Broker-1 pauses in the middle of a copy (a long GC pause) long enough for its metadata session to expire;
+     * broker-2 takes the migration over and finishes it. Broker-1's run then wakes up: whatever it writes must neither
+     * overwrite nor drop the copies broker-2 recorded (a rollback deletes what they list), and it copies nothing more.
+     */
+    @Test
+    void aRunThatLostTheMigrationWhilePausedNeitherOverwritesNorDropsTheNewOwnersCopiesAndStops() throws Exception {
+        CompletableFuture<Void> wakeUp = new CompletableFuture<>();
+        CompletableFuture<Void> paused = new CompletableFuture<>();
+        List<Long> copiedByFirst = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LedgerCopier pausing = new FakeClusters.Delegating(copier) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                copiedByFirst.add(id);
+                if (id != 5) {
+                    return super.copy(id, from, to, pace);
+                }
+                paused.complete(null);
+                return wakeUp.thenCompose(v -> super.copy(id, from, to, pace));
+            }
+        };
+        MigrationOrchestrator first = orchestrator("broker-1", bugs, pausing, 1, 60_000);
+        first.switchAccepted(1);
+        paused.get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        // broker-1's session expired: its lock and liveness records are gone; broker-2 takes over and finishes
+        store.delete(registry.paths().orchestratorLock(), Optional.empty()).get();
+        store.delete(registry.paths().broker("broker-1"), Optional.empty()).get();
+        store.delete(registry.paths().relocationApplied("broker-1"), Optional.empty()).get();
+        applied("broker-2", Long.MAX_VALUE);
+        MigrationOrchestrator second = orchestrator("broker-2", bugs, copier, 3, 60_000);
+        second.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+        assertEquals(Phase.DONE_WITH_FAILURES, second.readState(1).get().value().phase());
+        java.util.Set<Long> recorded = new java.util.TreeSet<>();
+        registry.readCopies(1).get().values().forEach(recorded::addAll);
+        assertEquals(java.util.Set.of(2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L), recorded);
+        int copiesBefore = copiedByFirst.size();
+
+        wakeUp.complete(null);
+        // a pass queued now runs after the woken one has ended
+        first.tick().get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+        java.util.Set<Long> after = new java.util.TreeSet<>();
+        registry.readCopies(1).get().values().forEach(after::addAll);
+        assertEquals(recorded, after, "broker-2's copies are all still listed");
+        assertEquals(copiesBefore, copiedByFirst.size(), "the woken run copies nothing more");
+        assertEquals(Phase.DONE_WITH_FAILURES, second.readState(1).get().value().phase());
+        first.close();
+        second.close();
     }
 
     @Test

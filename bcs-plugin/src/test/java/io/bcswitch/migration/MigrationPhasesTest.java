@@ -322,7 +322,7 @@ class MigrationPhasesTest {
         MigrationState one = MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.BUILD, 0)
                 .moveTo(Phase.PROMOTE, 0).moveTo(Phase.DONE, 0);
         registry.write(registry.paths().orchestrator(1), one, -1).get();
-        registry.writeCopies(1, List.of(5L), 0).get();
+        registry.appendCopies(1, 0, List.of(5L)).get();
         registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "a", "b", 2, LONG_AGO, 2L << 32), -1)
                 .get();
         registry.write(registry.paths().orchestrator(2), MigrationState.start(2, "a", "broker-1", 0)
@@ -464,7 +464,7 @@ class MigrationPhasesTest {
         for (long id = 1; id <= 10; id++) {
             items.add(new MigrationPlan.Item(id, LedgerKind.SCHEMA, "a", "t/ns/s" + id, List.of()));
         }
-        MigrationTally tally = new MigrationTally(items.size(), List.of());
+        MigrationTally tally = new MigrationTally(items.size(), List.of(), 0);
         new PlannedLengths(o, new RunWatch(o, 1)).sizeUp(items, tally);
         assertEquals(4, asked.get(), "the copies read the same metadata: four lengths are asked for at once");
         answers.get(0).complete(Optional.of(new LedgerCopier.LedgerFacts(true, 100, 0, "schema")));
@@ -580,6 +580,8 @@ class MigrationPhasesTest {
         bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of());
         run.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(6, state().orElseThrow().promoted());
+        assertEquals(List.of(6L, 7L), registry.readRelocationEpochRecord().get().changed(),
+                "each batch's epoch lists its ledgers: a broker one epoch behind re-reads only those");
     }
 
     @Test

@@ -139,6 +139,11 @@ class MigrationSafetyTest {
 
     /** The registry as it is after switch {@code epoch} to {@code target} (ranges appended in order). */
     private void switched(long epoch, String target, String origin, long firstId) throws Exception {
+        for (String c : List.of(origin, target)) { // registered, as a switch needs them (a rollback goes back to one)
+            registry.update(registry.paths().cluster(c), BookieClusterRecord.class, cur -> cur.isPresent()
+                    ? Optional.empty() : Optional.of(new BookieClusterRecord(1, c,
+                    "zk+hierarchical://zk-" + c + ":2181/ledgers", ClusterStatus.STANDBY, 1))).get();
+        }
         registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(
                 cur.orElse(RangeTable.bootstrap("a", 0)).with(new IdRange(target, firstId, epoch, 0)))).get();
         registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
@@ -478,6 +483,8 @@ class MigrationSafetyTest {
             assertTrue(afterFailure.rollbackError() != null && afterFailure.rollbackError().contains("stopped"),
                     "status says why it is not finished: " + afterFailure);
             assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), "reads went back to the original before the switch");
+            assertEquals(null, registry.readRelocationEpochRecord().get().changed(),
+                    "the flip is announced to every broker as a re-read of the whole table");
             // even with nothing referenced left on a (its topics deleted meanwhile), cleanup or close-client never
             // deprecates the cluster the rollback goes back to: the switch back would be refused for good
             List<LedgerReference> saved = references;
@@ -1300,8 +1307,8 @@ class MigrationSafetyTest {
                 java.util.Map.of("b", List.of(heldOpen)))).get();
         List<Long> listed = new ArrayList<>(registry.readCopies(1).get().get(0));
         assertEquals(List.of(SCHEMA_LEDGER), listed);
-        listed.addAll(List.of(issuedByB, homeOnB, heldOpen));
-        registry.replaceCopiesChunk(1, 0, listed).get();
+        registry.appendCopies(1, o.readState(1).get().value().runToken(), List.of(issuedByB, homeOnB, heldOpen))
+                .get();
         registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> cur.map(c ->
                 c.edit().deletions(4, c.deleteAfterRelocationEpoch()).build())).get();
 

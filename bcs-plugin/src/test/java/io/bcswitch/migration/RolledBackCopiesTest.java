@@ -73,8 +73,13 @@ class RolledBackCopiesTest {
         state(epoch, MigrationState.start(epoch, target, "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0)
                 .moveTo(Phase.ROLLED_BACK, 0).edit().deletions(n, deleteAfter).build());
         for (int i = 0; i < chunks.size(); i++) {
-            registry.replaceCopiesChunk(epoch, i, chunks.get(i)).get();
+            chunk(epoch, i, chunks.get(i));
         }
+    }
+
+    /** Chunk {@code n} of switch {@code epoch}'s list of copies, as a run wrote it. */
+    private void chunk(long epoch, int n, List<Long> ids) throws Exception {
+        registry.write(registry.paths().copiesChunk(epoch, n), new io.bcswitch.registry.IdChunk(1, ids), -1).get();
     }
 
     private void state(long epoch, MigrationState s) throws Exception {
@@ -109,9 +114,9 @@ class RolledBackCopiesTest {
         // a rollback whose list was worked off, and a finished migration: their stale lists are not theirs to edit
         state(5, MigrationState.start(5, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0)
                 .moveTo(Phase.ROLLED_BACK, 0));
-        registry.replaceCopiesChunk(5, 0, List.of(1L)).get();
+        chunk(5, 0, List.of(1L));
         state(6, MigrationState.start(6, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0));
-        registry.replaceCopiesChunk(6, 0, List.of(1L)).get();
+        chunk(6, 0, List.of(1L));
 
         copies.cancelDeletions("b", List.of(1L, 2L, 9L)).get();
 
@@ -274,6 +279,7 @@ class RolledBackCopiesTest {
         assertEquals(Optional.of("b"), home(2), "it stays home where its only copy is");
         long flipped = registry.readRelocationEpoch().get();
         assertEquals(epochBefore + 1, flipped, "announced");
+        assertEquals(null, registry.readRelocationEpochRecord().get().changed(), "every broker re-reads the table");
         assertEquals(flipped, state(1).deleteAfterRelocationEpoch());
         assertEquals(Map.of(0, List.of(1L)), registry.readCopies(1).get(), "the one that stays is off the list");
         assertEquals(1, state(1).pendingDeletionCount());
@@ -287,6 +293,64 @@ class RolledBackCopiesTest {
         assertFalse(clusters.has("b", 1));
         assertTrue(clusters.has("a", 1));
         assertTrue(clusters.has("b", 2));
+        assertEquals(0, state(1).pendingDeletionCount());
+    }
+
+    /**
+     * The flip of a straggling promotion is announced by a relocation epoch; when that bump is lost, the brokers still
+     * route the ledger to the copy: nothing is deleted until a bump made after the flip is applied by every broker.
+     */
+    @Test
+    void aCopyFlippedBackIsNotDeletedUntilABumpAfterTheFlipIsAppliedEvenWhenTheFirstBumpIsLost() throws Exception {
+        copied(1);
+        rolledBack(1, "b", 0, List.of(List.of(1L)));
+        // a pass promoted 1 to b after the rollback flipped the others back, and announced it: broker-1 reads it on b
+        registry.updateRelocations(List.of(1L), (id, cur) -> Optional.of(
+                new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0))).get();
+        long promoted = registry.bumpRelocationEpoch(0, List.of(1L)).get();
+        broker("broker-1", promoted, Map.of());
+        // the bump right after the flip fails once
+        java.util.concurrent.atomic.AtomicBoolean flipped = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
+        RegistryStore failing = new RegistryStore(new io.bcswitch.registry.ForwardingPort(
+                new io.bcswitch.adapter.PulsarMetadataPort(bed.store)) {
+            @Override
+            public CompletableFuture<Long> put(String path, byte[] value, Optional<Long> expected, boolean eph) {
+                if (path.startsWith(registry.paths().relocations() + "/")) {
+                    flipped.set(true);
+                } else if (path.equals(registry.paths().relocationEpoch()) && flipped.get()
+                        && lost.compareAndSet(false, true)) {
+                    return CompletableFuture.failedFuture(new IllegalStateException("the bump is lost"));
+                }
+                return super.put(path, value, expected, eph);
+            }
+
+            @Override
+            public CompletableFuture<Void> delete(String path, Optional<Long> expected) {
+                if (path.startsWith(registry.paths().relocations() + "/")) {
+                    flipped.set(true);
+                }
+                return super.delete(path, expected);
+            }
+        }, registry.paths());
+        RolledBackCopies copies = new RolledBackCopies(failing, new MigrationStates(failing, Clock.systemUTC(),
+                () -> "broker-1", new DriverTimer(bed.scheduler)), new PromotionReversal(failing, bed.copier),
+                bed.copier, bed.metrics, Clock.systemUTC());
+
+        copies.process(registry.listMigrationStates().get()).get();
+        assertTrue(lost.get(), "the bump after the flip was lost");
+        assertEquals(Optional.of("a"), home(1), "flipped back");
+        copies.process(registry.listMigrationStates().get()).get();
+        assertTrue(clusters.has("b", 1), "broker-1 still routes ledger 1 to its copy on b");
+
+        long announced = registry.readRelocationEpoch().get();
+        assertTrue(announced > promoted, "a bump after the flip: " + announced);
+        copies.process(registry.listMigrationStates().get()).get();
+        assertTrue(clusters.has("b", 1), "not before broker-1 applied it");
+        broker("broker-1", announced, Map.of());
+        copies.process(registry.listMigrationStates().get()).get();
+        assertFalse(clusters.has("b", 1));
+        assertTrue(clusters.has("a", 1));
         assertEquals(0, state(1).pendingDeletionCount());
     }
 
@@ -322,7 +386,7 @@ class RolledBackCopiesTest {
             default -> new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "LEDGER", 1, 0);
         })).get();
         RegistryView listed = RegistryView.read(registry).get();
-        registry.replaceCopiesChunk(1, 0, List.of(1L, 2L, 3L, 4L, 7L)).get();
+        chunk(1, 0, List.of(1L, 2L, 3L, 4L, 7L));
         registry.updateRelocations(List.of(4L), (id, cur) -> Optional.of(
                 new Relocation(Relocation.FORMAT_VERSION, 4, "b", "a", "LEDGER", 1, 0))).get();
         PromotionReversal reversal = new PromotionReversal(registry, new FakeClusters.Delegating(bed.copier) {

@@ -157,6 +157,12 @@ class PersistedFormatTest {
                 .bytesRemaining(4_096).build();
         assertEquals(4_096, Json.read(Json.write(building), MigrationState.class).bytesRemaining());
         assertEquals(0, building.moveTo(Phase.PROMOTE, 11).bytesRemaining(), "nothing is left to copy after BUILD");
+        // written before runs held tokens: token 0, which the next take-over raises
+        assertEquals(0, s.runToken());
+        MigrationState takenOver = s.edit().nextRunToken().nextRunToken().build();
+        assertEquals(2, takenOver.runToken());
+        assertEquals(takenOver, Json.read(Json.write(takenOver), MigrationState.class));
+        assertTrue(fieldNames(takenOver).contains("runToken"));
     }
 
     @Test
@@ -179,6 +185,10 @@ class PersistedFormatTest {
         assertEquals(6, w.raisedBy(6, -1, 8, "switch").maxHighOrderBits());
         IdChunk c = read("{\"formatVersion\":1,\"ids\":[1,2,3]}", IdChunk.class);
         assertEquals(List.of(1L, 2L, 3L), c.ids());
+        assertEquals(0, c.token(), "written before runs held tokens");
+        IdChunk fenced = new IdChunk(1, List.of(4L), 3);
+        assertEquals(fenced, Json.read(Json.write(fenced), IdChunk.class));
+        assertEquals(Set.of("formatVersion", "ids", "token"), fieldNames(fenced));
         BookieClusterRecord withId = read("{\"formatVersion\":1,\"name\":\"b\",\"metadataServiceUri\":\"u\","
                 + "\"status\":\"STANDBY\",\"registeredAt\":1,\"instanceId\":\"6f1c\"}", BookieClusterRecord.class);
         assertEquals("6f1c", withId.instanceId());
@@ -225,6 +235,14 @@ class PersistedFormatTest {
         assertEquals(List.of(12L, 13L), listed.changed());
         assertEquals(Set.of("formatVersion", "epoch", "ts", "changed"), fieldNames(listed));
         assertEquals(listed, Json.read(Json.write(listed), RelocationEpoch.class));
+        // written before changes were marked: announced
+        assertFalse(listed.unannounced());
+        assertEquals(8, listed.covering());
+        RelocationEpoch marked = read("{\"formatVersion\":1,\"epoch\":8,\"ts\":1700000500000,"
+                + "\"changed\":[12,13],\"unannounced\":true}", RelocationEpoch.class);
+        assertEquals(new RelocationEpoch(1, 8, 1700000500000L, List.of(12L, 13L), true), marked);
+        assertEquals(Set.of("formatVersion", "epoch", "ts", "changed", "unannounced"), fieldNames(marked));
+        assertEquals(marked, Json.read(Json.write(marked), RelocationEpoch.class));
     }
 
     @Test

@@ -92,18 +92,18 @@ class RegistryStoreTest {
     @Test
     void aReadWhileTheStoreIsAwayIsMadeAgainUntilItAnswersWithinItsBound() throws Exception {
         new RegistryStore(memory, paths).write("/bcs/counter", new Counter(3), -1).get();
-        AwayPort away = new AwayPort(memory, RegistryStore.READ_ATTEMPTS - 1);
+        AwayPort away = new AwayPort(memory, PatientReads.ATTEMPTS - 1);
         assertEquals(3, await(new RegistryStore(away, paths, 1).read("/bcs/counter", Counter.class)).value().n());
-        assertEquals(RegistryStore.READ_ATTEMPTS, away.reads.get(), "the last allowed attempt answered");
+        assertEquals(PatientReads.ATTEMPTS, away.reads.get(), "the last allowed attempt answered");
 
         AwayPort listing = new AwayPort(memory, 2);
         assertEquals(List.of("counter"), await(new RegistryStore(listing, paths, 1).children("/bcs")));
 
-        AwayPort gone = new AwayPort(memory, RegistryStore.READ_ATTEMPTS);
+        AwayPort gone = new AwayPort(memory, PatientReads.ATTEMPTS);
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> await(new RegistryStore(gone, paths, 1).read("/bcs/counter", Counter.class)));
         assertInstanceOf(StoreFailure.Unavailable.class, Failures.unwrap(e));
-        assertEquals(RegistryStore.READ_ATTEMPTS, gone.reads.get(), "it gives up at its bound");
+        assertEquals(PatientReads.ATTEMPTS, gone.reads.get(), "it gives up at its bound");
 
         // any other failure is an answer: not read again
         AtomicInteger reads = new AtomicInteger();
@@ -167,6 +167,31 @@ class RegistryStoreTest {
     }
 
     @Test
+    void aChangeOfTheTableIsMarkedUntilABumpAnnouncesItAndAnEpochWithoutChangeKeepsTheMark() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        assertFalse(await(registry.markRelocationChange(5)), "nothing was marked before");
+        RelocationEpoch marked = await(registry.readRelocationEpochRecord());
+        assertEquals(new RelocationEpoch(1, 0, 5, null, true), marked);
+        assertEquals(1, marked.covering(), "no broker has applied the epoch that will announce it");
+        assertEquals(1, await(registry.bumpRelocationEpochWithoutChange(6)));
+        RelocationEpoch still = await(registry.readRelocationEpochRecord());
+        assertEquals(new RelocationEpoch(1, 1, 6, List.of(), true), still);
+        assertEquals(2, still.covering());
+        assertTrue(await(registry.markRelocationChange(7)), "a change before was never announced");
+        assertEquals(6, await(registry.readRelocationEpochRecord()).ts(), "marked already: not written again");
+        assertEquals(2, await(registry.bumpRelocationEpoch(8, List.of(3L))));
+        RelocationEpoch announced = await(registry.readRelocationEpochRecord());
+        assertEquals(new RelocationEpoch(1, 2, 8, List.of(3L), false), announced);
+        assertEquals(2, announced.covering());
+        // a mark keeps what the last epoch listed, for the brokers one epoch behind
+        assertFalse(await(registry.markRelocationChange(9)));
+        assertEquals(new RelocationEpoch(1, 2, 9, List.of(3L), true), await(registry.readRelocationEpochRecord()));
+        assertEquals(3, await(registry.bumpRelocationEpochWithoutChange(10)));
+        assertEquals(4, await(registry.bumpRelocationEpoch(11, null)));
+        assertFalse(await(registry.readRelocationEpochRecord()).unannounced());
+    }
+
+    @Test
     void onlyDecimalNamesOfAtMostNineteenDigitsAreNumbers() {
         assertTrue(RegistryStore.isNumber("0"));
         assertTrue(RegistryStore.isNumber("9".repeat(19)));
@@ -187,34 +212,152 @@ class RegistryStoreTest {
     }
 
     @Test
-    void aCopyListIsStoredInBoundedChunksAndGrowsWithoutRewritingFullChunks() throws Exception {
+    void aCopyListGrowsInBoundedChunksInOrderEachIdOnceWithoutRewritingFullChunks() throws Exception {
         RegistryStore registry = new RegistryStore(memory, paths);
         int max = IdChunk.MAX_IDS;
         List<Long> exactlyTwo = ids(0, 2L * max);
-        await(registry.writeCopies(7, exactlyTwo, 0));
+        await(registry.appendCopies(7, 1, exactlyTwo));
         SortedMap<Integer, List<Long>> chunks = await(registry.readCopies(7));
         assertEquals(List.of(0, 1), List.copyOf(chunks.keySet()), "two full chunks, no empty third");
         assertEquals(exactlyTwo, concatenated(chunks));
 
-        // grown by some ids: only the chunk that holds index `from` and later ones are written
-        List<Long> grown = ids(0, 2L * max + 3);
-        memory.put(paths.copiesChunk(7, 0), Json.write(new IdChunk(IdChunk.FORMAT_VERSION, List.of(-1L))),
-                Optional.empty(), false).get(TestWaits.SECONDS, TimeUnit.SECONDS);
-        await(registry.writeCopies(7, grown, 2 * max));
-        chunks = await(registry.readCopies(7));
-        assertEquals(List.of(-1L), chunks.get(0), "a chunk before `from` is left as it is");
-        assertEquals(ids(max, 2L * max), chunks.get(1));
-        assertEquals(ids(2L * max, 2L * max + 3), chunks.get(2));
+        // grown by some ids (one of them twice): the full chunks are not written again
+        long full = await(memory.get(paths.copiesChunk(7, 1))).orElseThrow().version();
+        await(registry.appendCopies(7, 1, List.of(2L * max, 5L * max, 2L * max + 1, 2L * max + 1)));
+        assertEquals(full, await(memory.get(paths.copiesChunk(7, 1))).orElseThrow().version());
+        assertEquals(List.of(2L * max, 5L * max, 2L * max + 1), await(registry.readCopies(7)).get(2));
+        await(registry.appendCopies(7, 1, List.of(5L * max, 7L)));
+        assertEquals(List.of(2L * max, 5L * max, 2L * max + 1, 7L), await(registry.readCopies(7)).get(2),
+                "an id the last chunk holds is not added again");
+        await(registry.appendCopies(7, 1, List.of()));
+        assertEquals(3, await(registry.readCopies(7)).size(), "nothing to append: nothing written");
+        assertEquals(1, await(registry.read(paths.copiesChunk(7, 2), IdChunk.class)).value().token());
+    }
 
-        await(registry.writeCopies(7, ids(0, 5), 3));
-        assertEquals(ids(0, 5), await(registry.readCopies(7)).get(0), "from inside the first chunk rewrites it");
+    /**
+     * A run that lost the migration (token 1) appends after the run that took it over (token 2) wrote: refused, and
+     * nothing of the newer run's is lost; an append of the newer run to a chunk the older one wrote raises its token.
+     */
+    @Test
+    void anAppendOfARunThatLostTheMigrationIsRefusedWhereANewerRunWrote() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        await(registry.appendCopies(4, 1, List.of(1L, 2L)));
+        await(registry.appendCopies(4, 2, List.of(3L)));
+        assertEquals(2, await(registry.read(paths.copiesChunk(4, 0), IdChunk.class)).value().token());
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> registry.appendCopies(4, 1, List.of(9L)).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        StaleRunException stale = (StaleRunException) e.getCause();
+        assertEquals(List.of(4L, 1L, 2L), List.of(stale.epoch(), stale.token(), stale.newer()));
+        assertEquals(List.of(1L, 2L, 3L), await(registry.readCopies(4)).get(0));
+        // a full chunk of a newer run refuses the start of the next one too
+        await(registry.appendCopies(5, 3, ids(0, IdChunk.MAX_IDS)));
+        e = assertThrows(ExecutionException.class,
+                () -> registry.appendCopies(5, 2, List.of(-1L)).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertInstanceOf(StaleRunException.class, e.getCause());
+        assertEquals(1, await(registry.readCopies(5)).size());
+    }
+
+    /** A run appends a copy while a rollback's deletion takes out the ids it decided on: neither loses the other's. */
+    @Test
+    void anAppendAndARemovalOfTheSameChunkLoseNothing() throws Exception {
+        // the removal reads the chunk, then a run appends to it before the removal writes
+        String chunk = paths.copiesChunk(4, 0);
+        RegistryStore other = new RegistryStore(memory, paths);
+        java.util.concurrent.atomic.AtomicReference<java.util.function.Supplier<CompletableFuture<?>>> meanwhile =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        RegistryStore registry = new RegistryStore(new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Long> put(String p, byte[] value, Optional<Long> expected, boolean ephemeral) {
+                var before = p.equals(chunk) ? meanwhile.getAndSet(null) : null;
+                return before == null ? super.put(p, value, expected, ephemeral)
+                        : before.get().thenCompose(v -> super.put(p, value, expected, ephemeral));
+            }
+        }, paths);
+        await(registry.appendCopies(4, 1, List.of(1L, 2L)));
+        meanwhile.set(() -> other.appendCopies(4, 1, List.of(3L)));
+        assertEquals(1, await(registry.removeCopies(4, 0, List.of(1L, 7L))));
+        assertEquals(List.of(2L, 3L), await(registry.readCopies(4)).get(0));
+        // and the other way round: an append that loses to a removal appends again
+        meanwhile.set(() -> other.removeCopies(4, 0, List.of(2L)));
+        await(registry.appendCopies(4, 1, List.of(4L)));
+        assertEquals(List.of(3L, 4L), await(registry.readCopies(4)).get(0));
+    }
+
+    @Test
+    void anAppendFillsTheLastChunkUpAndStartsTheNextWithWhatDoesNotFit() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        int max = IdChunk.MAX_IDS;
+        await(registry.appendCopies(2, 1, ids(0, max - 2)));
+        await(registry.appendCopies(2, 1, ids(max - 2, max + 3)));
+        SortedMap<Integer, List<Long>> chunks = await(registry.readCopies(2));
+        assertEquals(ids(0, max), chunks.get(0));
+        assertEquals(ids(max, max + 3), chunks.get(1));
+        long version = await(memory.get(paths.copiesChunk(2, 1))).orElseThrow().version();
+        await(registry.appendCopies(2, 1, ids(max, max + 2)));
+        assertEquals(version, await(memory.get(paths.copiesChunk(2, 1))).orElseThrow().version(),
+                "every id there already: nothing written");
+    }
+
+    @Test
+    void appendsAndRemovalsThatLoseRacesTryAgainUpToTheUpdateBoundAndFailOnAnythingElseAtOnce() throws Exception {
+        String chunk = paths.copiesChunk(6, 0);
+        new RegistryStore(memory, paths).appendCopies(6, 1, List.of(1L, 2L)).get();
+        RacingPort almost = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS - 1);
+        await(new RegistryStore(almost, paths).appendCopies(6, 1, List.of(3L)));
+        RacingPort always = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> await(new RegistryStore(always, paths)
+                .appendCopies(6, 1, List.of(4L))));
+        assertInstanceOf(StoreFailure.VersionConflict.class, e.getCause());
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, always.attempts.get());
+
+        almost = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS - 1);
+        assertEquals(1, await(new RegistryStore(almost, paths).removeCopies(6, 0, List.of(1L))));
+        RacingPort removing = new RacingPort(memory, chunk, RegistryStore.MAX_UPDATE_ATTEMPTS);
+        e = assertThrows(ExecutionException.class, () -> await(new RegistryStore(removing, paths)
+                .removeCopies(6, 0, List.of(2L))));
+        assertInstanceOf(StoreFailure.VersionConflict.class, e.getCause());
+        assertEquals(List.of(2L, 3L), await(new RegistryStore(memory, paths).readCopies(6)).get(0));
+
+        AtomicInteger tries = new AtomicInteger();
+        RegistryStore broken = new RegistryStore(new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Long> put(String p, byte[] value, Optional<Long> expected, boolean ephemeral) {
+                tries.incrementAndGet();
+                return CompletableFuture.failedFuture(new IllegalStateException("the store is down"));
+            }
+        }, paths);
+        e = assertThrows(ExecutionException.class, () -> await(broken.appendCopies(6, 1, List.of(4L))));
+        assertEquals("the store is down", e.getCause().getMessage());
+        e = assertThrows(ExecutionException.class, () -> await(broken.removeCopies(6, 0, List.of(2L))));
+        assertEquals("the store is down", e.getCause().getMessage());
+        assertEquals(2, tries.get(), "not tried again");
+    }
+
+    @Test
+    void aDroppedListLosesAChunkAppendedToWhileItIsDropped() throws Exception {
+        RegistryStore other = new RegistryStore(memory, paths);
+        other.appendCopies(8, 1, List.of(1L)).get();
+        String chunk = paths.copiesChunk(8, 0);
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean(true);
+        RegistryStore registry = new RegistryStore(new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Void> delete(String p, Optional<Long> expected) {
+                if (p.equals(chunk) && once.getAndSet(false)) {
+                    return other.appendCopies(8, 1, List.of(2L)).thenCompose(v -> super.delete(p, expected));
+                }
+                return super.delete(p, expected);
+            }
+        }, paths);
+        await(registry.dropCopies(8));
+        assertTrue(await(memory.get(chunk)).isEmpty());
+        assertTrue(await(memory.get(paths.copies(8))).isEmpty());
     }
 
     @Test
     void aCopyListShrinksChunkByChunkAndIsDroppedWholeLeavingOtherSwitchesLists() throws Exception {
         RegistryStore registry = new RegistryStore(memory, paths);
-        await(registry.writeCopies(3, ids(0, IdChunk.MAX_IDS + 2), 0));
-        await(registry.writeCopies(12, ids(100, 102), 0));
+        await(registry.appendCopies(3, 1, ids(0, IdChunk.MAX_IDS + 2)));
+        await(registry.appendCopies(12, 1, ids(100, 102)));
         // a stray node that is not a chunk or an epoch is never taken for one
         memory.put(paths.copiesRoot() + "/notes", new byte[] {1}, Optional.empty(), false)
                 .get(TestWaits.SECONDS, TimeUnit.SECONDS);
@@ -222,11 +365,14 @@ class RegistryStoreTest {
                 .get(TestWaits.SECONDS, TimeUnit.SECONDS);
         assertEquals(List.of(3L, 12L), await(registry.copyEpochs()), "numerically sorted, numbers only");
 
-        await(registry.replaceCopiesChunk(3, 1, List.of(IdChunk.MAX_IDS + 1L)));
+        assertEquals(1, await(registry.removeCopies(3, 1, List.of((long) IdChunk.MAX_IDS, 5L))));
         assertEquals(List.of(IdChunk.MAX_IDS + 1L), await(registry.readCopies(3)).get(1));
-        await(registry.replaceCopiesChunk(3, 0, List.of()));
+        assertEquals(1, await(registry.read(paths.copiesChunk(3, 1), IdChunk.class)).value().token(),
+                "a removal keeps the chunk's token");
+        assertEquals(0, await(registry.removeCopies(3, 1, List.of(5L))), "nothing of it there: nothing written");
+        assertEquals(IdChunk.MAX_IDS, await(registry.removeCopies(3, 0, ids(0, IdChunk.MAX_IDS))));
         assertEquals(List.of(1), List.copyOf(await(registry.readCopies(3)).keySet()), "an emptied chunk is deleted");
-        await(registry.replaceCopiesChunk(3, 0, List.of())); // already gone: nothing to do, no failure
+        assertEquals(0, await(registry.removeCopies(3, 0, List.of(1L))), "already gone: nothing to do, no failure");
 
         memory.delete(paths.copies(3) + "/notes", Optional.empty()).get(TestWaits.SECONDS, TimeUnit.SECONDS);
         await(registry.dropCopies(3));
@@ -234,6 +380,7 @@ class RegistryStoreTest {
         assertTrue(await(memory.children(paths.copies(3))).isEmpty(), "every chunk of the dropped list is gone");
         assertTrue(await(memory.get(paths.copies(3))).isEmpty(), "and its node");
         assertEquals(ids(100, 102), await(registry.readCopies(12)).get(0), "another switch's list is untouched");
+        await(registry.dropCopies(3)); // gone already: nothing to do
     }
 
     @Test

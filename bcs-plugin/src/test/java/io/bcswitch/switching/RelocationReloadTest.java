@@ -104,6 +104,23 @@ class RelocationReloadTest {
         }
     }
 
+    /**
+     * A DEPRECATED that lost to a switch to its cluster is undone (ConfirmedChange), but a broker may read it before:
+     * the clients of the cluster the broker writes to are never closed for it.
+     */
+    @Test
+    void theActiveClusterIsNeverToldDeprecated() throws Exception {
+        for (String c : List.of("a", "b")) {
+            registry.write(registry.paths().cluster(c), new io.bcswitch.registry.BookieClusterRecord(1, c, "zk:" + c,
+                    io.bcswitch.registry.ClusterStatus.DEPRECATED, 1L), -1).get();
+        }
+        assertEquals(1, registry.bumpRelocationEpoch(0, List.of()).get());
+        TestWaits.until("told that a is deprecated", () -> told.stream().anyMatch(t -> t.startsWith("deprecated a")));
+        awaitEpoch(1);
+        assertEquals("b", agent.ownership().activeCluster());
+        assertTrue(told.stream().noneMatch(t -> t.startsWith("deprecated b")), told.toString());
+    }
+
     @Test
     void oneEpochBehindReadsOnlyWhatTheEpochListsElseEverything() throws Exception {
         relocate(10);

@@ -102,6 +102,23 @@ class SwitchServiceTest {
     }
 
     @Test
+    void aSwitchWhoseDirectiveAConcurrentCommandConfirmedIsToldSoAndCanBeAskedAgain() throws Exception {
+        switchTo("c");
+        // the switch waits in its announcement; meanwhile a close-client of a confirms the directive it decided under
+        port.hold(p -> p.equals(registry.paths().switchPrepare()));
+        CompletableFuture<SwitchResult> losing = service.switchTo("b");
+        port.held().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        registry.confirm(registry.paths().switchTarget(), registry.readDirective().get().version()).get();
+        port.release();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> losing.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS));
+        assertEquals("a concurrent command that decided under the current switch (close-client, cleanup, unregister "
+                + "or a rollback) changed what the switch read; check status and retry", e.getCause().getMessage());
+        assertEquals(List.of(1L), committed);
+        assertEquals(2, switchTo("b").directive().epoch());
+    }
+
+    @Test
     void theOtherActionsAreDoneByTheirComponents() throws Exception {
         assertEquals(List.of("a", "b", "c"), service.list().get().stream().map(BookieClusterRecord::name).toList());
         assertEquals("id-b", service.get("b").get().instanceId());
