@@ -126,7 +126,7 @@ final class BrokerComponents implements AutoCloseable {
         migrationIo = Executors.newSingleThreadExecutor(daemon("bcs-migration-io"));
 
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership,
-                this::refresh, clientCloser, config.oldLedgerReadTimeoutMillis());
+                this::refresh, clientCloser, config.oldLedgerReadTimeoutMillis(), this::compactedView);
         live = new LiveCompactionInventory(new MetadataLedgerInventory(metadataStore, factory, inventoryReads),
                 broker::compactedLedgerOf, inventoryAnswers);
         BrokerClientProbe probe = new BrokerClientProbe(routingFactory::newProbeClient,
@@ -285,12 +285,21 @@ final class BrokerComponents implements AutoCloseable {
         }, BROKER_ID_POLL_SECONDS, BROKER_ID_POLL_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** Publishes the handles this broker's routing clients hold open, by cluster. */
+    /** Whether {@code ledgerId} is some topic's compacted view now (its readers keep their handles for long). */
+    private boolean compactedView(long ledgerId) {
+        return roller.compactedViews().containsKey(ledgerId);
+    }
+
+    /**
+     * Publishes the handles this broker's routing clients hold open, by cluster; and closes the clients earlier
+     * switches replaced once nothing is open through them.
+     */
     private void publishHandles() {
         Ownership o = ownership();
         if (o == null) {
             return;
         }
+        routingFactory.closeIdleRetired();
         LedgerHandleTracker.Snapshot snap = routingFactory.tracker().snapshot(o.activeCluster(),
                 BrokerCutoverRecord.MAX_OPEN_LISTED, roller.compactedViews()::containsKey);
         presence.handles(snap.counts(), snap.idsOutside());

@@ -47,9 +47,12 @@ final class LedgerHandleTracker {
         final boolean closeUnseen;
         final long openedAt = System.nanoTime();
         final WeakReference<Object> handle;
+        /** The per-cluster client it was opened through (null: not known): that client must stay open for it. */
+        final Object client;
         final AtomicBoolean closed = new AtomicBoolean();
 
-        Tracked(String cluster, long ledgerId, boolean write, boolean closeUnseen, Object handle) {
+        Tracked(String cluster, long ledgerId, boolean write, boolean closeUnseen, Object handle, Object client) {
+            this.client = client;
             this.cluster = cluster;
             this.ledgerId = ledgerId;
             this.write = write;
@@ -71,6 +74,8 @@ final class LedgerHandleTracker {
             }
             return !closeUnseen || System.nanoTime() - openedAt < SHORT_READ_NANOS || longLived.test(ledgerId);
         }
+
+
     }
 
     /** Open handles on clusters other than the active one: how many, and their ids (at most {@code max} each). */
@@ -91,7 +96,15 @@ final class LedgerHandleTracker {
      * @param closeUnseen a read handle whose close this tracker cannot see (the callback API's)
      */
     Tracked opened(String cluster, long ledgerId, Object handle, boolean write, boolean closeUnseen) {
-        Tracked t = new Tracked(cluster, ledgerId, write, closeUnseen, handle);
+        return opened(cluster, null, ledgerId, handle, write, closeUnseen);
+    }
+
+    /**
+     * @param client      the per-cluster client the handle was opened through
+     * @param closeUnseen a read handle whose close this tracker cannot see (the callback API's)
+     */
+    Tracked opened(String cluster, Object client, long ledgerId, Object handle, boolean write, boolean closeUnseen) {
+        Tracked t = new Tracked(cluster, ledgerId, write, closeUnseen, handle, client);
         handles.add(t);
         onOpen.accept(cluster);
         return t;
@@ -139,6 +152,26 @@ final class LedgerHandleTracker {
             }
         }
         return n;
+    }
+
+    /**
+     * The handles opened through {@code client} that are open ({@link Tracked#open}: the judgement cleanup and
+     * close-client rely on too), described ("2 handle(s): ledger 5 (write),
+     * ledger 7 (read)"), or null when there is none (forgets the handles done with meanwhile).
+     */
+    String openThrough(Object client, java.util.function.LongPredicate longLived) {
+        List<String> open = new ArrayList<>();
+        for (Tracked t : handles) {
+            if (t.client == client) {
+                if (t.open(longLived)) {
+                    open.add("ledger " + t.ledgerId + (t.write ? " (write)" : " (read)"));
+                } else if (t.closed.get() || t.handle.get() == null) {
+                    handles.remove(t);
+                }
+            }
+        }
+        return open.isEmpty() ? null : open.size() + " handle(s) open through it: "
+                + String.join(", ", open.subList(0, Math.min(5, open.size()))) + (open.size() > 5 ? ", ..." : "");
     }
 
     /** Open handles on a cluster that is not where {@code home} now says their ledger is read from. */

@@ -127,7 +127,7 @@ final class RecordedOpBuilder implements InvocationHandler {
                     if (create && result instanceof org.apache.bookkeeper.client.api.Handle h) {
                         created.created(target.cluster(), customMetadata(), h.getId());
                     }
-                    return track(target.cluster(), result);
+                    return track(target, result);
                 });
             });
         }
@@ -147,16 +147,17 @@ final class RecordedOpBuilder implements InvocationHandler {
      * The handle {@code execute()} returned, tracked. An opened read handle is wrapped: its read failures are
      * logged with the cluster, and its close is seen.
      */
-    private Object track(String cluster, Object handle) {
+    private Object track(LedgerRouter.Target target, Object handle) {
+        String cluster = target.cluster();
         if (handle instanceof ReadHandle read && op.equals("open")) {
             LedgerHandleTracker.Tracked[] tracked = new LedgerHandleTracker.Tracked[1];
             ReadHandle wrapped = ClusterNamedReadHandle.wrap(read, cluster, () -> tracked[0].closed.set(true),
                     () -> router.readTimeoutMillis(cluster));
-            tracked[0] = tracker.opened(cluster, read.getId(), wrapped, false, false);
+            tracked[0] = tracker.opened(cluster, target.client(), read.getId(), wrapped, false, false);
             return wrapped;
         }
         if (handle instanceof org.apache.bookkeeper.client.api.WriteHandle w && op.equals("create")) {
-            tracker.opened(cluster, w.getId(), w, true, false);
+            tracker.opened(cluster, target.client(), w.getId(), w, true, false);
         }
         return handle;
     }

@@ -69,7 +69,7 @@ final class RoutedCreates {
         return (rc, lh, ctx) -> {
             tracker.createDone(t.cluster());
             if (rc == BKException.Code.OK && lh != null) {
-                tracker.opened(t.cluster(), lh.getId(), lh, true, false);
+                tracker.opened(t.cluster(), t.client(), lh.getId(), lh, true, false);
             }
             cb.createComplete(rc, lh, ctx);
         };
@@ -77,7 +77,7 @@ final class RoutedCreates {
 
     /** A handle of {@code t}'s cluster created through a sync call: tracked. */
     private LedgerHandle track(Target t, LedgerHandle lh) {
-        tracker.opened(t.cluster(), lh.getId(), lh, true, false);
+        tracker.opened(t.cluster(), t.client(), lh.getId(), lh, true, false);
         return lh;
     }
 

@@ -72,7 +72,7 @@ final class RoutedOpens {
 
     /** A handle of {@code t}'s cluster opened through a sync call: tracked. */
     private LedgerHandle track(Target t, LedgerHandle lh) {
-        tracker.opened(t.cluster(), lh.getId(), lh, false, true);
+        tracker.opened(t.cluster(), t.client(), lh.getId(), lh, false, true);
         return lh;
     }
 
@@ -80,7 +80,7 @@ final class RoutedOpens {
     private OpenCallback tracked(Target t, OpenCallback cb) {
         return (rc, lh, ctx) -> {
             if (rc == BKException.Code.OK && lh != null) {
-                tracker.opened(t.cluster(), lh.getId(), lh, false, true);
+                tracker.opened(t.cluster(), t.client(), lh.getId(), lh, false, true);
             }
             cb.openComplete(rc, lh, ctx);
         };

@@ -40,16 +40,20 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
 
     private final java.util.concurrent.Executor closer;
     private final long oldLedgerReadTimeoutMillis;
+    private final java.util.function.LongPredicate longLived;
 
     /**
      * @param closer                     where clients built and then not used are closed ({@code BookKeeper.close}
      *                                   blocks)
      * @param oldLedgerReadTimeoutMillis how long a read of a ledger on a cluster that is not the active one may take
      *                                   (0: BookKeeper's timeouts only)
+     * @param longLived                  whether a ledger's readers keep their handles for long (a compacted view)
      */
     RoutingClientFactory(BookKeeperClientFactory brokerFactory, RegistryStore registry,
                          Supplier<Ownership> ownership, Supplier<CompletableFuture<Ownership>> refresh,
-                         java.util.concurrent.Executor closer, long oldLedgerReadTimeoutMillis) {
+                         java.util.concurrent.Executor closer, long oldLedgerReadTimeoutMillis,
+                         java.util.function.LongPredicate longLived) {
+        this.longLived = longLived;
         this.oldLedgerReadTimeoutMillis = oldLedgerReadTimeoutMillis;
         this.closer = closer;
         this.brokerFactory = brokerFactory;
@@ -108,7 +112,28 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
                             ? conf : BrokerConfigs.withMetadataServiceUri(conf, uri);
                     return brokerFactory.create(c, store, eventLoopGroup, policyClass, properties,
                             new ClusterStatsLogger(statsLogger, cluster, poolName, clientStats));
-                }), closer);
+                }), closer, c -> tracker.openThrough(c, longLived), RETIRED_GRACE_NANOS, System::nanoTime);
+    }
+
+    /**
+     * How long a client replaced at a switch is kept whatever the handles say: an operation routed to it just before
+     * (an open, a delete, a create whose handle is not tracked yet) ends within BookKeeper's own timeouts (30 s by
+     * default), and a handle it returns is tracked from then on. One still running later fails as against a bookie
+     * that went away, and Pulsar retries it through the new client.
+     */
+    static final long RETIRED_GRACE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
+    /**
+     * Closes the clients replaced at earlier switches that nothing uses any more, in every pool; returns how many.
+     * Cheap when there is none: called every few seconds.
+     */
+    int closeIdleRetired() {
+        return pools.stream().mapToInt(ClusterClientPool::closeIdleRetired).sum();
+    }
+
+    /** Clients replaced at earlier switches and not closed yet, over every pool. */
+    int retiredClients() {
+        return pools.stream().mapToInt(ClusterClientPool::retiredCount).sum();
     }
 
     /**

@@ -72,6 +72,27 @@ public class ClusterMetadataAccess implements AutoCloseable {
                         : "cannot open metadata service " + url + ": " + SwitchPrecheck.rootMessage(e), e)));
     }
 
+    /**
+     * Closes the store of every URL not in {@code urls} (those of the clusters still registered): a cluster that was
+     * unregistered is never inspected again, and its store would otherwise keep a session and watches for good.
+     */
+    public void retainOnly(java.util.Set<String> urls) {
+        for (String url : java.util.List.copyOf(stores.keySet())) {
+            if (!urls.contains(url)) {
+                CompletableFuture<MetadataPort> gone = stores.remove(url);
+                if (gone != null) {
+                    log.info("closing the metadata store {}: no registered bookie cluster uses it any more", url);
+                    gone.thenAcceptAsync(ClusterMetadataAccess::closeQuietly, openers);
+                }
+            }
+        }
+    }
+
+    /** URLs of the stores open now (or being opened). */
+    public java.util.Set<String> openStores() {
+        return java.util.Set.copyOf(stores.keySet());
+    }
+
     @Override
     public void close() {
         stores.values().forEach(f -> f.thenAccept(ClusterMetadataAccess::closeQuietly));

@@ -113,6 +113,7 @@ public class SwitchPrecheck {
                 : registry.readBootstrap().thenApply(b -> b.map(x -> x.cluster()).orElse(null));
         return sourceName.thenCompose(source -> registry.listClusters().thenCompose(clusters ->
                 registry.readRanges().thenCompose(ranges -> {
+                    forgetUnregistered(clusters);
                     List<String> problems = new ArrayList<>();
                     ClusterLocation targetLoc = ClusterLocation.parse(target.metadataServiceUri());
                     for (BookieClusterRecord c : clusters) {
@@ -195,6 +196,19 @@ public class SwitchPrecheck {
                         });
                     });
                 })));
+    }
+
+    /** Closes the metadata stores of clusters no longer registered (see {@link ClusterMetadataAccess#retainOnly}). */
+    private void forgetUnregistered(List<BookieClusterRecord> clusters) {
+        java.util.Set<String> urls = new java.util.HashSet<>();
+        for (BookieClusterRecord c : clusters) {
+            try {
+                urls.add(ClusterLocation.parse(c.metadataServiceUri()).storeUrl());
+            } catch (IllegalArgumentException e) {
+                // a URI that cannot be parsed has no store of its own here
+            }
+        }
+        metadata.retainOnly(urls);
     }
 
     private void checkTarget(BookieClusterRecord target, ClusterFacts tf, List<BookieClusterRecord> clusters,

@@ -10,18 +10,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One BookKeeper client per bookie cluster, created on first use. A client that failed to build is
- * forgotten so the next use tries again (a cluster that was down may come back).
+ * The BookKeeper clients of each bookie cluster: one that every operation on an existing ledger goes through (open,
+ * read, delete, metadata), built on first use and kept for the cluster's life, and one that new ledgers are created
+ * through ({@link #forCreate}). A client that failed to build is forgotten so the next use tries again (a cluster that
+ * was down may come back).
  *
- * <p>{@link #renew} replaces a cluster's client: BookKeeper's ZooKeeper driver caches its id
- * generator's high-order range for the client's whole life, so a cluster that is given a new range
- * needs a new client. The replaced client is kept open until {@link #close()}, because ledger handles
- * opened through it (the ledgers topics are reading and writing) stay bound to it.
+ * <p>{@link #renew} replaces a cluster's client for creates: BookKeeper's ZooKeeper driver caches its id generator's
+ * high-order range for the client's whole life, so a cluster that is given a new range needs a new client to create
+ * ledgers with. Until a cluster's first renewal, its one client does both. Only creates need the new range: reads keep
+ * going through the client they always used, whose read handles Pulsar caches for as long as a topic is loaded. So a
+ * replaced client holds only the write handles of ledgers created through it, which the cutover closes soon after
+ * the switch; that is what lets it be closed (below) instead of living as long as the broker.
  *
  * <p>{@link #prepare} builds that new client ahead of the switch, once the cluster has its new range but before
  * anything routes to it; {@link #renew} with the same range key then puts it in use instead of building one in the
  * busy first moments after the switch. At most one prepared client per cluster is kept: preparing another range
  * closes the one before, and so does renewing with another range.
+ *
+ * <p>A replaced client is retired, not kept for good: {@link #closeIdleRetired} closes each one that has been retired
+ * for a grace period (operations routed to it just before it was replaced are over) and through which no handle is
+ * open any more (the {@code openThrough} test the pool is built with). Every switch replaces a client of the target in each
+ * pool, so without this each switch would leave one client per pool (its threads, metadata session and bookie
+ * connections) for the life of the broker.
  */
 public final class ClusterClientPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterClientPool.class);
@@ -34,8 +44,29 @@ public final class ClusterClientPool implements AutoCloseable {
 
     private final String name;
     private final ClientFactory factory;
+    /** Each cluster's client for everything but creates, kept for the cluster's life. */
     private final Map<String, CompletableFuture<BookKeeper>> clients = new ConcurrentHashMap<>();
-    private final List<BookKeeper> retired = new ArrayList<>();
+    /** Each renewed cluster's client for creates, from its latest range (absent: {@link #clients}' does both). */
+    private final Map<String, CompletableFuture<BookKeeper>> creators = new ConcurrentHashMap<>();
+    /** Replaced clients not closed yet (guarded by itself). */
+    private final List<Retired> retired = new ArrayList<>();
+    private final java.util.function.Function<BookKeeper, String> openThrough;
+    private final long graceNanos;
+    private final java.util.function.LongSupplier nanoTime;
+
+    /** A client replaced at {@code sinceNanos}; {@code toldKept}: the log said once why it is kept. */
+    private static final class Retired {
+        final String cluster;
+        final BookKeeper client;
+        final long sinceNanos;
+        boolean toldKept;
+
+        Retired(String cluster, BookKeeper client, long sinceNanos) {
+            this.cluster = cluster;
+            this.client = client;
+            this.sinceNanos = sinceNanos;
+        }
+    }
     private final java.util.concurrent.Executor closer;
     private final Object preparation = new Object();
     /** The one client built ahead of a switch and not in use yet (guarded by {@link #preparation}). */
@@ -56,13 +87,44 @@ public final class ClusterClientPool implements AutoCloseable {
         this(name, factory, Runnable::run);
     }
 
-    /** @param closer runs the close of a client that was prepared and not used ({@code BookKeeper.close} blocks) */
+    /**
+     * A pool that keeps replaced clients until it is closed.
+     *
+     * @param closer runs the close of a client that was prepared and not used ({@code BookKeeper.close} blocks)
+     */
     public ClusterClientPool(String name, ClientFactory factory, java.util.concurrent.Executor closer) {
+        this(name, factory, closer, c -> "kept until the pool closes", 0, System::nanoTime);
+    }
+
+    /**
+     * @param closer     runs the close of a client that is not used any more ({@code BookKeeper.close} blocks)
+     * @param openThrough what is still open through a client (a handle that may still be read or written through it),
+     *                   null when nothing is
+     * @param graceNanos how long a replaced client is kept whatever {@code inUse} says: operations routed to it before
+     *                   it was replaced may still be running
+     * @param nanoTime   the clock of the grace
+     */
+    public ClusterClientPool(String name, ClientFactory factory, java.util.concurrent.Executor closer,
+                             java.util.function.Function<BookKeeper, String> openThrough, long graceNanos,
+                             java.util.function.LongSupplier nanoTime) {
         this.name = name;
         this.factory = factory;
         this.closer = closer;
+        this.openThrough = openThrough;
+        this.graceNanos = graceNanos;
+        this.nanoTime = nanoTime;
     }
 
+    /**
+     * The client new ledgers of {@code cluster} are created through: the one the latest {@link #renew} put in use (it
+     * issues ids of the cluster's latest range), else the cluster's client ({@link #get}).
+     */
+    public CompletableFuture<BookKeeper> forCreate(String cluster) {
+        CompletableFuture<BookKeeper> creator = creators.get(cluster);
+        return creator != null ? creator : get(cluster);
+    }
+
+    /** The client every operation on an existing ledger of {@code cluster} goes through. */
     public CompletableFuture<BookKeeper> get(String cluster) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("client pool " + name + " is closed"));
@@ -105,7 +167,7 @@ public final class ClusterClientPool implements AutoCloseable {
         return mine;
     }
 
-    /** Builds a fresh client for {@code cluster}; completes once it is the one {@link #get} returns. */
+    /** Builds a fresh client for {@code cluster}; completes once it is the one {@link #forCreate} returns. */
     public CompletableFuture<BookKeeper> renew(String cluster) {
         synchronized (preparation) {
             if (claimed != null && claimed.cluster().equals(cluster)) {
@@ -118,7 +180,7 @@ public final class ClusterClientPool implements AutoCloseable {
     /**
      * Puts in use a client for {@code cluster}'s range starting at {@code key}: the one {@link #prepare} built for
      * that key if there is one that did not fail, else a fresh one; a client prepared for anything else is closed.
-     * Completes once it is the one {@link #get} returns.
+     * Completes once it is the one {@link #forCreate} returns.
      */
     public CompletableFuture<BookKeeper> renew(String cluster, long key) {
         CompletableFuture<BookKeeper> fresh = new CompletableFuture<>();
@@ -174,20 +236,20 @@ public final class ClusterClientPool implements AutoCloseable {
 
     private CompletableFuture<BookKeeper> install(String cluster, CompletableFuture<BookKeeper> fresh) {
         return fresh.thenApply(client -> {
-            CompletableFuture<BookKeeper> old = clients.put(cluster, CompletableFuture.completedFuture(client));
+            CompletableFuture<BookKeeper> old = creators.put(cluster, CompletableFuture.completedFuture(client));
             if (old != null) {
-                // retire the replaced client once it exists (it may still be being built)
+                // retire the replaced creator (the cluster's client for everything else stays)
                 old.thenAccept(previous -> {
                     synchronized (retired) {
                         if (closed) {
                             closeQuietly(previous);
                         } else {
-                            retired.add(previous);
+                            retired.add(new Retired(cluster, previous, nanoTime.getAsLong()));
                         }
                     }
                 });
             }
-            log.info("[{}] bookie-cluster={} new BookKeeper client in use", name, cluster);
+            log.info("[{}] bookie-cluster={} new BookKeeper client in use for creates", name, cluster);
             return client;
         });
     }
@@ -208,22 +270,67 @@ public final class ClusterClientPool implements AutoCloseable {
             }
         }
         discard(unused);
-        CompletableFuture<BookKeeper> f = clients.remove(cluster);
-        if (f == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return f.handle((c, e) -> {
-            if (c != null) {
-                closeQuietly(c);
-                log.info("[{}] bookie-cluster={} BookKeeper client closed", name, cluster);
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (CompletableFuture<BookKeeper> f : new CompletableFuture[] {clients.remove(cluster),
+                creators.remove(cluster)}) {
+            if (f != null) {
+                closing.add(f.handle((c, e) -> {
+                    if (c != null) {
+                        closeQuietly(c);
+                        log.info("[{}] bookie-cluster={} BookKeeper client closed", name, cluster);
+                    }
+                    return null;
+                }));
             }
-            return null;
-        });
+        }
+        return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Closes, on the closer, every replaced client retired for longer than the grace through which nothing is open
+     * any more; completes with how many it closes. Called periodically; cheap when there is none.
+     */
+    public int closeIdleRetired() {
+        List<Retired> idle = new ArrayList<>();
+        long now = nanoTime.getAsLong();
+        synchronized (retired) {
+            for (java.util.Iterator<Retired> it = retired.iterator(); it.hasNext(); ) {
+                Retired r = it.next();
+                if (now - r.sinceNanos < graceNanos) {
+                    continue;
+                }
+                String open = openThrough.apply(r.client);
+                if (open == null) {
+                    it.remove();
+                    idle.add(r);
+                } else if (!r.toldKept) {
+                    r.toldKept = true;
+                    log.info("[{}] bookie-cluster={} replaced BookKeeper client kept open: {}", name, r.cluster, open);
+                }
+            }
+        }
+        for (Retired r : idle) {
+            closer.execute(() -> {
+                closeQuietly(r.client);
+                log.info("[{}] bookie-cluster={} replaced BookKeeper client closed: nothing is open through it",
+                        name, r.cluster);
+            });
+        }
+        return idle.size();
+    }
+
+    /** Replaced clients not closed yet. */
+    public int retiredCount() {
+        synchronized (retired) {
+            return retired.size();
+        }
     }
 
     /** Clusters that have a client (built or being built). */
     public List<String> clusters() {
-        return List.copyOf(clients.keySet());
+        java.util.Set<String> all = new java.util.TreeSet<>(clients.keySet());
+        all.addAll(creators.keySet());
+        return List.copyOf(all);
     }
 
     private CompletableFuture<BookKeeper> build(String cluster) {
@@ -245,21 +352,23 @@ public final class ClusterClientPool implements AutoCloseable {
     public void close() {
         closed = true;
         List<BookKeeper> all = new ArrayList<>();
-        clients.values().forEach(f -> {
-            if (f.isDone() && !f.isCompletedExceptionally()) {
-                all.add(f.join());
-            } else {
-                f.thenAccept(ClusterClientPool::closeQuietly);
-            }
-        });
-        clients.clear();
+        for (Map<String, CompletableFuture<BookKeeper>> m : List.of(clients, creators)) {
+            m.values().forEach(f -> {
+                if (f.isDone() && !f.isCompletedExceptionally()) {
+                    all.add(f.join());
+                } else {
+                    f.thenAccept(ClusterClientPool::closeQuietly);
+                }
+            });
+            m.clear();
+        }
         Prepared unused = takePrepared();
         if (unused != null) {
             unused.client().thenAccept(ClusterClientPool::closeQuietly);
         }
         synchronized (retired) {
             closed = true;
-            all.addAll(retired);
+            retired.forEach(r -> all.add(r.client));
             retired.clear();
         }
         all.forEach(ClusterClientPool::closeQuietly);

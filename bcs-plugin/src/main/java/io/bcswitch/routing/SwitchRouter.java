@@ -53,7 +53,7 @@ public final class SwitchRouter implements LedgerRouter {
     @Override
     public CompletableFuture<Target> forCreate() {
         String active = ownership.get().activeCluster();
-        return pool.get(active).handle((client, e) -> {
+        return pool.forCreate(active).handle((client, e) -> {
             if (e != null) {
                 throw new java.util.concurrent.CompletionException(new UnroutableLedgerException(
                         BKException.Code.MetaStoreException,

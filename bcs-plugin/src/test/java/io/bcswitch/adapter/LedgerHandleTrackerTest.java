@@ -59,4 +59,30 @@ class LedgerHandleTrackerTest {
         assertEquals(Map.of("cluster-a", 1), tracker.snapshot("cluster-b", 10, NONE_LONG_LIVED).counts());
         assertEquals(Object.class, h.getClass());
     }
+
+    @Test
+    void aClientIsUsedWhileAHandleOpenedThroughItMayBeUsed() {
+        LedgerHandleTracker tracker = new LedgerHandleTracker();
+        Object old = new Object();
+        Object fresh = new Object();
+        Object reader = new Object(); // a read whose close is never seen: used for as long as it is referenced
+        Object writer = new Object();
+        tracker.opened("cluster-a", old, 5, reader, false, true);
+        tracker.opened("cluster-a", old, 6, writer, true, false);
+        assertEquals("2 handle(s) open through it: ledger 5 (read), ledger 6 (write)", sorted(tracker.openThrough(old, NONE_LONG_LIVED)));
+        assertEquals(null, tracker.openThrough(fresh, NONE_LONG_LIVED), "nothing was opened through it");
+
+        tracker.deleted("cluster-a", 5);
+        assertEquals("1 handle(s) open through it: ledger 6 (write)", tracker.openThrough(old, NONE_LONG_LIVED), "the writer still is");
+        tracker.deleted("cluster-a", 6);
+        assertEquals(null, tracker.openThrough(old, NONE_LONG_LIVED));
+        assertEquals(2, List.of(reader, writer).size());
+    }
+
+    /** {@code d} with its listed handles in ledger order (the tracker's set has none). */
+    private static String sorted(String d) {
+        int colon = d.indexOf(": ");
+        return d.substring(0, colon + 2) + String.join(", ", java.util.Arrays.stream(d.substring(colon + 2)
+                .split(", ")).sorted().toList());
+    }
 }

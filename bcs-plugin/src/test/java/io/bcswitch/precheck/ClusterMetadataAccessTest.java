@@ -92,4 +92,25 @@ class ClusterMetadataAccessTest {
                 () -> store.get("/").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertEquals("the in-memory store is closed", closed.getCause().getMessage());
     }
+
+    @Test
+    void theStoreOfAClusterNoLongerRegisteredIsClosedAndTheOthersAreKept() throws Exception {
+        java.util.Map<String, InMemoryMetadataPort> opened = new java.util.concurrent.ConcurrentHashMap<>();
+        try (ClusterMetadataAccess access = new ClusterMetadataAccess(5000, (url, t) -> opened.computeIfAbsent(url,
+                u -> new InMemoryMetadataPort()))) {
+            ClusterLocation y = ClusterLocation.parse("zk+hierarchical://y:2181/ledgers");
+            access.forLocation(X).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            access.forLocation(y).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(java.util.Set.of(X.storeUrl(), y.storeUrl()), access.openStores());
+
+            access.retainOnly(java.util.Set.of(y.storeUrl()));
+            assertEquals(java.util.Set.of(y.storeUrl()), access.openStores());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TestWaits.SECONDS);
+            while (!opened.get(X.storeUrl()).get("/").isCompletedExceptionally()) {
+                org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() < deadline, "x's store still open");
+                Thread.sleep(10);
+            }
+            opened.get(y.storeUrl()).get("/").get(TestWaits.SECONDS, TimeUnit.SECONDS); // still open
+        }
+    }
 }

@@ -35,7 +35,7 @@ class ClusterClientPoolTest {
     }
 
     private DummyClient inUse(String cluster) throws Exception {
-        return (DummyClient) pool.get(cluster).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        return (DummyClient) pool.forCreate(cluster).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     @Test
@@ -181,5 +181,58 @@ class ClusterClientPoolTest {
             assertTrue(late.closed);
             assertSame(late, got.get(TestWaits.SECONDS, TimeUnit.SECONDS));
         }
+    }
+
+    @Test
+    void aReplacedClientIsClosedOnceItsGraceIsOverAndNothingIsOpenThroughIt() throws Exception {
+        java.util.Set<org.apache.bookkeeper.client.BookKeeper> used = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        long[] now = {0};
+        java.util.List<Runnable> closes = new java.util.ArrayList<>();
+        try (ClusterClientPool p = new ClusterClientPool("test", factory, closes::add,
+                c -> used.contains(c) ? "a writer" : null, 100, () -> now[0])) {
+            DummyClient readsB = (DummyClient) p.get("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            DummyClient first = (DummyClient) p.renew("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            DummyClient writer = (DummyClient) p.renew("c").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(0, p.retiredCount(), "a first renewal replaces no creator: b's client keeps its reads");
+            p.renew("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            p.renew("c").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            used.add(writer);
+            assertEquals(2, p.retiredCount());
+
+            now[0] = 99;
+            assertEquals(0, p.closeIdleRetired(), "within the grace: an operation routed to it may still run");
+            now[0] = 100;
+            assertEquals(1, p.closeIdleRetired(), "b's replaced client: nothing open through it");
+            assertFalse(first.closed, "closed on the closer, not on the caller's thread");
+            closes.forEach(Runnable::run);
+            assertTrue(first.closed);
+            assertFalse(writer.closed, "c's replaced client: a ledger created through it is still written");
+            assertEquals(1, p.retiredCount());
+
+            used.remove(writer);
+            closes.clear();
+            assertEquals(1, p.closeIdleRetired());
+            closes.forEach(Runnable::run);
+            assertTrue(writer.closed);
+            assertEquals(0, p.retiredCount());
+            assertEquals(0, p.closeIdleRetired(), "each is closed once");
+            assertFalse(((DummyClient) p.forCreate("b").get(TestWaits.SECONDS, TimeUnit.SECONDS)).closed,
+                    "the client in use for creates is never a retired one");
+            assertSame(readsB, p.get("b").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+            assertFalse(readsB.closed, "nor is the cluster's client for reads");
+        }
+    }
+
+    @Test
+    void whatIsStillRetiredWhenThePoolClosesIsClosedWithIt() throws Exception {
+        java.util.List<Runnable> closes = new java.util.ArrayList<>();
+        ClusterClientPool p = new ClusterClientPool("test", factory, closes::add, c -> "a reader", 0, () -> 0);
+        p.get("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        DummyClient first = (DummyClient) p.renew("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        p.renew("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(0, p.closeIdleRetired(), "in use");
+        p.close();
+        assertTrue(first.closed);
+        assertEquals(0, p.retiredCount());
     }
 }

@@ -268,27 +268,29 @@ class SwitchRouterTest {
     }
 
     @Test
-    void renewReplacesTheClientAndKeepsTheOldOneOpenUntilClose() throws Exception {
+    void renewReplacesTheClientCreatesGoThroughAndReadsStayOnTheClusterClient() throws Exception {
         DummyClient old = client(get(router.forLedger(B_START + 1)));
+        assertSame(old, get(router.forCreate()).client(), "until the first renewal one client does both");
         BookKeeper fresh = get(pool.renew("b"));
         assertNotSame(old, fresh);
-        assertSame(fresh, get(router.forCreate()).client());
-        assertSame(fresh, get(router.forLedger(B_START + 2)).client());
-        assertFalse(old.closed, "handles opened through the old client stay usable");
+        assertSame(fresh, get(router.forCreate()).client(), "creates take the new range");
+        assertSame(old, get(router.forLedger(B_START + 2)).client(), "reads never need a new range");
+        assertFalse(old.closed, "handles opened through it stay usable");
 
         // a failed renew leaves the current client in place
         factory.failNext.put("b", new AtomicInteger(1));
         assertInstanceOf(IllegalStateException.class, failure(pool.renew("b")));
         assertSame(fresh, get(router.forCreate()).client());
 
-        // renew of a cluster without a client yet installs one
+        // renew of a cluster without a client yet installs one for creates
         DummyClient c = (DummyClient) get(pool.renew("c"));
-        assertSame(c, get(pool.get("c")));
+        assertSame(c, get(pool.forCreate("c")));
         DummyClient a = (DummyClient) get(pool.get("a"));
         assertEquals(List.of("a", "b", "c"), pool.clusters().stream().sorted().toList());
 
+        DummyClient cReads = (DummyClient) get(pool.get("c"));
         pool.close();
-        assertTrue(old.closed && ((DummyClient) fresh).closed && c.closed && a.closed);
+        assertTrue(old.closed && ((DummyClient) fresh).closed && c.closed && a.closed && cReads.closed);
         IllegalStateException closed = assertInstanceOf(IllegalStateException.class, failure(pool.get("a")));
         assertTrue(closed.getMessage().contains("test"), closed.getMessage());
         assertInstanceOf(UnroutableLedgerException.class, failure(router.forCreate()));
@@ -305,7 +307,8 @@ class SwitchRouterTest {
         DummyClient late = new DummyClient("a", 1);
         slow.complete(late);
         assertSame(late, first.get());
-        assertSame(renewed, p.get("a").get());
+        assertSame(renewed, p.forCreate("a").get());
+        assertSame(late, p.get("a").get(), "the cluster's client for reads");
         p.close();
         assertTrue(renewed.closed);
         assertTrue(late.closed, "the client built before the renew leaked");
