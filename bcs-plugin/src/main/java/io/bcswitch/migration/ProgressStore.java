@@ -1,6 +1,7 @@
 package io.bcswitch.migration;
 
 import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +28,9 @@ final class ProgressStore {
         return o.registry().writeCopies(epoch, copies, from).thenCompose(v -> {
             tally.copiesPersisted = copies.size();
             return o.persist(epoch, s -> and.apply(tally.apply(s, o.now())));
-        });
+        }).thenCompose(s -> s == null || s.phase() != Phase.SUPERSEDED || !s.owner().equals(o.me())
+                ? CompletableFuture.completedFuture(s)
+                // a newer switch ended the migration under this run: its state keeps what the run did until it stopped
+                : o.recordSuperseded(epoch, x -> tally.apply(x, o.now())));
     }
 }

@@ -30,10 +30,12 @@ final class PromotePhase {
     private final ProgressStore progress;
     private final DeletedLedgerCopies deletedCopies;
     private final HomeVerifier homes;
+    private final RunWatch watch;
 
     PromotePhase(MigrationOrchestrator o, long epoch, String target, ProgressStore progress,
-                 DeletedLedgerCopies deletedCopies, HomeVerifier homes) {
+                 DeletedLedgerCopies deletedCopies, HomeVerifier homes, RunWatch watch) {
         this.o = o;
+        this.watch = watch;
         this.epoch = epoch;
         this.target = target;
         this.progress = progress;
@@ -76,7 +78,7 @@ final class PromotePhase {
                         .thenCompose(v -> promoteBatch(batch, tally))
                         .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s)
                                 ? CompletableFuture.completedFuture(false)
-                                : o.awaitApplied(epoch, re).thenApply(x -> true))))
+                                : o.awaitApplied(epoch, re, watch::stopped).thenApply(x -> true))))
                 .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally)
                         : CompletableFuture.completedFuture(null));
     }

@@ -1,0 +1,171 @@
+package io.bcswitch.migration;
+
+import io.bcswitch.concurrent.Failures;
+import io.bcswitch.registry.BrokerView;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.RegistryView;
+import io.bcswitch.registry.Relocation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The copies a migration made on its target before a newer switch ended it (SUPERSEDED) and that it never promoted:
+ * nothing routes to them, no later migration lists them, and cleanup sweeps only a cluster an operator names, so
+ * they are deleted here. Their list ({@code copies/<epoch>/}) is kept when the migration ends and worked off under the
+ * lock, after the superseded run has let go of it: never while the target is the active cluster (its own migration
+ * may promote them), only once every live broker routes with the current relocation epoch, and each id checked again
+ * right before. A copy that is a ledger's home there, that its cluster issued, or that a relocation goes back to on
+ * a rollback (its previous home) is not one to delete: it leaves the list and stays. So does one whose home does not
+ * hold the same closed ledger (it may be the last one; cleanup decides about it). A target that is no longer
+ * registered, or whose clients are closed (DEPRECATED), keeps its copies and the list goes.
+ */
+final class SupersededCopies {
+    // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
+    private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
+
+    private final RegistryStore registry;
+    private final LedgerCopier copier;
+    private final MigrationMetrics metrics;
+
+    SupersededCopies(RegistryStore registry, LedgerCopier copier, MigrationMetrics metrics) {
+        this.registry = registry;
+        this.copier = copier;
+        this.metrics = metrics;
+    }
+
+    /** Whether switch {@code epoch}'s copy list is one this class works off. */
+    static boolean keepsList(List<MigrationState> all, long epoch) {
+        return all.stream().anyMatch(s -> s.switchEpoch() == epoch && s.phase() == Phase.SUPERSEDED);
+    }
+
+    /**
+     * Works off the copy lists ({@code listed}: the epochs that have one) of the superseded migrations among
+     * {@code all}, as far as each can go now; one that cannot (its cluster does not answer) holds up none of the
+     * others. Under the lock. Never fails.
+     */
+    CompletableFuture<Void> process(List<MigrationState> all, List<Long> listed) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (MigrationState s : all) {
+            if (s.phase() == Phase.SUPERSEDED && listed.contains(s.switchEpoch())) {
+                chain = chain.thenCompose(v -> workOff(s).exceptionally(e -> {
+                    log.warn("switch epoch={} superseded: deleting its copies on bookie-cluster={} waits for the next "
+                            + "pass: {}", s.switchEpoch(), s.target(), Failures.unwrap(e).toString());
+                    return null;
+                }));
+            }
+        }
+        return chain;
+    }
+
+    private CompletableFuture<Void> workOff(MigrationState s) {
+        long epoch = s.switchEpoch();
+        String target = s.target();
+        return registry.getCluster(target).thenCompose(rec -> {
+            if (rec.isEmpty() || rec.get().status() == ClusterStatus.DEPRECATED) {
+                log.warn("switch epoch={} superseded: bookie-cluster={} is {}; the copies its migration made are left "
+                        + "on it", epoch, target, rec.isEmpty() ? "no longer registered" : "DEPRECATED");
+                return registry.dropCopies(epoch);
+            }
+            return RegistryView.read(registry).thenCompose(view -> target.equals(view.activeCluster())
+                    ? CompletableFuture.completedFuture(null)
+                    : BrokerView.read(registry).thenCompose(brokers -> {
+                        if (brokers.live().isEmpty() || !brokers.relocationPending(view.relocationEpoch()).isEmpty()) {
+                            return CompletableFuture.<Void>completedFuture(null); // a broker may route by an older table
+                        }
+                        return registry.readCopies(epoch).thenCompose(chunks -> {
+                            List<Long> ids = new ArrayList<>();
+                            chunks.values().forEach(ids::addAll);
+                            // each id's relocation read right now: the table's listing may lag a promotion
+                            return registry.readRelocations(ids).thenCompose(fresh -> deleteChunks(s,
+                                    view.withFresh(fresh), brokers, chunks));
+                        });
+                    }));
+        });
+    }
+
+    private CompletableFuture<Void> deleteChunks(MigrationState s, RegistryView view, BrokerView brokers,
+                                                 Map<Integer, List<Long>> chunks) {
+        long epoch = s.switchEpoch();
+        String target = s.target();
+        AtomicInteger deleted = new AtomicInteger();
+        List<CompletableFuture<Integer>> each = new ArrayList<>();
+        for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
+            List<CompletableFuture<Long>> kept = new ArrayList<>();
+            for (long id : chunk.getValue()) {
+                if (notACopyToDelete(view, id, target)) {
+                    continue;
+                }
+                if (!brokers.holdingOpen(target, id).isEmpty()) {
+                    kept.add(CompletableFuture.completedFuture(id)); // a broker still reads it there: later
+                    continue;
+                }
+                String home = view.home(id).orElse(null);
+                kept.add(deleteIfHomeHoldsIt(epoch, id, target, home).thenApply(gone -> {
+                    if (gone) {
+                        deleted.incrementAndGet();
+                    }
+                    return (Long) null;
+                }).exceptionally(e -> {
+                    log.warn("switch epoch={} superseded: ledger={} bookie-cluster={}: cannot delete its copy yet: {}",
+                            epoch, id, target, Failures.unwrap(e).toString());
+                    return id;
+                }));
+            }
+            each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+                List<Long> rest = kept.stream().map(CompletableFuture::join).filter(x -> x != null).toList();
+                return rest.size() == chunk.getValue().size() ? CompletableFuture.completedFuture(rest.size())
+                        : registry.replaceCopiesChunk(epoch, chunk.getKey(), rest).thenApply(x -> rest.size());
+            }));
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
+            metrics.deleted(target, deleted.get());
+            log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on bookie-cluster={} and "
+                    + "never promoted, {} left", epoch, deleted.get(), target, remaining);
+            return remaining == 0 ? registry.dropCopies(epoch) : CompletableFuture.completedFuture(null);
+        });
+    }
+
+    /**
+     * Whether the ledger {@code id} on {@code target} is no copy to delete: its home there, its cluster's own, or the
+     * copy its relocation goes back to if that is rolled back.
+     */
+    static boolean notACopyToDelete(RegistryView view, long id, String target) {
+        Relocation r = view.relocations().get(id);
+        return view.home(id).map(target::equals).orElse(false)
+                || view.ranges().owner(id).map(target::equals).orElse(false)
+                || r != null && target.equals(r.previousHome());
+    }
+
+    /**
+     * Deletes the copy of {@code id} on {@code target} only when it carries the migration's mark and its {@code home}
+     * holds the same closed content; completes with whether it deleted one. A copy whose home lost the ledger (or
+     * holds something else) stays.
+     */
+    private CompletableFuture<Boolean> deleteIfHomeHoldsIt(long epoch, long id, String target, String home) {
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> there = copier.facts(id, target);
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> atHome = home == null
+                ? CompletableFuture.completedFuture(Optional.empty()) : copier.facts(id, home);
+        return there.thenCombine(atHome, (copy, original) -> {
+            if (copy.isEmpty() || copy.get().copyOf() == null) {
+                return CompletableFuture.completedFuture(false); // already gone, or no copy the migration made
+            }
+            if (original.isEmpty() || !original.get().sameClosedContent(copy.get())) {
+                log.warn("switch epoch={} superseded: ledger={} is kept on bookie-cluster={}: its home {} {} (cleanup "
+                        + "decides about it)", epoch, id, target, home, original.isEmpty() ? "does not hold it"
+                        : "holds different content");
+                return CompletableFuture.completedFuture(false);
+            }
+            return copier.delete(id, target).thenApply(v -> true);
+        }).thenCompose(f -> f);
+    }
+}

@@ -1,0 +1,214 @@
+package io.bcswitch.migration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.SwitchDirective;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The copies a superseded migration left on its target (switch 1 to b, superseded by switch 2 to c), worked on
+ * directly: which are deleted, which stay and leave the list, which stay on it for a later pass, and when nothing is
+ * touched at all.
+ */
+class SupersededCopiesTest {
+    private static final long B_FIRST = 1L << 32;
+    private static final long C_FIRST = 2L << 32;
+
+    private RegistryBed bed;
+    private RegistryStore registry;
+    private FakeClusters clusters;
+    private SupersededCopies copies;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        bed = new RegistryBed();
+        registry = bed.registry;
+        clusters = bed.clusters;
+        copies = new SupersededCopies(registry, bed.copier, bed.metrics);
+        bed.activeClusters("a", "b", "c");
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B_FIRST, 1, 0)),
+                -1).get();
+        switchedTo("c", 2, C_FIRST);
+        bed.broker("broker-1", 2, "c", Long.MAX_VALUE, Map.of());
+        registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-1", 0)
+                .moveTo(Phase.SUPERSEDED, 0), -1).get();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        bed.close();
+    }
+
+    private void switchedTo(String cluster, long epoch, long firstId) throws Exception {
+        registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
+                new SwitchDirective(1, cluster, "b", epoch, 0, firstId))).get();
+    }
+
+    /** A ledger a issued, its original on a and the copy switch 1 made of it on b. */
+    private void copied(long id) {
+        clusters.put("a", id, "payload-" + id, "schema");
+        clusters.put("b", id, new FakeClusters.Ledger(true, "payload-" + id,
+                clusters.copyMetadata(clusters.get("a", id).custom(), "a")));
+    }
+
+    private void listed(long... ids) throws Exception {
+        registry.writeCopies(1, java.util.Arrays.stream(ids).boxed().toList(), 0).get();
+    }
+
+    private void process() throws Exception {
+        copies.process(registry.listMigrationStates().get(), registry.copyEpochs().get()).get();
+    }
+
+    private List<Long> list() throws Exception {
+        return registry.readCopies(1).get().values().stream().flatMap(List::stream).toList();
+    }
+
+    @Test
+    void unpromotedCopiesAreDeletedAndTheListGoesOnceWorkedOff() throws Exception {
+        copied(5);
+        copied(6);
+        listed(5, 6);
+        process();
+        assertFalse(clusters.has("b", 5));
+        assertFalse(clusters.has("b", 6));
+        assertTrue(clusters.has("a", 5) && clusters.has("a", 6), "the originals stay");
+        assertEquals(List.of(), registry.copyEpochs().get(), "the list is gone");
+        assertEquals(List.of("b:2"), bed.deleted);
+    }
+
+    @Test
+    void homesOwnLedgersAndTheCopiesARollbackGoesBackToStayAndLeaveTheList() throws Exception {
+        copied(5); // promoted by switch 1 before it was superseded: home on b
+        copied(6); // moved on from b to c by switch 2: a rollback of switch 2 goes back to b
+        copied(7); // a ledger b issued, not a copy
+        long own = B_FIRST + 7;
+        clusters.put("b", own, "b's own", "schema");
+        registry.updateRelocations(List.of(5L, 6L), (id, cur) -> Optional.of(id == 5
+                ? new Relocation(Relocation.FORMAT_VERSION, 5, "b", "a", "SCHEMA", 1, 0)
+                : new Relocation(Relocation.FORMAT_VERSION, 6, "c", "a", "SCHEMA", 2, 0, "b", 1L))).get();
+        clusters.put("c", 6L, clusters.get("b", 6L));
+        listed(5, 6, own, 7);
+        process();
+        assertTrue(clusters.has("b", 5), "a home");
+        assertTrue(clusters.has("b", 6), "the copy a rollback of switch 2 goes back to");
+        assertTrue(clusters.has("b", own), "b's own ledger");
+        assertFalse(clusters.has("b", 7), "the only copy to delete");
+        assertEquals(List.of(), registry.copyEpochs().get());
+        assertEquals(List.of("b:1"), bed.deleted);
+    }
+
+    @Test
+    void aCopyWhoseHomeLostTheLedgerOrHoldsOtherContentOrThatIsNotMarkedStaysForCleanup() throws Exception {
+        copied(5);
+        clusters.delete(5, "a").get(); // the home lost it: the copy may be the last one
+        copied(6);
+        clusters.put("a", 6, "other payload", "schema");
+        clusters.put("a", 7, "payload-7", "schema");
+        clusters.put("b", 7, "payload-7", "schema"); // not marked as a copy of the migration's
+        listed(5, 6, 7, 8); // 8: already gone
+        process();
+        assertTrue(clusters.has("b", 5) && clusters.has("b", 6) && clusters.has("b", 7));
+        assertEquals(List.of(), registry.copyEpochs().get(), "each one looked at leaves the list");
+        assertEquals(List.of("b:0"), bed.deleted);
+    }
+
+    @Test
+    void aCopyABrokerHoldsOpenOrThatCannotBeLookedAtStaysListedForALaterPass() throws Exception {
+        copied(5);
+        copied(6);
+        copied(7);
+        listed(5, 6, 7);
+        bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of("b", List.of(5L)));
+        LedgerCopier failing = new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                return id == 6 ? CompletableFuture.failedFuture(new IllegalStateException("no answer"))
+                        : super.facts(id, cluster);
+            }
+        };
+        new SupersededCopies(registry, failing, bed.metrics).process(registry.listMigrationStates().get(),
+                registry.copyEpochs().get()).get();
+        assertFalse(clusters.has("b", 7));
+        assertEquals(List.of(5L, 6L), list(), "what could not go now is listed still");
+        assertTrue(clusters.has("b", 5) && clusters.has("b", 6));
+
+        bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of());
+        process();
+        assertFalse(clusters.has("b", 5) || clusters.has("b", 6));
+        assertEquals(List.of(), registry.copyEpochs().get());
+    }
+
+    @Test
+    void nothingIsTouchedWhileTheTargetIsActiveOrABrokerRoutesByAnOlderTable() throws Exception {
+        copied(5);
+        listed(5);
+        bed.broker("broker-2", 2, "c", 0, Map.of()); // has not applied the current relocation epoch
+        registry.bumpRelocationEpoch(0, List.of()).get();
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(5L), list());
+
+        bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of());
+        switchedTo("b", 3, 3L << 32); // b is active again: its own migration may promote the copy
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(5L), list());
+
+        switchedTo("c", 4, 4L << 32);
+        process();
+        assertFalse(clusters.has("b", 5));
+    }
+
+    @Test
+    void aTargetNoLongerRegisteredOrRetiredKeepsItsCopiesAndTheListGoes() throws Exception {
+        copied(5);
+        listed(5);
+        registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
+                c.withStatus(ClusterStatus.DEPRECATED))).get();
+        process();
+        assertTrue(clusters.has("b", 5), "nothing is deleted through clients that are closed");
+        assertEquals(List.of(), registry.copyEpochs().get());
+
+        listed(5);
+        bed.store.delete(registry.paths().cluster("b"), Optional.empty()).get();
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(), registry.copyEpochs().get());
+    }
+
+    @Test
+    void onlySupersededMigrationsWithAListAreWorkedOn() throws Exception {
+        copied(5);
+        listed(5);
+        // switch 1's state says it is not superseded (its list is someone else's to work off)
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
+                MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0))).get();
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(5L), list());
+        assertFalse(SupersededCopies.keepsList(registry.listMigrationStates().get(), 1));
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
+                MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.SUPERSEDED, 0))).get();
+        assertTrue(SupersededCopies.keepsList(registry.listMigrationStates().get(), 1));
+        assertFalse(SupersededCopies.keepsList(registry.listMigrationStates().get(), 2));
+        // superseded, but its list is not among those given: not looked at
+        copies.process(registry.listMigrationStates().get(), List.of()).get();
+        assertTrue(clusters.has("b", 5));
+    }
+}
