@@ -3,6 +3,7 @@ package io.bcswitch.migration;
 import io.bcswitch.concurrent.Failures;
 import io.bcswitch.migration.MigrationOrchestrator.RollbackOutcome;
 import io.bcswitch.migration.MigrationOrchestrator.SwitchBack;
+import io.bcswitch.registry.LedgerIssue;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RegistryException;
@@ -31,6 +32,11 @@ import org.slf4j.LoggerFactory;
 final class Rollback {
     // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
+    /**
+     * How long a rollback waits for a cluster that does not answer whether it still holds a ledger's previous copy;
+     * after that the ledger stays home on the rolled-back target (and the rollback says so).
+     */
+    static final long UNANSWERED_WAIT_MILLIS = 120_000;
     /** An unfinished rollback is resumed by the periodic pass at most this often. */
     static final long ROLLBACK_RESUME_MILLIS = 30_000;
     /** How long an operator's rollback waits for the orchestrator lock (the running pass stops within seconds). */
@@ -80,7 +86,8 @@ final class Rollback {
                 throw RegistryException.conflict("cleanup deleted " + s.originalsDeleted() + " original ledger(s) "
                         + "after switch epoch " + epoch + "; a rollback could not read them back");
             }
-            return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0).build());
+            return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0)
+                    .rollbackAskedAt(clock.millis()).build());
         });
     }
 
@@ -166,7 +173,10 @@ final class Rollback {
      */
     private CompletableFuture<MigrationState> flip(MigrationState s) {
         long epoch = s.switchEpoch();
-        return RegistryView.read(registry).thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
+        // a cluster that does not answer is waited for from the rollback's request on (from its first failed attempt
+        // for a rollback an earlier version recorded), a bounded time
+        boolean waitOver = s.rollbackAskedAt() > 0 && clock.millis() - s.rollbackAskedAt() >= UNANSWERED_WAIT_MILLIS;
+        return RegistryView.read(registry).thenCompose(view -> reversal.unpromote(epoch, s.target(), view, waitOver))
                 .thenCompose(u -> registry.readCopies(epoch).thenCompose(chunks -> {
                     Set<Long> ids = new TreeSet<>();
                     chunks.values().forEach(ids::addAll);
@@ -190,9 +200,20 @@ final class Rollback {
                                 return registry.update(states.path(epoch), MigrationState.class, cur -> cur
                                         .filter(x -> x.phase() == Phase.ROLLING_BACK)
                                         .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
+                                                .issues(withNotReversed(x.issues(), u.notReversed()))
                                                 .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
                             });
                 }));
+    }
+
+    /**
+     * The ledgers the rollback keeps home on its target first (status and verify name them; the issues kept are
+     * capped), then the migration's own issues.
+     */
+    private static List<LedgerIssue> withNotReversed(List<LedgerIssue> issues, List<LedgerIssue> notReversed) {
+        List<LedgerIssue> all = new ArrayList<>(notReversed);
+        issues.stream().filter(i -> !i.result().equals(LedgerIssue.NOT_REVERSED)).forEach(all::add);
+        return all;
     }
 
     private static List<Long> concat(Map<Integer, List<Long>> chunks, List<Long> more) {
@@ -231,6 +252,8 @@ final class Rollback {
         return registry.update(states.path(epoch), MigrationState.class, cur -> cur
                 .filter(x -> x.phase() == Phase.ROLLING_BACK)
                 .map(x -> x.edit().rollback(x.rollbackTo(), why, x.rollbackFlipEpoch())
+                        // a rollback an earlier version recorded: its bounded wait counts from its first failure
+                        .rollbackAskedAt(x.rollbackAskedAt() > 0 ? x.rollbackAskedAt() : clock.millis())
                         .updatedAt(clock.millis()).build()))
                 .thenCompose(x -> CompletableFuture.failedFuture(e));
     }

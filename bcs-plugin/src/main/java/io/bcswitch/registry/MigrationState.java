@@ -26,6 +26,9 @@ import java.util.List;
  * @param notPromoted        planned ledgers whose home is not the target at the end, each with an issue
  * @param bytesRemaining     bytes of the planned ledgers the current run has not copied yet, as far as their
  *                           lengths are known (0 once BUILD is over; absent in records of earlier versions: 0)
+ * @param rollbackAskedAt    when the rollback was first asked for (set with ROLLING_BACK; 0 in records of earlier
+ *                           versions, until its first failed attempt): a cluster that does not answer whether it still
+ *                           holds a ledger's previous copy is waited for a bounded time from then
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -35,7 +38,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
                              long bytesCopied, List<LedgerIssue> issues, List<Long> built,
                              List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
                              int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
-                             int pendingDeletionCount, int notPromoted, long bytesRemaining) {
+                             int pendingDeletionCount, int notPromoted, long bytesRemaining, long rollbackAskedAt) {
     public static final int FORMAT_VERSION = 1;
     /** Issues kept in the record (the count fields are exact). */
     public static final int MAX_ISSUES = 200;
@@ -47,9 +50,23 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         pendingDeletions = pendingDeletions == null ? List.of() : List.copyOf(pendingDeletions);
     }
 
+    /** Without {@code rollbackAskedAt} (0), as records before it was kept. */
+    public MigrationState(int formatVersion, long switchEpoch, String target, Phase phase, String owner,
+                          long startedAt, long updatedAt, long finishedAt, int planned, int copied,
+                          int alreadyPresent, int promoted, int failed, int skipped, int collisions,
+                          long bytesCopied, List<LedgerIssue> issues, List<Long> built,
+                          List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
+                          int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
+                          int pendingDeletionCount, int notPromoted, long bytesRemaining) {
+        this(formatVersion, switchEpoch, target, phase, owner, startedAt, updatedAt, finishedAt, planned, copied,
+                alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built, pendingDeletions,
+                deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo, rollbackError, rollbackFlipEpoch,
+                pendingDeletionCount, notPromoted, bytesRemaining, 0);
+    }
+
     public static MigrationState start(long epoch, String target, String owner, long now) {
         return new MigrationState(FORMAT_VERSION, epoch, target, Phase.PENDING, owner, now, now, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0);
+                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0, 0);
     }
 
     public Edit edit() {
@@ -71,7 +88,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         return phase == Phase.ROLLED_BACK && (pendingDeletionCount > 0 || !pendingDeletions.isEmpty());
     }
 
-    /** A mutable copy, for changing a few fields of this 28-field record. */
+    /** A mutable copy, for changing a few fields of this 29-field record. */
     public static final class Edit {
         private long switchEpoch;
         private String target;
@@ -100,6 +117,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         private int pendingDeletionCount;
         private int notPromoted;
         private long bytesRemaining;
+        private long rollbackAskedAt;
 
         private Edit(MigrationState s) {
             switchEpoch = s.switchEpoch;
@@ -129,6 +147,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             pendingDeletionCount = s.pendingDeletionCount;
             notPromoted = s.notPromoted;
             bytesRemaining = s.bytesRemaining;
+            rollbackAskedAt = s.rollbackAskedAt;
         }
 
         Edit phase(Phase p) {
@@ -192,6 +211,11 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             return this;
         }
 
+        public Edit rollbackAskedAt(long t) {
+            rollbackAskedAt = t;
+            return this;
+        }
+
         public Edit deletions(int pending, long afterRelocationEpoch) {
             pendingDeletionCount = pending;
             deleteAfterRelocationEpoch = afterRelocationEpoch;
@@ -208,7 +232,8 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             return new MigrationState(FORMAT_VERSION, switchEpoch, target, phase, owner, startedAt, updatedAt,
                     finishedAt, planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied,
                     issues, built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo,
-                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining);
+                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining,
+                    rollbackAskedAt);
         }
     }
 }

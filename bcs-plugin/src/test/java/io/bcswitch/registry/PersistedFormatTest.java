@@ -157,6 +157,10 @@ class PersistedFormatTest {
                 .bytesRemaining(4_096).build();
         assertEquals(4_096, Json.read(Json.write(building), MigrationState.class).bytesRemaining());
         assertEquals(0, building.moveTo(Phase.PROMOTE, 11).bytesRemaining(), "nothing is left to copy after BUILD");
+        assertEquals(0, s.rollbackAskedAt(), "written before the time a rollback was asked was kept");
+        MigrationState asked = now.edit().rollbackAskedAt(10).build();
+        assertEquals(10, Json.read(Json.write(asked), MigrationState.class).rollbackAskedAt());
+        assertEquals(10, asked.moveTo(Phase.ROLLED_BACK, 12).rollbackAskedAt(), "kept when the rollback is done");
     }
 
     @Test
