@@ -1,6 +1,7 @@
 package io.bcswitch.migration;
 
 import io.bcswitch.concurrent.Failures;
+import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.MigrationState;
@@ -12,6 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -24,20 +28,24 @@ import org.slf4j.LoggerFactory;
  * lock, after the superseded run has let go of it: never while the target is the active cluster (its own migration
  * may promote them), only once every live broker routes with the current relocation epoch, and each id checked again
  * right before. A copy that is a ledger's home there, that its cluster issued, or that a relocation goes back to on
- * a rollback (its previous home) is not one to delete: it leaves the list and stays. So does one whose home does not
- * hold the same closed ledger (it may be the last one; cleanup decides about it). A target that is no longer
- * registered, or whose clients are closed (DEPRECATED), keeps its copies and the list goes.
+ * a rollback (its previous home) is not one to delete: it leaves the list and stays. A copy whose home holds the same
+ * closed ledger is deleted; one whose home does not (Pulsar deleted the ledger since, or the home lost it) only when a
+ * complete inventory says nothing references it: else it may be the last one, and it stays for cleanup to decide. A
+ * target that is no longer registered, or whose clients are closed (DEPRECATED), keeps its copies and the list goes.
  */
 final class SupersededCopies {
     // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
 
     private final RegistryStore registry;
+    private final LedgerInventory inventory;
     private final LedgerCopier copier;
     private final MigrationMetrics metrics;
 
-    SupersededCopies(RegistryStore registry, LedgerCopier copier, MigrationMetrics metrics) {
+    SupersededCopies(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
+                     MigrationMetrics metrics) {
         this.registry = registry;
+        this.inventory = inventory;
         this.copier = copier;
         this.metrics = metrics;
     }
@@ -97,41 +105,124 @@ final class SupersededCopies {
         long epoch = s.switchEpoch();
         String target = s.target();
         AtomicInteger deleted = new AtomicInteger();
-        List<CompletableFuture<Integer>> each = new ArrayList<>();
-        for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
-            List<CompletableFuture<Long>> kept = new ArrayList<>();
-            for (long id : chunk.getValue()) {
-                if (notACopyToDelete(view, id, target)) {
-                    continue;
+        Map<Long, CompletableFuture<Look>> looks = new TreeMap<>();
+        chunks.values().forEach(ids -> ids.forEach(id -> looks.computeIfAbsent(id, x -> look(view, brokers, id,
+                target))));
+        return CompletableFuture.allOf(looks.values().toArray(CompletableFuture[]::new))
+                .thenCompose(v -> unreferencedIfAsked(looks)).thenCompose(unreferenced -> {
+            List<CompletableFuture<Integer>> each = new ArrayList<>();
+            for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
+                List<CompletableFuture<Long>> kept = new ArrayList<>();
+                for (long id : chunk.getValue()) {
+                    kept.add(settle(epoch, id, target, looks.get(id).join(), unreferenced).thenApply(gone -> {
+                        if (gone == Settled.DELETED) {
+                            deleted.incrementAndGet();
+                        }
+                        return gone == Settled.LATER ? (Long) id : null;
+                    }));
                 }
-                if (!brokers.holdingOpen(target, id).isEmpty()) {
-                    kept.add(CompletableFuture.completedFuture(id)); // a broker still reads it there: later
-                    continue;
-                }
-                String home = view.home(id).orElse(null);
-                kept.add(deleteIfHomeHoldsIt(epoch, id, target, home).thenApply(gone -> {
-                    if (gone) {
-                        deleted.incrementAndGet();
-                    }
-                    return (Long) null;
-                }).exceptionally(e -> {
-                    log.warn("switch epoch={} superseded: ledger={} bookie-cluster={}: cannot delete its copy yet: {}",
-                            epoch, id, target, Failures.unwrap(e).toString());
-                    return id;
+                each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+                    List<Long> rest = kept.stream().map(CompletableFuture::join).filter(x -> x != null).toList();
+                    return rest.size() == chunk.getValue().size() ? CompletableFuture.completedFuture(rest.size())
+                            : registry.replaceCopiesChunk(epoch, chunk.getKey(), rest).thenApply(x -> rest.size());
                 }));
             }
-            each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                List<Long> rest = kept.stream().map(CompletableFuture::join).filter(x -> x != null).toList();
-                return rest.size() == chunk.getValue().size() ? CompletableFuture.completedFuture(rest.size())
-                        : registry.replaceCopiesChunk(epoch, chunk.getKey(), rest).thenApply(x -> rest.size());
-            }));
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+                int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
+                metrics.deleted(target, deleted.get());
+                log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on bookie-cluster={} "
+                        + "and never promoted, {} left", epoch, deleted.get(), target, remaining);
+                return remaining == 0 ? registry.dropCopies(epoch) : CompletableFuture.completedFuture(null);
+            });
+        });
+    }
+
+    /** What one listed id is, looked at right now. */
+    private enum Look {
+        /** not a copy to delete (a home, the cluster's own, a rollback's way back), or already gone: off the list */
+        NOT_ONE,
+        /** a broker holds it open, or it could not be looked at: listed still */
+        LATER,
+        /** its home holds the same closed ledger: deleted */
+        DUPLICATE,
+        /** its home holds no such ledger, or another: deleted only if nothing references it */
+        ALONE
+    }
+
+    /** What is done with one listed id. */
+    private enum Settled { DELETED, DROPPED, LATER }
+
+    private CompletableFuture<Look> look(RegistryView view, BrokerView brokers, long id, String target) {
+        if (notACopyToDelete(view, id, target)) {
+            return CompletableFuture.completedFuture(Look.NOT_ONE);
         }
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
-            metrics.deleted(target, deleted.get());
-            log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on bookie-cluster={} and "
-                    + "never promoted, {} left", epoch, deleted.get(), target, remaining);
-            return remaining == 0 ? registry.dropCopies(epoch) : CompletableFuture.completedFuture(null);
+        if (!brokers.holdingOpen(target, id).isEmpty()) {
+            return CompletableFuture.completedFuture(Look.LATER); // a broker still reads it there
+        }
+        String home = view.home(id).orElse(null);
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> there = copier.facts(id, target);
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> atHome = home == null
+                ? CompletableFuture.completedFuture(Optional.empty()) : copier.facts(id, home);
+        return there.thenCombine(atHome, (copy, original) -> copy.isEmpty() || copy.get().copyOf() == null
+                ? Look.NOT_ONE // already gone, or no copy the migration made
+                : original.isPresent() && original.get().sameClosedContent(copy.get()) ? Look.DUPLICATE : Look.ALONE)
+                .exceptionally(e -> {
+                    log.warn("ledger={} bookie-cluster={}: cannot look at the copy a superseded migration made yet: {}",
+                            id, target, Failures.unwrap(e).toString());
+                    return Look.LATER;
+                });
+    }
+
+    /**
+     * The ids nothing references, from a complete inventory, when a copy alone (its home does not hold the same
+     * ledger) is to be judged; else (nothing to judge) empty. An inventory that cannot be read completely leaves such
+     * copies listed for a later pass (null).
+     */
+    private CompletableFuture<Set<Long>> unreferencedIfAsked(Map<Long, CompletableFuture<Look>> looks) {
+        Set<Long> alone = new TreeSet<>();
+        looks.forEach((id, l) -> {
+            if (l.join() == Look.ALONE) {
+                alone.add(id);
+            }
+        });
+        if (alone.isEmpty()) {
+            return CompletableFuture.completedFuture(alone);
+        }
+        return inventory.references().thenApply(refs -> {
+            refs.forEach(r -> alone.remove(r.ledgerId()));
+            return alone;
+        }).exceptionally(e -> {
+            log.warn("the copies superseded migrations left alone are judged at a later pass: the inventory is "
+                    + "incomplete: {}", Failures.unwrap(e).toString());
+            return null;
+        });
+    }
+
+    private CompletableFuture<Settled> settle(long epoch, long id, String target, Look look,
+                                              Set<Long> unreferenced) {
+        switch (look) {
+            case NOT_ONE:
+                return CompletableFuture.completedFuture(Settled.DROPPED);
+            case LATER:
+                return CompletableFuture.completedFuture(Settled.LATER);
+            case ALONE:
+                if (unreferenced == null) {
+                    return CompletableFuture.completedFuture(Settled.LATER);
+                }
+                if (!unreferenced.contains(id)) {
+                    // referenced while its home has no such ledger: it may be the last one, cleanup decides
+                    log.warn("switch epoch={} superseded: ledger={} is kept on bookie-cluster={}: its home does not "
+                            + "hold the same ledger and it is referenced (cleanup decides about it)", epoch, id, target);
+                    return CompletableFuture.completedFuture(Settled.DROPPED);
+                }
+                break;
+            default:
+                break;
+        }
+        return copier.delete(id, target).thenApply(v -> Settled.DELETED).exceptionally(e -> {
+            log.warn("switch epoch={} superseded: ledger={} bookie-cluster={}: cannot delete its copy yet: {}", epoch,
+                    id, target, Failures.unwrap(e).toString());
+            return Settled.LATER;
         });
     }
 
@@ -144,28 +235,5 @@ final class SupersededCopies {
         return view.home(id).map(target::equals).orElse(false)
                 || view.ranges().owner(id).map(target::equals).orElse(false)
                 || r != null && target.equals(r.previousHome());
-    }
-
-    /**
-     * Deletes the copy of {@code id} on {@code target} only when it carries the migration's mark and its {@code home}
-     * holds the same closed content; completes with whether it deleted one. A copy whose home lost the ledger (or
-     * holds something else) stays.
-     */
-    private CompletableFuture<Boolean> deleteIfHomeHoldsIt(long epoch, long id, String target, String home) {
-        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> there = copier.facts(id, target);
-        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> atHome = home == null
-                ? CompletableFuture.completedFuture(Optional.empty()) : copier.facts(id, home);
-        return there.thenCombine(atHome, (copy, original) -> {
-            if (copy.isEmpty() || copy.get().copyOf() == null) {
-                return CompletableFuture.completedFuture(false); // already gone, or no copy the migration made
-            }
-            if (original.isEmpty() || !original.get().sameClosedContent(copy.get())) {
-                log.warn("switch epoch={} superseded: ledger={} is kept on bookie-cluster={}: its home {} {} (cleanup "
-                        + "decides about it)", epoch, id, target, home, original.isEmpty() ? "does not hold it"
-                        : "holds different content");
-                return CompletableFuture.completedFuture(false);
-            }
-            return copier.delete(id, target).thenApply(v -> true);
-        }).thenCompose(f -> f);
     }
 }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
@@ -34,13 +37,18 @@ class SupersededCopiesTest {
     private RegistryStore registry;
     private FakeClusters clusters;
     private SupersededCopies copies;
+    /** What the brokers reference; null: the inventory cannot be read completely now. */
+    private volatile List<LedgerReference> references = List.of();
+    private final LedgerInventory inventory = () -> references == null
+            ? CompletableFuture.failedFuture(new IllegalStateException("a compacted topic cannot be loaded"))
+            : CompletableFuture.completedFuture(references);
 
     @BeforeEach
     void setUp() throws Exception {
         bed = new RegistryBed();
         registry = bed.registry;
         clusters = bed.clusters;
-        copies = new SupersededCopies(registry, bed.copier, bed.metrics);
+        copies = new SupersededCopies(registry, inventory, bed.copier, bed.metrics);
         bed.activeClusters("a", "b", "c");
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B_FIRST, 1, 0)),
                 -1).get();
@@ -114,18 +122,30 @@ class SupersededCopiesTest {
     }
 
     @Test
-    void aCopyWhoseHomeLostTheLedgerOrHoldsOtherContentOrThatIsNotMarkedStaysForCleanup() throws Exception {
+    void aCopyWhoseHomeDoesNotHoldTheSameLedgerIsDeletedOnlyWhenNothingReferencesIt() throws Exception {
         copied(5);
-        clusters.delete(5, "a").get(); // the home lost it: the copy may be the last one
+        clusters.delete(5, "a").get(); // the home lost it and it is still referenced: it may be the last one
         copied(6);
-        clusters.put("a", 6, "other payload", "schema");
+        clusters.put("a", 6, "other payload", "schema"); // the home holds another ledger; nothing references 6
+        copied(9);
+        clusters.delete(9, "a").get(); // Pulsar deleted 9 (at its home): nothing references it
         clusters.put("a", 7, "payload-7", "schema");
         clusters.put("b", 7, "payload-7", "schema"); // not marked as a copy of the migration's
-        listed(5, 6, 7, 8); // 8: already gone
+        references = List.of(new LedgerReference(5, LedgerKind.SCHEMA, "t/ns/s5"));
+        listed(5, 6, 7, 8, 9); // 8: already gone
+        references = null; // the inventory cannot be read now: nothing is judged on a part of it
         process();
-        assertTrue(clusters.has("b", 5) && clusters.has("b", 6) && clusters.has("b", 7));
+        assertEquals(List.of(5L, 6L, 9L), list(), "what needs the references is listed still");
+        assertTrue(clusters.has("b", 5) && clusters.has("b", 6) && clusters.has("b", 9));
+
+        references = List.of(new LedgerReference(5, LedgerKind.SCHEMA, "t/ns/s5"));
+        process();
+        assertTrue(clusters.has("b", 5), "a referenced ledger's copy stays: cleanup decides about it");
+        assertFalse(clusters.has("b", 6), "nothing references it");
+        assertFalse(clusters.has("b", 9), "nothing references it: it would be an orphan copy");
+        assertTrue(clusters.has("b", 7), "not a copy the migration made");
         assertEquals(List.of(), registry.copyEpochs().get(), "each one looked at leaves the list");
-        assertEquals(List.of("b:0"), bed.deleted);
+        assertEquals(List.of("b:0", "b:2"), bed.deleted);
     }
 
     @Test
@@ -142,7 +162,7 @@ class SupersededCopiesTest {
                         : super.facts(id, cluster);
             }
         };
-        new SupersededCopies(registry, failing, bed.metrics).process(registry.listMigrationStates().get(),
+        new SupersededCopies(registry, inventory, failing, bed.metrics).process(registry.listMigrationStates().get(),
                 registry.copyEpochs().get()).get();
         assertFalse(clusters.has("b", 7));
         assertEquals(List.of(5L, 6L), list(), "what could not go now is listed still");
