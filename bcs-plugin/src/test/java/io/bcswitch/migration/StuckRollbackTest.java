@@ -166,6 +166,27 @@ class StuckRollbackTest {
     }
 
     @Test
+    void aRollbackAnEarlierVersionRecordedWaitsForAnUnansweringClusterFromItsFirstFailedAttempt() throws Exception {
+        // recorded ROLLING_BACK by a version that did not keep when the rollback was asked
+        registry.update(registry.paths().orchestrator(3), MigrationState.class, cur -> cur.map(c ->
+                c.moveTo(Phase.ROLLING_BACK, NOW).edit().rollback("c", null, 0).build())).get();
+        assertEquals(0, state(3).rollbackAskedAt());
+        clusters.unreachable("b", true);
+        MigrationOrchestrator o = orchestrator(bed.copier);
+        clock.advance(Rollback.UNANSWERED_WAIT_MILLIS); // long after it was recorded
+        assertThrows(ExecutionException.class, () -> o.rollBack(3, "d", "c").get(TestWaits.SECONDS,
+                TimeUnit.SECONDS));
+        assertEquals(NOW + Rollback.UNANSWERED_WAIT_MILLIS, state(3).rollbackAskedAt(), "counted from now on");
+        clock.advance(Rollback.UNANSWERED_WAIT_MILLIS - 1);
+        assertThrows(ExecutionException.class, () -> o.rollBack(3, "d", "c").get(TestWaits.SECONDS,
+                TimeUnit.SECONDS));
+        clock.advance(1);
+        o.rollBack(3, "d", "c").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals(Phase.ROLLED_BACK, state(3).phase());
+        assertEquals("d", home(5).orElseThrow());
+    }
+
+    @Test
     void aRollbackWhosePreviousHomeIsRetiredFinishesAtOnceKeepingThatLedgerHome() throws Exception {
         registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
                 c.withStatus(ClusterStatus.DEPRECATED))).get();

@@ -234,6 +234,36 @@ class SupersededMigrationTest {
     }
 
     @Test
+    void whatARunCopiedUntilItsMigrationWasSupersededIsRecordedInItsState() throws Exception {
+        switched(1, "b", "a", B_FIRST);
+        schemas(1, 2, 3, 4);
+        bed.broker("broker-1", 1, "b", Long.MAX_VALUE, Map.of());
+        AtomicBoolean copying = new AtomicBoolean();
+        AtomicInteger batches = new AtomicInteger();
+        LedgerCopier slow = longCopies(copying, batches);
+        // 1 and 2 are copied at once (the state is written after the first, the second waits for the next write);
+        // 3 and 4 copy for a minute
+        MigrationOrchestrator o = orchestrator("broker-1", new FakeClusters.Delegating(slow) {
+            @Override
+            public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                                   LongFunction<CompletableFuture<Void>> pace) {
+                return id <= 2 ? bed.copier.copy(id, from, to, pace) : super.copy(id, from, to, pace);
+            }
+        }, 0, 10);
+        CompletableFuture<Void> first = o.tick();
+        bugs.waitUntil(TestWaits.SECONDS, () -> copying.get() && clusters.has("b", 1) && clusters.has("b", 2),
+                "1 and 2 copied, the others copying");
+        switched(2, "c", "b", C_FIRST);
+        first.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+        MigrationState one = state(1);
+        assertEquals(Phase.SUPERSEDED, one.phase());
+        assertEquals(2, one.copied(), "both copies are counted: " + one);
+        assertEquals(2, one.copies());
+        assertFalse(clusters.has("b", 1) || clusters.has("b", 2), "listed, and deleted from b as never promoted");
+        assertEquals(0, one.failed());
+    }
+
+    @Test
     void aCopyWaitingForTheCopyRateStopsAtOnceWhenItsMigrationIsSuperseded() throws Exception {
         switched(1, "b", "a", B_FIRST);
         schemas(5);
