@@ -50,7 +50,9 @@ final class PromotePhase {
         }
         Collections.sort(ids);
         return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
-                : deletedCopies.discard().thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally)))
+                // a run that stopped (superseded, rolled back, taken over) concludes nothing: what it did is recorded
+                : o.stillMine(epoch).thenCompose(mine -> !mine ? progress.persist(tally, s -> s)
+                : deletedCopies.discard().thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally))))
                 .thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
                         + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
                         s.failed(), s.skipped(), s.collisions(), s.notPromoted()));

@@ -74,7 +74,8 @@ final class RunWatch {
                         : o.readState(epoch).thenApply(st -> st.value())).thenAccept(st -> {
                     if (o.closed()) {
                         stop("closing");
-                    } else if (st != null && !o.goOn(st)) {
+                    } else if (st != null && (st.phase().stopsRuns() || !st.owner().equals(o.me()))) {
+                        // (DONE or DONE_WITH_FAILURES is this run's own last write: nothing to stop then)
                         stop(st.phase() + " owned by " + st.owner());
                     } else {
                         watch(until);

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * right before. A copy that is a ledger's home there, that its cluster issued, or that a relocation goes back to on
  * a rollback (its previous home) is not one to delete: it leaves the list and stays. A copy whose home holds the same
  * closed ledger is deleted; one whose home does not (Pulsar deleted the ledger since, or the home lost it) only when a
- * complete inventory says nothing references it: else it may be the last one, and it stays for cleanup to decide. A
+ * complete inventory says nothing references it: else (or when the inventory cannot be read completely) it may be the
+ * last one, and it stays for cleanup to decide. A
  * target that is no longer registered, or whose clients are closed (DEPRECATED), keeps its copies and the list goes.
  */
 final class SupersededCopies {
@@ -130,8 +131,10 @@ final class SupersededCopies {
             return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
                 int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
                 metrics.deleted(target, deleted.get());
-                log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on bookie-cluster={} "
-                        + "and never promoted, {} left", epoch, deleted.get(), target, remaining);
+                if (deleted.get() > 0 || remaining == 0) { // (nothing said of a list that only waits, every pass)
+                    log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on "
+                            + "bookie-cluster={} and never promoted, {} left", epoch, deleted.get(), target, remaining);
+                }
                 return remaining == 0 ? registry.dropCopies(epoch) : CompletableFuture.completedFuture(null);
             });
         });
@@ -175,8 +178,7 @@ final class SupersededCopies {
 
     /**
      * The ids nothing references, from a complete inventory, when a copy alone (its home does not hold the same
-     * ledger) is to be judged; else (nothing to judge) empty. An inventory that cannot be read completely leaves such
-     * copies listed for a later pass (null).
+     * ledger) is to be judged; else (nothing to judge) empty. When the inventory cannot be read completely: null.
      */
     private CompletableFuture<Set<Long>> unreferencedIfAsked(Map<Long, CompletableFuture<Look>> looks) {
         Set<Long> alone = new TreeSet<>();
@@ -192,8 +194,10 @@ final class SupersededCopies {
             refs.forEach(r -> alone.remove(r.ledgerId()));
             return alone;
         }).exceptionally(e -> {
-            log.warn("the copies superseded migrations left alone are judged at a later pass: the inventory is "
-                    + "incomplete: {}", Failures.unwrap(e).toString());
+            // not asked again every pass (an inventory that stays incomplete, a topic that cannot load, would be read
+            // in full every two seconds): cleanup deletes such a copy once nothing references it
+            log.warn("the copies superseded migrations made whose home does not hold the same ledger stay for cleanup: "
+                    + "the inventory is incomplete: {}", Failures.unwrap(e).toString());
             return null;
         });
     }
@@ -206,13 +210,11 @@ final class SupersededCopies {
             case LATER:
                 return CompletableFuture.completedFuture(Settled.LATER);
             case ALONE:
-                if (unreferenced == null) {
-                    return CompletableFuture.completedFuture(Settled.LATER);
-                }
-                if (!unreferenced.contains(id)) {
-                    // referenced while its home has no such ledger: it may be the last one, cleanup decides
+                if (unreferenced == null || !unreferenced.contains(id)) {
+                    // referenced (or not known not to be) while its home has no such ledger: it may be the last one
                     log.warn("switch epoch={} superseded: ledger={} is kept on bookie-cluster={}: its home does not "
-                            + "hold the same ledger and it is referenced (cleanup decides about it)", epoch, id, target);
+                            + "hold the same ledger and it may be referenced (cleanup decides about it)", epoch, id,
+                            target);
                     return CompletableFuture.completedFuture(Settled.DROPPED);
                 }
                 break;

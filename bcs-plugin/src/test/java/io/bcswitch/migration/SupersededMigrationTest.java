@@ -315,6 +315,7 @@ class SupersededMigrationTest {
         first.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         assertEquals(Phase.SUPERSEDED, state(1).phase(), "it stopped waiting: a minute's wait was not needed");
         assertEquals(1, state(1).promoted(), "what it promoted is recorded");
+        assertEquals(List.of(), state(1).issues(), "and nothing it did not get to is called its failure");
         assertEquals("b", home(5).orElseThrow(), "and stays promoted");
         assertEquals("a", home(6).orElseThrow());
         assertTrue(lockFree());
