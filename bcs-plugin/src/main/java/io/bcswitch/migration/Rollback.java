@@ -208,11 +208,11 @@ final class Rollback {
 
     /**
      * The ledgers the rollback keeps home on its target first (status and verify name them; the issues kept are
-     * capped), then the migration's own issues.
+     * capped), then the migration's own issues. The flip is made once, so they are never listed twice.
      */
     private static List<LedgerIssue> withNotReversed(List<LedgerIssue> issues, List<LedgerIssue> notReversed) {
         List<LedgerIssue> all = new ArrayList<>(notReversed);
-        issues.stream().filter(i -> !i.result().equals(LedgerIssue.NOT_REVERSED)).forEach(all::add);
+        all.addAll(issues);
         return all;
     }
 

@@ -72,10 +72,12 @@ final class RunWatch {
                         // a newer switch: this migration ends now, whoever else notices it too
                         ? o.supersede(epoch, d.value().epoch())
                         : o.readState(epoch).thenApply(st -> st.value())).thenAccept(st -> {
+                    if (until.isDone()) {
+                        return; // the run ended meanwhile: its own last write (DONE) is no reason to stop anything
+                    }
                     if (o.closed()) {
                         stop("closing");
-                    } else if (st != null && (st.phase().stopsRuns() || !st.owner().equals(o.me()))) {
-                        // (DONE or DONE_WITH_FAILURES is this run's own last write: nothing to stop then)
+                    } else if (st != null && !o.goOn(st)) {
                         stop(st.phase() + " owned by " + st.owner());
                     } else {
                         watch(until);

@@ -92,6 +92,7 @@ class ByteRateLimiterTest {
         CompletableFuture<Void> stopped = l.acquire(100_000); // a hundred seconds' worth
         CompletableFuture<Void> next = l.acquire(500);
         stopped.cancel(false); // its run stopped while it waited
+        assertEquals(2, l.waiting(), "it leaves the queue when the queue is next looked at");
         now.addAndGet(S / 2);
         l.letThrough();
         assertTrue(next.isDone(), "the next one goes once the debt before it is paid");

@@ -117,6 +117,10 @@ class StuckRollbackTest {
         // b was unregistered (only the current homes are checked then: 5 was home on d); its store is gone
         bed.store.delete(registry.paths().cluster("b"), Optional.empty()).get();
         clusters.unreachable("b", true);
+        // the migration of switch 3 left an issue of its own
+        LedgerIssue failed = new LedgerIssue(8, "SCHEMA", "c", "FAILED", "its bookies did not answer");
+        registry.update(registry.paths().orchestrator(3), MigrationState.class, cur -> cur.map(c ->
+                c.edit().issues(List.of(failed)).build())).get();
         MigrationOrchestrator o = orchestrator(bed.copier);
 
         o.rollBack(3, "d", "c").get(TestWaits.SECONDS, TimeUnit.SECONDS);
@@ -129,6 +133,7 @@ class StuckRollbackTest {
         assertEquals(5, kept.get(0).ledgerId());
         assertEquals("d", kept.get(0).cluster());
         assertTrue(kept.get(0).detail().contains("bookie-cluster b is no longer registered"), kept.get(0).detail());
+        assertEquals(List.of(kept.get(0), failed), s.issues(), "what the rollback kept first, the migration's after");
         assertEquals(List.of(6L), registry.readCopies(3).get().get(0), "its only copy is never deleted");
         assertEquals("c", registry.readDirective().get().value().target(), "switched back");
     }

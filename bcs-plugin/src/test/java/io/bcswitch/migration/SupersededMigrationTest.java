@@ -168,7 +168,12 @@ class SupersededMigrationTest {
         switched(2, "c", "b", C_FIRST);
         bed.broker("broker-1", 2, "c", Long.MAX_VALUE, Map.of());
         bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of());
-        pass(o);
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            pass(o);
+            assertEquals(List.of("switch epoch=1 migration to bookie-cluster=b SUPERSEDED by switch epoch=2 (it was "
+                    + "in PENDING): 0 copied, 0 already present, 0 promoted, 0 failed"), log.messages().stream()
+                    .filter(m -> m.contains("SUPERSEDED")).toList());
+        }
         MigrationState one = state(1);
         assertEquals(Phase.SUPERSEDED, one.phase(), String.valueOf(one));
         assertTrue(one.finishedAt() > 0, "it ended: " + one);
@@ -241,15 +246,28 @@ class SupersededMigrationTest {
         AtomicBoolean copying = new AtomicBoolean();
         AtomicInteger batches = new AtomicInteger();
         LedgerCopier slow = longCopies(copying, batches);
-        // 1 and 2 are copied at once (the state is written after the first, the second waits for the next write);
-        // 3 and 4 copy for a minute
+        // 1 is copied at once (the state is written after it), 2 once that is written (it waits for the next
+        // write, a second later); 3 and 4 copy for a minute
+        CompletableFuture<Void> firstWritten = new CompletableFuture<>();
         MigrationOrchestrator o = orchestrator("broker-1", new FakeClusters.Delegating(slow) {
             @Override
             public CompletableFuture<Outcome> copy(long id, String from, String to,
                                                    LongFunction<CompletableFuture<Void>> pace) {
-                return id <= 2 ? bed.copier.copy(id, from, to, pace) : super.copy(id, from, to, pace);
+                if (id == 2) {
+                    return firstWritten.thenCompose(v -> bed.copier.copy(id, from, to, pace));
+                }
+                return id == 1 ? bed.copier.copy(id, from, to, pace) : super.copy(id, from, to, pace);
             }
         }, 0, 10);
+        bed.scheduler.execute(() -> {
+            try {
+                bugs.waitUntil(TestWaits.SECONDS, () -> state(1) != null && state(1).copied() == 1,
+                        "the first copy is written");
+                firstWritten.complete(null);
+            } catch (Exception e) {
+                firstWritten.completeExceptionally(e);
+            }
+        });
         CompletableFuture<Void> first = o.tick();
         bugs.waitUntil(TestWaits.SECONDS, () -> copying.get() && clusters.has("b", 1) && clusters.has("b", 2),
                 "1 and 2 copied, the others copying");
@@ -365,7 +383,7 @@ class SupersededMigrationTest {
         }, "switch 1's copies on b are deleted, 7's too: nothing references it any more");
         bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
             pass(o);
-            return !bed.store.exists(registry.paths().copies(1)).get();
+            return !bed.store.exists(registry.paths().copiesChunk(1, 0)).get();
         }, "the list is worked off and dropped");
         assertTrue(clusters.has("a", 5) && clusters.has("c", 5) && clusters.has("a", 6) && clusters.has("c", 6));
     }
