@@ -23,13 +23,25 @@ import java.util.List;
  * @param tuning          pacing settings changed at run time, or null
  * @param readMode        how ledgers are read: DUAL_READ (each from the cluster that holds it); null from brokers
  *                        that do not report it
+ * @param rolledBack      when the latest switch is the switch back of a rollback: the rolled-back migration (its
+ *                        issues name the ledgers it could not route back), else null
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
                      List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
                      List<String> pendingBrokers, Migration migration, long relocationEpoch,
                      List<String> relocationPendingBrokers, List<String> brokersWithoutRecord,
-                     Tuning.Stored tuning, String readMode) {
+                     Tuning.Stored tuning, String readMode, Migration rolledBack) {
+
+    /** Without rolledBack (kept so that code written against earlier versions still compiles). */
+    public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
+                  List<BookieCluster> clusters, List<BrokerProgress> brokers, boolean cutoverComplete,
+                  List<String> pendingBrokers, Migration migration, long relocationEpoch,
+                  List<String> relocationPendingBrokers, List<String> brokersWithoutRecord, Tuning.Stored tuning,
+                  String readMode) {
+        this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
+                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, tuning, readMode, null);
+    }
 
     /** Without readMode (kept so that code written against earlier versions still compiles). */
     public Status(String activeCluster, long epoch, SwitchDirective directive, List<IdRange> ranges,
@@ -37,7 +49,7 @@ public record Status(String activeCluster, long epoch, SwitchDirective directive
                   List<String> pendingBrokers, Migration migration, long relocationEpoch,
                   List<String> relocationPendingBrokers, List<String> brokersWithoutRecord, Tuning.Stored tuning) {
         this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
-                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, tuning, null);
+                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, tuning, null, null);
     }
 
     /** Without tuning (kept so that code written against earlier versions still compiles). */
@@ -46,7 +58,7 @@ public record Status(String activeCluster, long epoch, SwitchDirective directive
                   List<String> pendingBrokers, Migration migration, long relocationEpoch,
                   List<String> relocationPendingBrokers, List<String> brokersWithoutRecord) {
         this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
-                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, null, null);
+                relocationEpoch, relocationPendingBrokers, brokersWithoutRecord, null, null, null);
     }
 
     /** Without brokersWithoutRecord (kept so that code written against earlier versions still compiles). */
@@ -55,6 +67,6 @@ public record Status(String activeCluster, long epoch, SwitchDirective directive
                   List<String> pendingBrokers, Migration migration, long relocationEpoch,
                   List<String> relocationPendingBrokers) {
         this(activeCluster, epoch, directive, ranges, clusters, brokers, cutoverComplete, pendingBrokers, migration,
-                relocationEpoch, relocationPendingBrokers, null, null, null);
+                relocationEpoch, relocationPendingBrokers, null, null, null, null);
     }
 }

@@ -17,16 +17,39 @@ import java.util.List;
  * @param unchecked         what could not be checked, and why (e.g. a cluster whose metadata did not answer)
  * @param removal           whether the plugin can be taken out of the brokers now; null from a broker that does not
  *                          say
+ * @param notices           what the operator should know that breaks no invariant (e.g. a ledger a rollback kept
+ *                          home on the rolled-back cluster); empty from a broker that does not report them
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record VerifyReport(boolean ok, long checkedAt, boolean deep, int referencedLedgers, List<String> clusters,
-                           int relocations, List<Violation> violations, List<String> unchecked, Removal removal) {
+                           int relocations, List<Violation> violations, List<String> unchecked, Removal removal,
+                           List<Notice> notices) {
 
     public VerifyReport {
         // the plugin always writes these lists; read a missing one as empty so callers need no null checks
         clusters = clusters == null ? List.of() : clusters;
         violations = violations == null ? List.of() : violations;
         unchecked = unchecked == null ? List.of() : unchecked;
+        notices = notices == null ? List.of() : notices;
+    }
+
+    /** Without notices (kept so that code written against earlier versions still compiles). */
+    public VerifyReport(boolean ok, long checkedAt, boolean deep, int referencedLedgers, List<String> clusters,
+                        int relocations, List<Violation> violations, List<String> unchecked, Removal removal) {
+        this(ok, checkedAt, deep, referencedLedgers, clusters, relocations, violations, unchecked, removal, null);
+    }
+
+    /**
+     * Something the operator should know that breaks no invariant.
+     *
+     * @param kind     which: NOT_REVERSED (a ledger a rollback could not route back stays home on the rolled-back
+     *                 cluster, readable there; the next migration moves it) (more may come)
+     * @param ledgerId the ledger, or null
+     * @param cluster  the bookie cluster concerned, or null
+     * @param detail   what, in words
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Notice(String kind, Long ledgerId, String cluster, String detail) {
     }
 
     /**

@@ -158,6 +158,10 @@ final class Render {
         if (s.migration() != null) {
             sb.append('\n').append(migration(s.migration()));
         }
+        if (s.rolledBack() != null) {
+            // the latest switch is this one's switch back: what the rollback did stays in view
+            sb.append('\n').append("Rolled back: ").append(migration(s.rolledBack()));
+        }
         if (s.relocationPendingBrokers() != null && !s.relocationPendingBrokers().isEmpty()) {
             sb.append("Relocation epoch ").append(s.relocationEpoch()).append(" not yet applied by: ")
                     .append(String.join(", ", s.relocationPendingBrokers()))
@@ -302,15 +306,26 @@ final class Render {
 
     static String rollback(io.bcswitch.client.RollbackResult r) {
         String flipped = r.promotionsFlipped() + " promotion(s) flipped back, " + r.copiesToDelete();
+        String done;
         if (r.switched() == null) {
-            return "Rolled back switch epoch " + r.rolledBackEpoch() + ": a later switch had already replaced the "
+            done = "Rolled back switch epoch " + r.rolledBackEpoch() + ": a later switch had already replaced the "
                     + "switch back (see status for the active cluster); " + flipped + " copy/copies of the rolled-back "
                     + "switch deleted once every broker has applied that.\n";
+        } else {
+            var d = r.switched().directive();
+            done = "Rolled back switch epoch " + r.rolledBackEpoch() + ": new ledgers are created on '" + d.target()
+                    + "' again (epoch " + d.epoch() + ", first ledger id " + d.firstLedgerId() + "); " + flipped
+                    + " copy/copies on '" + d.origin() + "' deleted once every broker has applied that.\n";
         }
-        var d = r.switched().directive();
-        return "Rolled back switch epoch " + r.rolledBackEpoch() + ": new ledgers are created on '" + d.target()
-                + "' again (epoch " + d.epoch() + ", first ledger id " + d.firstLedgerId() + "); " + flipped
-                + " copy/copies on '" + d.origin() + "' deleted once every broker has applied that.\n";
+        if (r.notReversed().isEmpty()) {
+            return done;
+        }
+        // nothing of them is lost: they stay readable where they are, and the next migration moves them
+        StringBuilder sb = new StringBuilder(done).append(r.notReversed().size())
+                .append(" ledger(s) could not be routed back and stay home where they are:\n");
+        r.notReversed().forEach(i -> sb.append("  ledger ").append(i.ledgerId()).append(" on '").append(i.cluster())
+                .append("': ").append(i.detail()).append('\n'));
+        return sb.toString();
     }
 
     static String operationStarted(io.bcswitch.client.Operation op) {
@@ -378,6 +393,11 @@ final class Render {
         }
         for (String u : v.unchecked()) {
             sb.append("Not checked: ").append(u).append('\n');
+        }
+        for (VerifyReport.Notice n : v.notices()) {
+            sb.append("Notice: ").append(n.kind()).append(" ledger=").append(n.ledgerId() == null ? "-" : n.ledgerId())
+                    .append(" cluster=").append(n.cluster() == null ? "-" : n.cluster()).append(": ")
+                    .append(n.detail()).append('\n');
         }
         if (v.removal() != null) {
             sb.append("Safe to remove the plugin: ").append(v.removal().safe() ? "yes" : "no").append(", because ")

@@ -35,6 +35,30 @@ class RenderTest {
         String replaced = Render.rollback(new io.bcswitch.client.RollbackResult(1, null, 3, 4));
         assertTrue(replaced.startsWith("Rolled back switch epoch 1: a later switch had already replaced the switch "
                 + "back (see status"), replaced);
+        var kept = new io.bcswitch.client.Migration.Issue(7, "SCHEMA", "cluster-b", "NOT_REVERSED",
+                "stays home on cluster-b: it was read from bookie-cluster x before the switch, and bookie-cluster x "
+                        + "is no longer registered");
+        String withKept = Render.rollback(new io.bcswitch.client.RollbackResult(1, back, 2, 3, List.of(kept)));
+        assertTrue(withKept.endsWith("1 ledger(s) could not be routed back and stay home where they are:\n"
+                + "  ledger 7 on 'cluster-b': stays home on cluster-b: it was read from bookie-cluster x before the "
+                + "switch, and bookie-cluster x is no longer registered\n"), withKept);
+        assertTrue(withKept.startsWith("Rolled back switch epoch 1: new ledgers are created on 'cluster-a' again"),
+                withKept);
+    }
+
+    @Test
+    void statusShowsTheRolledBackMigrationAfterItsSwitchBack() {
+        var rolledBack = new io.bcswitch.client.Migration(1, "cluster-b", "ROLLED_BACK", "broker-1:8080", 0, 1000,
+                1000, 2, 2, 0, 2, 0, 0, 0, 100, List.of(new io.bcswitch.client.Migration.Issue(7, "SCHEMA",
+                "cluster-b", "NOT_REVERSED", "stays home on cluster-b: it was read from bookie-cluster x before")));
+        Status s = new Status("cluster-a", 2, null, List.of(), List.of(), List.of(), true, List.of(), null, 0,
+                List.of(), List.of(), null, "DUAL_READ", rolledBack);
+        String out = Render.status(s);
+        assertTrue(out.contains("Rolled back: Migration of switch epoch 1 to 'cluster-b': ROLLED_BACK"), out);
+        assertTrue(out.lines().anyMatch(l -> l.matches("\\s+7\\s+SCHEMA\\s+cluster-b\\s+NOT_REVERSED\\s+stays home.*")),
+                out);
+        assertFalse(Render.status(new Status("cluster-a", 2, null, List.of(), List.of(), List.of(), true, List.of(),
+                null, 0, List.of(), List.of(), null, "DUAL_READ")).contains("Rolled back"));
     }
 
     @Test
@@ -167,6 +191,12 @@ class RenderTest {
         VerifyReport older = new VerifyReport(true, 1, true, 12, List.of("cluster-a"), 3, List.of(), List.of(), null);
         assertEquals("OK: no violation (12 referenced ledgers on 1 clusters, 3 relocations checked, deep)\n",
                 Render.verify(older), "a broker before the removal verdict: no line about it");
+        VerifyReport noticed = new VerifyReport(true, 1, false, 12, List.of("cluster-a"), 3, List.of(), List.of(),
+                null, List.of(new VerifyReport.Notice("NOT_REVERSED", 7L, "cluster-b", "the rollback of switch epoch 1 "
+                + "could not route it back")));
+        assertEquals("OK: no violation (12 referenced ledgers on 1 clusters, 3 relocations checked)\n"
+                + "Notice: NOT_REVERSED ledger=7 cluster=cluster-b: the rollback of switch epoch 1 could not route it "
+                + "back\n", Render.verify(noticed));
     }
 
     @Test

@@ -15,9 +15,22 @@ import java.util.TreeSet;
 final class Findings {
     private final List<Violation> violations = Collections.synchronizedList(new ArrayList<>());
     private final List<String> unchecked = Collections.synchronizedList(new ArrayList<>());
+    private final List<VerifyReport.Notice> notices = Collections.synchronizedList(new ArrayList<>());
 
     void violation(Violation v) {
         violations.add(v);
+    }
+
+    void notice(VerifyReport.Notice n) {
+        notices.add(n);
+    }
+
+    /** The notices in a stable order (by kind, ledger, cluster). */
+    List<VerifyReport.Notice> sortedNotices() {
+        List<VerifyReport.Notice> sorted = new ArrayList<>(notices);
+        sorted.sort(Comparator.comparing(VerifyReport.Notice::kind).thenComparing(x ->
+                x.ledgerId() == null ? -1 : x.ledgerId()).thenComparing(x -> String.valueOf(x.cluster())));
+        return sorted;
     }
 
     void unchecked(String what) {

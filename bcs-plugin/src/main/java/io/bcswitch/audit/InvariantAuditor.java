@@ -33,6 +33,8 @@ import java.util.function.LongFunction;
  *   <li>nothing any of this references is scheduled for deletion: no copy a rollback will delete, and no cleanup
  *       target, is a ledger's home.</li>
  * </ol>
+ * Besides, it names what the operator should know though nothing is broken ({@link KeptHomesCheck}: a ledger a
+ * rollback could not route back, still home on the rolled-back cluster).
  * Read only: it changes nothing. It reads the world once ({@link WorldReader}), runs each invariant's check on it
  * ({@link ReferencedLedgersCheck}, {@link CopiesCheck}, {@link IdRangesCheck}, {@link BrokersCheck},
  * {@link DeletionsCheck}) and says whether the plugin could be removed ({@link RemovalVerdict}).
@@ -74,6 +76,7 @@ public final class InvariantAuditor {
         return reader.read(found).thenCompose(w -> {
             idRanges.checkTable(w, found);
             brokers.check(w, found);
+            KeptHomesCheck.check(w, found);
             return CompletableFuture.allOf(
                     referenced.check(w, found),
                     copies.check(w, deep, found),
@@ -84,7 +87,7 @@ public final class InvariantAuditor {
                         return new VerifyReport(sorted.isEmpty(), clock.millis(), deep,
                                 (int) w.refs().stream().map(LedgerReference::ledgerId).distinct().count(),
                                 List.copyOf(w.ledgers().keySet()), w.view().relocations().size(), List.copyOf(sorted),
-                                List.copyOf(u), RemovalVerdict.of(w, sorted, u));
+                                List.copyOf(u), RemovalVerdict.of(w, sorted, u), List.copyOf(found.sortedNotices()));
                     });
         });
     }

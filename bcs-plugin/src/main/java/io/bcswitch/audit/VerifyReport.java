@@ -15,9 +15,23 @@ import java.util.List;
  * @param violations         what breaks an invariant
  * @param unchecked          what could not be checked, and why
  * @param removal            whether the plugin can be taken out of the brokers now (null from brokers before it)
+ * @param notices            what the operator should know that breaks no invariant (they do not make ok false)
  */
 public record VerifyReport(boolean ok, long checkedAt, boolean deep, int referencedLedgers, List<String> clusters,
-                           int relocations, List<Violation> violations, List<String> unchecked, Removal removal) {
+                           int relocations, List<Violation> violations, List<String> unchecked, Removal removal,
+                           List<Notice> notices) {
+
+    /**
+     * Something the operator should know that breaks no invariant.
+     *
+     * @param kind     which: NOT_REVERSED (a rollback could not route the ledger back; it is still home on the
+     *                 rolled-back cluster, readable there, and the migration of a later switch moves it)
+     * @param ledgerId the ledger, or null
+     * @param cluster  the bookie cluster concerned, or null
+     * @param detail   what, in words
+     */
+    public record Notice(String kind, Long ledgerId, String cluster, String detail) {
+    }
 
     /**
      * Whether every broker could run stock Pulsar storage now, with {@code bookkeeperMetadataServiceUri} set to the

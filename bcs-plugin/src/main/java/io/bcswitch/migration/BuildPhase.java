@@ -61,6 +61,10 @@ final class BuildPhase {
         }
         tally.byId.put(item.ledgerId(), item);
         return copyStep.copy(item).thenCompose(out -> {
+            if (out.result() == LedgerCopier.Result.FAILED && (watch.stopped() || o.closed())) {
+                // cut short by the stop: no failure of the ledger's, and it is not settled (a later run copies it)
+                return CompletableFuture.completedFuture(false);
+            }
             record(item, out, tally, stillOpen);
             long now = o.now();
             if (now - tally.lastPersist >= o.waits().persistMillis()) {

@@ -63,6 +63,10 @@ public final class ByteRateLimiter {
                 recheck = null;
             }
             while (!waiting.isEmpty()) {
+                if (waiting.peek().turn().isDone()) {
+                    waiting.poll(); // given up while it waited (its run stopped): it takes none of the budget
+                    continue;
+                }
                 if (bytesPerSecond.getAsLong() > 0) {
                     long wait = budget.nanosUntilSettled();
                     if (wait > 0) {

@@ -51,13 +51,16 @@ final class LedgerCopyStep {
                 : CompletableFuture.completedFuture(out));
     }
 
-    /** The rate limit, and the stop: a copy in flight fails at its next batch once the run must stop. */
+    /**
+     * The rate limit, and the stop: a copy in flight fails at its next batch once the run must stop, and one waiting
+     * for its turn at the rate fails as soon as the run stops.
+     */
     private CompletableFuture<Void> pace(long bytes) {
         if (watch.stopped() || o.closed()) {
             return CompletableFuture.failedFuture(new CancellationException(
                     "the migration of switch epoch " + epoch + " stopped on this broker"));
         }
-        return o.limiter().acquire(bytes);
+        return watch.unlessStopped(o.limiter().acquire(bytes));
     }
 
     private CompletableFuture<LedgerCopier.Outcome> copyFrom(Item item, String source) {

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -179,7 +180,8 @@ public final class MigrationOrchestrator implements AutoCloseable {
         // a run reads what it needs through this orchestrator; it is only created by a pass, after construction
         BiFunction<Long, String, MigrationRun> runs = (epoch, target) -> new MigrationRun(this, epoch, target);
         this.pass = new MigrationPass(registry, states, lock, rollback, copies,
-                new PendingPhase(registry, states, runs), runs, clock, brokerId);
+                new SupersededCopies(registry, inventory, copier, metrics), new PendingPhase(registry, states, runs), runs, clock,
+                brokerId);
         this.driver = new MigrationDriver(timer, brokerId, pass::run, metrics);
         this.requests = new OperatorRequests(states, rollback, driver, brokerId);
         this.oldHomeDeletes = new OldHomeDeletes(registry, copier, scheduler);
@@ -264,14 +266,24 @@ public final class MigrationOrchestrator implements AutoCloseable {
         return states.stillMine(epoch, token);
     }
 
+    /** See {@link MigrationStates#recordSuperseded}. */
+    CompletableFuture<MigrationState> recordSuperseded(long epoch, long token, UnaryOperator<MigrationState> change) {
+        return states.recordSuperseded(epoch, token, change);
+    }
+
+    /** See {@link MigrationStates#supersede}. */
+    CompletableFuture<MigrationState> supersede(long epoch, long by) {
+        return states.supersede(epoch, by);
+    }
+
     /** See {@link RelocationAnnouncer#announce}. */
-    CompletableFuture<Void> announce(long epoch, RegistryView view) {
-        return announcer.announce(epoch, view);
+    CompletableFuture<Void> announce(long epoch, RegistryView view, BooleanSupplier stop) {
+        return announcer.announce(epoch, view, stop);
     }
 
     /** See {@link RelocationAnnouncer#awaitApplied}. */
-    CompletableFuture<Void> awaitApplied(long epoch, long re) {
-        return announcer.awaitApplied(epoch, re);
+    CompletableFuture<Void> awaitApplied(long epoch, long re, BooleanSupplier stop) {
+        return announcer.awaitApplied(epoch, re, stop);
     }
 
     /** See {@link RolledBackCopies#cancelDeletions}. */

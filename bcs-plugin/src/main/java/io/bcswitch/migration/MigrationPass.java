@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -20,6 +21,8 @@ import java.util.function.Supplier;
  * when there is work.
  */
 final class MigrationPass {
+    /** Migrations whose copy list stays after a newer switch: their copies are deleted from it. */
+    private static final Set<Phase> KEPT_LISTS = Set.of(Phase.ROLLING_BACK, Phase.ROLLED_BACK, Phase.SUPERSEDED);
     /** Other brokers leave a fresh switch to the broker that accepted it for this long. */
     static final long START_GRACE_MILLIS = 10_000;
 
@@ -28,6 +31,7 @@ final class MigrationPass {
     private final OrchestratorLock lock;
     private final Rollback rollback;
     private final RolledBackCopies copies;
+    private final SupersededCopies supersededCopies;
     private final PendingPhase pending;
     private final BiFunction<Long, String, MigrationRun> runs;
     private final Clock clock;
@@ -36,13 +40,14 @@ final class MigrationPass {
 
     /** @param runs a run of switch (epoch)'s migration to (target) */
     MigrationPass(RegistryStore registry, MigrationStates states, OrchestratorLock lock, Rollback rollback,
-                  RolledBackCopies copies, PendingPhase pending, BiFunction<Long, String, MigrationRun> runs,
+                  RolledBackCopies copies, SupersededCopies supersededCopies, PendingPhase pending, BiFunction<Long, String, MigrationRun> runs,
                   Clock clock, Supplier<String> brokerId) {
         this.registry = registry;
         this.states = states;
         this.lock = lock;
         this.rollback = rollback;
         this.copies = copies;
+        this.supersededCopies = supersededCopies;
         this.pending = pending;
         this.runs = runs;
         this.clock = clock;
@@ -64,14 +69,14 @@ final class MigrationPass {
                 return CompletableFuture.completedFuture(null);
             }
             SwitchDirective d = directive.value();
-            return states.read(d.epoch()).thenCompose(state -> {
+            // an older migration still under way is moot: it ends now, whichever broker runs it (no lock: its own
+            // run sees the phase within a second and stops, and the latest switch's migration never waits for it)
+            return states.supersedeOlder(d.epoch()).thenCompose(all -> states.read(d.epoch()).thenCompose(state -> {
                 states.sawLatest(d, state.present() ? state.value() : null);
                 boolean work = !state.present() || !state.value().phase().terminal();
-                if (work && state.present() && state.value().phase() == Phase.ROLLING_BACK) {
-                    return rollback.resume();
-                }
-                if (!work) {
-                    return states.all().thenCompose(this::housekeeping);
+                if (state.present() && (!work || state.value().phase() == Phase.ROLLING_BACK)) {
+                    // a rollback of the latest switch is finished by the housekeeping, beside the rest of it
+                    return housekeeping(all);
                 }
                 if (!state.present() && !acceptedHere.contains(d.epoch())
                         && clock.millis() - d.ts() < START_GRACE_MILLIS) {
@@ -85,25 +90,44 @@ final class MigrationPass {
                     return lock.locked(() -> drive(d)).thenCompose(v -> states.all())
                             .thenCompose(this::housekeeping);
                 });
-            });
+            }));
         });
     }
 
-    /** Rollbacks to finish, deletions that are due, copy lists nobody needs any more. */
+    /**
+     * Rollbacks to finish, deletions that are due, copy lists nobody needs any more: each on its own, so that one that
+     * is stuck (a rollback waiting for a cluster that does not answer, a deletion that fails) holds up none of the
+     * others. Fails (the pass failed, it is tried again) with the first step that failed, after every step ran.
+     */
     private CompletableFuture<Void> housekeeping(List<MigrationState> all) {
         boolean rollingBack = all.stream().anyMatch(s -> s.phase() == Phase.ROLLING_BACK);
         boolean deletions = all.stream().anyMatch(MigrationState::deletionsPending);
-        if (rollingBack) {
-            return rollback.resume();
-        }
-        return registry.copyEpochs().thenCompose(epochs -> {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        // a rollback's finish takes the lock itself, one rollback at a time
+        CompletableFuture<Void> resumed = rollingBack ? alone(rollback.resume(), failed)
+                : CompletableFuture.completedFuture(null);
+        return resumed.thenCompose(v -> alone(registry.copyEpochs().thenCompose(epochs -> {
             long latest = all.stream().mapToLong(MigrationState::switchEpoch).max().orElse(0);
-            List<Long> unneeded = epochs.stream().filter(e -> e < latest && all.stream()
-                    .noneMatch(s -> s.switchEpoch() == e && s.phase() == Phase.ROLLED_BACK)).toList();
-            if (!deletions && unneeded.isEmpty()) {
-                return CompletableFuture.completedFuture(null);
+            // a rollback in progress still reads its list; a rolled-back or superseded migration's copies are
+            // deleted from it
+            List<Long> unneeded = epochs.stream().filter(e -> e < latest && all.stream().noneMatch(s ->
+                    s.switchEpoch() == e && KEPT_LISTS.contains(s.phase()))).toList();
+            boolean superseded = epochs.stream().anyMatch(e -> SupersededCopies.keepsList(all, e));
+            if (!deletions && !superseded && unneeded.isEmpty()) {
+                return CompletableFuture.<Void>completedFuture(null);
             }
-            return lock.locked(() -> copies.process(all).thenCompose(v -> copies.dropCopyLists(unneeded)));
+            return lock.locked(() -> alone(copies.process(all), failed)
+                    .thenCompose(x -> alone(supersededCopies.process(all, epochs), failed))
+                    .thenCompose(x -> copies.dropCopyLists(unneeded)));
+        }), failed)).thenCompose(v -> failed.get() == null ? CompletableFuture.<Void>completedFuture(null)
+                : CompletableFuture.<Void>failedFuture(failed.get()));
+    }
+
+    /** A step of the housekeeping: its failure is kept in {@code failed} (the first one) and stops no other step. */
+    private static CompletableFuture<Void> alone(CompletableFuture<Void> step, AtomicReference<Throwable> failed) {
+        return step.exceptionally(e -> {
+            failed.compareAndSet(null, e);
+            return null;
         });
     }
 

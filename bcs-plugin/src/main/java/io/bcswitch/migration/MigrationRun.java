@@ -43,7 +43,8 @@ final class MigrationRun {
         this.build = new BuildPhase(orchestrator, epoch, target, watch, progress,
                 new LedgerCopyStep(orchestrator, epoch, target, watch));
         this.promotion = new PromotePhase(orchestrator, epoch, target, progress,
-                new DeletedLedgerCopies(orchestrator, epoch, target), new HomeVerifier(orchestrator, epoch, target));
+                new DeletedLedgerCopies(orchestrator, epoch, target), new HomeVerifier(orchestrator, epoch, target),
+                watch);
     }
 
     /** BUILD (unless already past it) then PROMOTE; the state's phase says where the run starts. */
@@ -71,9 +72,10 @@ final class MigrationRun {
                         u.referencedBy(), u.reason(), u.storedLedger());
             }
             lengths.sizeUp(items, tally);
-            CompletableFuture<Void> built = build.copyAll(items, tally);
-            watch.watch(built, tally.token);
-            return built.thenCompose(v -> {
+            // watched while it copies and while it promotes: a newer switch or a rollback stops either within a watch
+            CompletableFuture<Void> ran = new CompletableFuture<>();
+            watch.watch(ran, tally.token);
+            return build.copyAll(items, tally).thenCompose(v -> {
                 if (o.closed()) {
                     // this broker is shutting down: keep the phase, another broker (or a restart) resumes
                     return progress.persist(tally, s -> s);
@@ -86,8 +88,9 @@ final class MigrationRun {
                         tally.bytes.get(), rate[0], rate[1], rate[2]);
                 return progress.persist(tally, s -> s.phase() == Phase.BUILD ? s.moveTo(Phase.PROMOTE, o.now()) : s);
             }).thenCompose(s -> s.phase() != Phase.PROMOTE || !o.goOn(s, tally.token)
-                    ? CompletableFuture.completedFuture(null)
-                    : o.announce(epoch, view).thenCompose(v -> promotion.promote(tally)));
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : o.announce(epoch, view, watch::stopped).thenCompose(v -> promotion.promote(tally)))
+                    .whenComplete((v, e) -> ran.complete(null));
         })));
     }
 

@@ -83,10 +83,12 @@ public final class MigrationService {
                 }
                 return orchestrator.rollBack(d.epoch(), d.target(), d.origin());
             }).thenApply(outcome -> {
-                int flipped = (int) view.relocations().values().stream()
+                List<io.bcswitch.registry.LedgerIssue> kept = outcome.state().issues().stream()
+                        .filter(i -> i.result().equals(io.bcswitch.registry.LedgerIssue.NOT_REVERSED)).toList();
+                int promoted = (int) view.relocations().values().stream()
                         .filter(r -> r.switchEpoch() == d.epoch()).count();
-                return new RollbackResult(d.epoch(), outcome.switched(), flipped,
-                        outcome.state().pendingDeletionCount());
+                return new RollbackResult(d.epoch(), outcome.switched(), Math.max(0, promoted - kept.size()),
+                        outcome.state().pendingDeletionCount(), kept);
             });
         });
     }

@@ -8,10 +8,12 @@ import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.SwitchDirective;
 import io.bcswitch.registry.Versioned;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -26,6 +28,8 @@ import org.slf4j.LoggerFactory;
 final class MigrationStates {
     // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
+    /** The phases of a migration that is still under way: a newer switch ends it (SUPERSEDED). */
+    private static final Set<Phase> RUNNING = Set.of(Phase.PENDING, Phase.BUILD, Phase.PROMOTE);
     /** {@link #await} reads the state this often: tests and tools wait for phases that take seconds. */
     static final long AWAIT_POLL_MILLIS = 100;
 
@@ -105,6 +109,18 @@ final class MigrationStates {
         }).thenApply(this::saw);
     }
 
+    /**
+     * The last count of a run whose migration a newer switch ended while it ran (SUPERSEDED), written by the run that
+     * ran it (its broker and its token) so that the state keeps what the run did up to its stop; the phase stays.
+     * Completes with what is stored.
+     */
+    CompletableFuture<MigrationState> recordSuperseded(long epoch, long token, UnaryOperator<MigrationState> change) {
+        String mine = brokerId.get();
+        return registry.update(path(epoch), MigrationState.class, cur -> cur
+                .filter(s -> s.phase() == Phase.SUPERSEDED && s.owner().equals(mine) && s.runToken() == token)
+                .map(change));
+    }
+
     /** Whether the run holding {@code token} on this broker still runs the migration whose stored state is {@code s}. */
     boolean goOn(MigrationState s, long token) {
         return !timer.closed() && !s.phase().terminal() && !s.phase().stopsRuns() && s.owner().equals(brokerId.get())
@@ -129,11 +145,55 @@ final class MigrationStates {
             }
             if (d.present() && d.value().epoch() != epoch) {
                 log.info("switch epoch={} migration stops before promoting: a newer switch was made", epoch);
-                return transition(epoch, Set.of(Phase.PENDING, Phase.BUILD, Phase.PROMOTE), Phase.SUPERSEDED,
-                        s -> s).thenApply(s -> false);
+                return supersede(epoch, d.value().epoch()).thenApply(s -> false);
             }
             return CompletableFuture.completedFuture(true);
         }));
+    }
+
+    /**
+     * Switch {@code epoch}'s migration, if it has not ended, ends SUPERSEDED by switch {@code by}: one version-checked
+     * move that any broker may make without the lock (a run that still works on it sees the phase at its next look
+     * and stops). Its counters and issues stay as they are: what it had done. Completes with what is stored.
+     */
+    CompletableFuture<MigrationState> supersede(long epoch, long by) {
+        AtomicReference<Phase> was = new AtomicReference<>();
+        return registry.update(path(epoch), MigrationState.class, cur -> {
+            was.set(null); // the update may be tried again on a newer version: only the write that lands counts
+            return cur.filter(s -> RUNNING.contains(s.phase())).map(s -> {
+                was.set(s.phase());
+                return s.moveTo(Phase.SUPERSEDED, clock.millis());
+            });
+        }).thenApply(s -> {
+            if (was.get() != null) {
+                log.info("switch epoch={} migration to bookie-cluster={} SUPERSEDED by switch epoch={} (it was in {}): "
+                        + "{} copied, {} already present, {} promoted, {} failed", epoch, s.target(), by, was.get(),
+                        s.copied(), s.alreadyPresent(), s.promoted(), s.failed());
+            }
+            return saw(s);
+        });
+    }
+
+    /**
+     * Ends every migration older than switch {@code current} that has not ended (see {@link #supersede}); completes
+     * with every stored state as it is afterwards. One that cannot be moved now (a failed write) is left for the next
+     * pass and holds up none of the others.
+     */
+    CompletableFuture<List<MigrationState>> supersedeOlder(long current) {
+        return all().thenCompose(all -> {
+            List<CompletableFuture<MigrationState>> each = new ArrayList<>();
+            for (MigrationState s : all) {
+                each.add(s.switchEpoch() < current && RUNNING.contains(s.phase())
+                        ? supersede(s.switchEpoch(), current).exceptionally(e -> {
+                            log.warn("switch epoch={} migration: cannot mark it SUPERSEDED yet (the next pass does): {}",
+                                    s.switchEpoch(), e.toString());
+                            return s;
+                        })
+                        : CompletableFuture.completedFuture(s));
+            }
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> each.stream().map(CompletableFuture::join).toList());
+        });
     }
 
     /**

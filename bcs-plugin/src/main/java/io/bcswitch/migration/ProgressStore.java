@@ -2,6 +2,7 @@ package io.bcswitch.migration;
 
 import io.bcswitch.concurrent.Failures;
 import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.StaleRunException;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +49,9 @@ final class ProgressStore {
                 }
                 return st.value(); // another run's: goOn says stop
             });
-        });
+        }).thenCompose(s -> s == null || s.phase() != Phase.SUPERSEDED || !s.owner().equals(o.me())
+                || s.runToken() != tally.token ? CompletableFuture.completedFuture(s)
+                // a newer switch ended the migration under this run: its state keeps what the run did until it stopped
+                : o.recordSuperseded(epoch, tally.token, x -> tally.apply(x, o.now())));
     }
 }

@@ -30,10 +30,12 @@ final class PromotePhase {
     private final ProgressStore progress;
     private final DeletedLedgerCopies deletedCopies;
     private final HomeVerifier homes;
+    private final RunWatch watch;
 
     PromotePhase(MigrationOrchestrator o, long epoch, String target, ProgressStore progress,
-                 DeletedLedgerCopies deletedCopies, HomeVerifier homes) {
+                 DeletedLedgerCopies deletedCopies, HomeVerifier homes, RunWatch watch) {
         this.o = o;
+        this.watch = watch;
         this.epoch = epoch;
         this.target = target;
         this.progress = progress;
@@ -48,7 +50,10 @@ final class PromotePhase {
         }
         Collections.sort(ids);
         return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
-                : deletedCopies.discard(tally.token).thenCompose(x -> homes.verify(tally)).thenCompose(x -> finish(tally)))
+                // a run that stopped (superseded, rolled back, taken over) concludes nothing: what it did is recorded
+                : o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? progress.persist(tally, s -> s)
+                : deletedCopies.discard(tally.token).thenCompose(x -> homes.verify(tally))
+                        .thenCompose(x -> finish(tally))))
                 .thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
                         + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
                         s.failed(), s.skipped(), s.collisions(), s.notPromoted()));
@@ -76,7 +81,7 @@ final class PromotePhase {
                         .thenCompose(v -> promoteBatch(batch, tally))
                         .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s, tally.token)
                                 ? CompletableFuture.completedFuture(false)
-                                : o.awaitApplied(epoch, re).thenApply(x -> true))))
+                                : o.awaitApplied(epoch, re, watch::stopped).thenApply(x -> true))))
                 .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally)
                         : CompletableFuture.completedFuture(null));
     }

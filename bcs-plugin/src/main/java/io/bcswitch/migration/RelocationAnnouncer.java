@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,30 +40,31 @@ final class RelocationAnnouncer {
      * compare-and-sets and the bump that lists them, and brokers otherwise re-read only what an epoch lists. It also
      * announces a change whose bump was lost ({@link AnnouncedChange}), even one that left the table empty.
      */
-    CompletableFuture<Void> announce(long epoch, RegistryView view) {
+    CompletableFuture<Void> announce(long epoch, RegistryView view, BooleanSupplier stop) {
         return registry.readRelocationEpochRecord().thenCompose(rec -> view.relocations().isEmpty()
-                && !rec.unannounced() ? CompletableFuture.completedFuture(null) : bumpAndAwait(epoch, view));
+                && !rec.unannounced() ? CompletableFuture.completedFuture(null) : bumpAndAwait(epoch, view, stop));
     }
 
-    private CompletableFuture<Void> bumpAndAwait(long epoch, RegistryView view) {
+    private CompletableFuture<Void> bumpAndAwait(long epoch, RegistryView view, BooleanSupplier stop) {
         return registry.bumpRelocationEpoch(clock.millis(), null).thenCompose(re -> {
             log.info("switch epoch={} PROMOTE starts: brokers re-read the relocation table ({} relocation(s)), "
                     + "relocation epoch={}", epoch, view.relocations().size(), re);
-            return awaitApplied(epoch, re);
+            return awaitApplied(epoch, re, stop);
         });
     }
 
     /**
      * Waits until every live broker routes with relocation epoch {@code re}, so that no broker falls more
      * than one batch behind the table; gives up waiting after the apply wait (a broker that is live but
-     * stuck only slows PROMOTE down, and nothing it may read is deleted until it has caught up anyway).
+     * stuck only slows PROMOTE down, and nothing it may read is deleted until it has caught up anyway). Stops
+     * waiting as soon as {@code stop} says the run stops (a newer switch, a rollback: nothing waits for it then).
      */
-    CompletableFuture<Void> awaitApplied(long epoch, long re) {
-        return awaitApplied(epoch, re, System.nanoTime() + applyWaitNanos);
+    CompletableFuture<Void> awaitApplied(long epoch, long re, BooleanSupplier stop) {
+        return awaitApplied(epoch, re, stop, System.nanoTime() + applyWaitNanos);
     }
 
-    private CompletableFuture<Void> awaitApplied(long epoch, long re, long deadlineNanos) {
-        if (timer.closed()) {
+    private CompletableFuture<Void> awaitApplied(long epoch, long re, BooleanSupplier stop, long deadlineNanos) {
+        if (timer.closed() || stop.getAsBoolean()) {
             return CompletableFuture.completedFuture(null);
         }
         // asked for before reading, so that a broker applying the epoch while we read still wakes the wait below
@@ -88,7 +90,7 @@ final class RelocationAnnouncer {
             // look runs on this orchestrator's thread, never on the metadata store's notification thread
             return CompletableFuture.anyOf(applied, timer.delay(APPLY_POLL_MILLIS)).thenComposeAsync(v -> {
                 applied.cancel(false);
-                return awaitApplied(epoch, re, deadlineNanos);
+                return awaitApplied(epoch, re, stop, deadlineNanos);
             }, timer.scheduler());
         });
     }

@@ -3,6 +3,7 @@ package io.bcswitch.migration;
 import io.bcswitch.concurrent.Failures;
 import io.bcswitch.migration.MigrationOrchestrator.RollbackOutcome;
 import io.bcswitch.migration.MigrationOrchestrator.SwitchBack;
+import io.bcswitch.registry.LedgerIssue;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RegistryException;
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
 final class Rollback {
     // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
+    /**
+     * How long a rollback waits for a cluster that does not answer whether it still holds a ledger's previous copy;
+     * after that the ledger stays home on the rolled-back target (and the rollback says so).
+     */
+    static final long UNANSWERED_WAIT_MILLIS = 120_000;
     /** An unfinished rollback is resumed by the periodic pass at most this often. */
     static final long ROLLBACK_RESUME_MILLIS = 30_000;
     /** How long an operator's rollback waits for the orchestrator lock (the running pass stops within seconds). */
@@ -89,7 +95,7 @@ final class Rollback {
                             + "; it cannot be rolled back");
                 }
                 return Optional.of(s.moveTo(Phase.ROLLING_BACK, clock.millis()).edit().rollback(origin, null, 0)
-                        .build());
+                        .rollbackAskedAt(clock.millis()).build());
             });
         });
     }
@@ -177,10 +183,13 @@ final class Rollback {
     private CompletableFuture<MigrationState> flip(MigrationState s) {
         long epoch = s.switchEpoch();
         Set<Long> ids = new TreeSet<>();
+        // a cluster that does not answer is waited for from the rollback's request on (from its first failed attempt
+        // for a rollback an earlier version recorded), a bounded time
+        boolean waitOver = s.rollbackAskedAt() > 0 && clock.millis() - s.rollbackAskedAt() >= UNANSWERED_WAIT_MILLIS;
         // announced as one change (AnnouncedChange): every broker re-reads the whole table, which the copies'
         // deletion relies on all of; a lost bump leaves the flip marked, and the resumed rollback flips again
         return AnnouncedChange.make(registry, clock.millis(), () -> RegistryView.read(registry)
-                .thenCompose(view -> reversal.unpromote(epoch, s.target(), view))
+                .thenCompose(view -> reversal.unpromote(epoch, s.target(), view, waitOver))
                 .thenCompose(u -> registry.readCopies(epoch).thenCompose(chunks -> {
                     chunks.values().forEach(ids::addAll);
                     ids.addAll(s.built());
@@ -202,8 +211,19 @@ final class Rollback {
                     return registry.update(states.path(epoch), MigrationState.class, cur -> cur
                             .filter(x -> x.phase() == Phase.ROLLING_BACK)
                             .map(x -> x.edit().rollback(x.rollbackTo(), null, re)
+                                    .issues(withNotReversed(x.issues(), a.result().notReversed()))
                                     .deletions(ids.size(), re).updatedAt(clock.millis()).build()));
                 });
+    }
+
+    /**
+     * The ledgers the rollback keeps home on its target first (status and verify name them; the issues kept are
+     * capped), then the migration's own issues. The flip is made once, so they are never listed twice.
+     */
+    private static List<LedgerIssue> withNotReversed(List<LedgerIssue> issues, List<LedgerIssue> notReversed) {
+        List<LedgerIssue> all = new ArrayList<>(notReversed);
+        all.addAll(issues);
+        return all;
     }
 
     /** Step 2: the brokers are switched back, unless a later switch was made meanwhile (it decides then). */
@@ -231,6 +251,8 @@ final class Rollback {
         return registry.update(states.path(epoch), MigrationState.class, cur -> cur
                 .filter(x -> x.phase() == Phase.ROLLING_BACK)
                 .map(x -> x.edit().rollback(x.rollbackTo(), why, x.rollbackFlipEpoch())
+                        // a rollback an earlier version recorded: its bounded wait counts from its first failure
+                        .rollbackAskedAt(x.rollbackAskedAt() > 0 ? x.rollbackAskedAt() : clock.millis())
                         .updatedAt(clock.millis()).build()))
                 .thenCompose(x -> CompletableFuture.failedFuture(e));
     }

@@ -30,6 +30,9 @@ import java.util.List;
  *                           that a run that lost the migration (its broker paused past its session) is refused by
  *                           every write it makes after, on the same broker too (absent in records of earlier
  *                           versions: 0)
+ * @param rollbackAskedAt    when the rollback was first asked for (set with ROLLING_BACK; 0 in records of earlier
+ *                           versions, until its first failed attempt): a cluster that does not answer whether it still
+ *                           holds a ledger's previous copy is waited for a bounded time from then
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -39,7 +42,8 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
                              long bytesCopied, List<LedgerIssue> issues, List<Long> built,
                              List<Long> pendingDeletions, long deleteAfterRelocationEpoch, int originalsDeleted,
                              int copies, String rollbackTo, String rollbackError, long rollbackFlipEpoch,
-                             int pendingDeletionCount, int notPromoted, long bytesRemaining, long runToken) {
+                             int pendingDeletionCount, int notPromoted, long bytesRemaining, long runToken,
+                             long rollbackAskedAt) {
     public static final int FORMAT_VERSION = 1;
     /** Issues kept in the record (the count fields are exact). */
     public static final int MAX_ISSUES = 200;
@@ -51,7 +55,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         pendingDeletions = pendingDeletions == null ? List.of() : List.copyOf(pendingDeletions);
     }
 
-    /** A state of a version before run tokens (token 0). */
+    /** A state of a version before run tokens and rollback request times (both 0). */
     public MigrationState(int formatVersion, long switchEpoch, String target, Phase phase, String owner,
                           long startedAt, long updatedAt, long finishedAt, int planned, int copied,
                           int alreadyPresent, int promoted, int failed, int skipped, int collisions,
@@ -62,12 +66,12 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         this(formatVersion, switchEpoch, target, phase, owner, startedAt, updatedAt, finishedAt, planned, copied,
                 alreadyPresent, promoted, failed, skipped, collisions, bytesCopied, issues, built, pendingDeletions,
                 deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo, rollbackError, rollbackFlipEpoch,
-                pendingDeletionCount, notPromoted, bytesRemaining, 0);
+                pendingDeletionCount, notPromoted, bytesRemaining, 0, 0);
     }
 
     public static MigrationState start(long epoch, String target, String owner, long now) {
         return new MigrationState(FORMAT_VERSION, epoch, target, Phase.PENDING, owner, now, now, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0, 0);
+                0, 0, 0, List.of(), List.of(), List.of(), 0, 0, 0, null, null, 0, 0, 0, 0, 0, 0);
     }
 
     public Edit edit() {
@@ -119,6 +123,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
         private int notPromoted;
         private long bytesRemaining;
         private long runToken;
+        private long rollbackAskedAt;
 
         private Edit(MigrationState s) {
             switchEpoch = s.switchEpoch;
@@ -149,6 +154,7 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             notPromoted = s.notPromoted;
             bytesRemaining = s.bytesRemaining;
             runToken = s.runToken;
+            rollbackAskedAt = s.rollbackAskedAt;
         }
 
         Edit phase(Phase p) {
@@ -218,6 +224,11 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             return this;
         }
 
+        public Edit rollbackAskedAt(long t) {
+            rollbackAskedAt = t;
+            return this;
+        }
+
         public Edit deletions(int pending, long afterRelocationEpoch) {
             pendingDeletionCount = pending;
             deleteAfterRelocationEpoch = afterRelocationEpoch;
@@ -234,7 +245,8 @@ public record MigrationState(int formatVersion, long switchEpoch, String target,
             return new MigrationState(FORMAT_VERSION, switchEpoch, target, phase, owner, startedAt, updatedAt,
                     finishedAt, planned, copied, alreadyPresent, promoted, failed, skipped, collisions, bytesCopied,
                     issues, built, pendingDeletions, deleteAfterRelocationEpoch, originalsDeleted, copies, rollbackTo,
-                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining, runToken);
+                    rollbackError, rollbackFlipEpoch, pendingDeletionCount, notPromoted, bytesRemaining, runToken,
+                    rollbackAskedAt);
         }
     }
 }

@@ -27,11 +27,14 @@ import java.util.List;
  *                        without it, or have not (re)created it yet; a switch is refused while there are any
  * @param tuning          pacing settings changed at run time (null: none; see {@code GET /tuning})
  * @param readMode        how ledgers are read: always {@link ReadMode#DUAL_READ} (each from the cluster that holds it)
+ * @param rolledBack      when the latest switch is the switch back of a rollback (the switch before it is ROLLED_BACK):
+ *                        that rolled-back migration, whose issues name the ledgers it could not route back; else null
  */
 public record StatusReport(String activeCluster, long epoch, SwitchDirective directive, BootstrapRecord bootstrap,
                            List<IdRange> ranges, List<BookieClusterRecord> clusters,
                            List<BrokerCutoverRecord> brokers, boolean cutoverComplete, List<String> pendingBrokers,
                            io.bcswitch.registry.MigrationState migration, long relocationEpoch,
                            List<String> relocationPendingBrokers, List<String> brokersWithoutRecord,
-                           io.bcswitch.registry.TuningOverrides tuning, ReadMode readMode) {
+                           io.bcswitch.registry.TuningOverrides tuning, ReadMode readMode,
+                           io.bcswitch.registry.MigrationState rolledBack) {
 }

@@ -2,6 +2,7 @@ package io.bcswitch.switching;
 
 import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.SwitchDirective;
@@ -30,8 +31,12 @@ public class StatusReporter {
         var migration = directive.thenCompose(d -> d.present()
                 ? registry.read(registry.paths().orchestrator(d.value().epoch()), MigrationState.class)
                 : CompletableFuture.completedFuture(Versioned.<MigrationState>absent()));
+        // after a rollback, the latest switch is its switch back: what the rollback did is the switch before's
+        var before = directive.thenCompose(d -> d.present() && d.value().epoch() > 1
+                ? registry.read(registry.paths().orchestrator(d.value().epoch() - 1), MigrationState.class)
+                : CompletableFuture.completedFuture(Versioned.<MigrationState>absent()));
         return CompletableFuture.allOf(directive, bootstrap, ranges, clusters, brokers, relocationEpoch, migration,
-                        tuning)
+                        tuning, before)
                 .thenApply(v -> {
             Versioned<SwitchDirective> d = directive.join();
             long epoch = d.present() ? d.value().epoch() : 0L;
@@ -48,7 +53,12 @@ public class StatusReporter {
                     table == null ? List.of() : table.ranges(), clusters.join(),
                     List.copyOf(new TreeMap<>(bv.records()).values()), bv.cutoverComplete(epoch), pending,
                     migration.join().value(), relocationEpoch.join(), bv.relocationPending(relocationEpoch.join()),
-                    withoutPlugin, tuning.join().value(), ReadMode.CURRENT);
+                    withoutPlugin, tuning.join().value(), ReadMode.CURRENT, rolledBack(before.join().value()));
         });
+    }
+
+    /** {@code s} (the switch before the latest one's migration) when it was rolled back, else null. */
+    static MigrationState rolledBack(MigrationState s) {
+        return s != null && s.phase() == Phase.ROLLED_BACK ? s : null;
     }
 }

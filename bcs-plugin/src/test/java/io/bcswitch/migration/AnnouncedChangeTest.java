@@ -79,10 +79,10 @@ class AnnouncedChangeTest {
     void promoteStartsWithAnAnnouncementOfALostChangeEvenWhenTheTableIsEmpty() throws Exception {
         RelocationAnnouncer announcer = new RelocationAnnouncer(registry, Clock.systemUTC(),
                 new DriverTimer(bed.scheduler), 100);
-        announcer.announce(1, RegistryView.read(registry).get()).get();
+        announcer.announce(1, RegistryView.read(registry).get(), () -> false).get();
         assertEquals(0, record().epoch(), "nothing relocated, nothing marked: nothing to announce");
         registry.markRelocationChange(1).get();
-        announcer.announce(1, RegistryView.read(registry).get()).get();
+        announcer.announce(1, RegistryView.read(registry).get(), () -> false).get();
         assertEquals(1, record().epoch());
         assertFalse(record().unannounced());
     }

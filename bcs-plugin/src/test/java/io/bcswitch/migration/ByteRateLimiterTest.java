@@ -82,4 +82,24 @@ class ByteRateLimiterTest {
         rate.set(100_000_000); // 100 MB/s: the seconds left shrink to milliseconds
         waits.get(3, TimeUnit.SECONDS);
     }
+
+    @Test
+    void aWaiterThatGaveUpTakesNoneOfTheBudgetAndHoldsUpNoOneBehindIt() {
+        AtomicLong now = new AtomicLong(1_000 * S);
+        ByteRateLimiter l = onTestClock(() -> 1000, now);
+        assertTrue(l.acquire(100).isDone());
+        assertTrue(l.acquire(500).isDone(), "into debt: half a second");
+        CompletableFuture<Void> stopped = l.acquire(100_000); // a hundred seconds' worth
+        CompletableFuture<Void> next = l.acquire(500);
+        stopped.cancel(false); // its run stopped while it waited
+        assertEquals(2, l.waiting(), "it leaves the queue when the queue is next looked at");
+        now.addAndGet(S / 2);
+        l.letThrough();
+        assertTrue(next.isDone(), "the next one goes once the debt before it is paid");
+        assertEquals(0, l.waiting());
+        assertFalse(l.acquire(1).isDone(), "the debt is the 500 bytes let through, not the hundred seconds given up");
+        now.addAndGet(S / 2);
+        l.letThrough();
+        assertEquals(0, l.waiting(), "half a second later that is paid too");
+    }
 }

@@ -1014,6 +1014,28 @@ class MigrationSafetyTest {
         }
     }
 
+    @Test
+    void aRollbacksAnswerNamesTheLedgersItKeepsHomeOnTheRolledBackClusterAndCountsOnlyThoseItFlipped()
+            throws Exception {
+        MigrationOrchestrator o = afterFinishedMigration();
+        clusters.delete(SCHEMA_LEDGER, "a").get(); // its original is gone (a wiped bookie): nothing to go back to
+        try (ClusterMetadataAccess metadata = fakeMetadata()) {
+            RollbackResult r = migrationService(o, switchService(metadata), Clock.systemUTC()).rollback()
+                    .get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+            assertEquals(0, r.promotionsFlipped(), String.valueOf(r));
+            assertEquals(List.of(SCHEMA_LEDGER), r.notReversed().stream().map(LedgerIssue::ledgerId).toList());
+            LedgerIssue kept = r.notReversed().get(0);
+            assertEquals("b", kept.cluster());
+            assertEquals(LedgerIssue.NOT_REVERSED, kept.result());
+            assertEquals("SCHEMA", kept.kind());
+            assertEquals("stays home on b: it was read from bookie-cluster a before the switch, and bookie-cluster a "
+                    + "no longer holds it", kept.detail());
+            // nothing is lost: the switch back's migration moves it on to a, as any ledger not home there
+            tickUntil(o, () -> home(SCHEMA_LEDGER).orElseThrow().equals("a") && clusters.has("a", SCHEMA_LEDGER),
+                    "the ledger kept on b is moved back to a by the switch back's migration");
+        }
+    }
+
     /**
      * Past its window, or once cleanup deleted originals on the cluster it would go back to, a rollback is refused
      * (409, saying why) and the metadata store is left exactly as it was.

@@ -163,6 +163,10 @@ class PersistedFormatTest {
         assertEquals(2, takenOver.runToken());
         assertEquals(takenOver, Json.read(Json.write(takenOver), MigrationState.class));
         assertTrue(fieldNames(takenOver).contains("runToken"));
+        assertEquals(0, s.rollbackAskedAt(), "written before the time a rollback was asked was kept");
+        MigrationState asked = now.edit().rollbackAskedAt(10).build();
+        assertEquals(10, Json.read(Json.write(asked), MigrationState.class).rollbackAskedAt());
+        assertEquals(10, asked.moveTo(Phase.ROLLED_BACK, 12).rollbackAskedAt(), "kept when the rollback is done");
     }
 
     @Test

@@ -8,6 +8,9 @@ import io.bcswitch.registry.BootstrapRecord;
 import io.bcswitch.registry.BrokerCutoverRecord;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.InMemoryMetadataPort;
+import io.bcswitch.registry.LedgerIssue;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -62,5 +65,35 @@ class StatusReporterTest {
         assertEquals(RangeTable.bootstrap("a", 3).with(new IdRange("b", B, 1, 4)).ranges(), s.ranges());
         assertEquals(List.of("br-1"), s.pendingBrokers());
         assertEquals(false, s.cutoverComplete());
+    }
+
+    @Test
+    void afterARollbackTheRolledBackMigrationIsShownBesideTheSwitchBacks() throws Exception {
+        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "a", 3), -1).join();
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "b", "a", 1, 4, B), -1).join();
+        MigrationState one = MigrationState.start(1, "b", "br-1", 5).moveTo(Phase.BUILD, 5).moveTo(Phase.PROMOTE, 5)
+                .moveTo(Phase.DONE, 6);
+        registry.write(registry.paths().orchestrator(1), one, -1).join();
+        assertNull(status().rolledBack(), "the first switch has no switch before it");
+
+        // switch 1 is rolled back: the switch back (2) is the latest, and switch 1's migration is still shown
+        MigrationState rolledBack = one.moveTo(Phase.ROLLING_BACK, 7).moveTo(Phase.ROLLED_BACK, 8).edit()
+                .issues(List.of(new LedgerIssue(5, "SCHEMA", "b", LedgerIssue.NOT_REVERSED, "stays home on b: ...")))
+                .build();
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> java.util.Optional.of(
+                rolledBack)).join();
+        registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> java.util.Optional.of(
+                new SwitchDirective(1, "a", "b", 2, 9, 2 * B))).join();
+        StatusReport s = status();
+        assertEquals(2, s.epoch());
+        assertEquals(rolledBack, s.rolledBack());
+        assertNull(s.migration(), "the switch back's migration has not started");
+
+        // a later switch (3) follows the switch back: nothing was rolled back right before it
+        registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> java.util.Optional.of(
+                new SwitchDirective(1, "c", "a", 3, 10, 3 * B))).join();
+        registry.write(registry.paths().orchestrator(2), MigrationState.start(2, "a", "br-1", 9)
+                .moveTo(Phase.BUILD, 9).moveTo(Phase.PROMOTE, 9).moveTo(Phase.DONE, 9), -1).join();
+        assertNull(status().rolledBack());
     }
 }

@@ -1,0 +1,290 @@
+package io.bcswitch.migration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterStatus;
+import io.bcswitch.registry.IdRange;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryStore;
+import io.bcswitch.registry.Relocation;
+import io.bcswitch.registry.SwitchDirective;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The copies a superseded migration left on its target (switch 1 to b, superseded by switch 2 to c), worked on
+ * directly: which are deleted, which stay and leave the list, which stay on it for a later pass, and when nothing is
+ * touched at all.
+ */
+class SupersededCopiesTest {
+    private static final long B_FIRST = 1L << 32;
+    private static final long C_FIRST = 2L << 32;
+
+    private RegistryBed bed;
+    private RegistryStore registry;
+    private FakeClusters clusters;
+    private SupersededCopies copies;
+    /** What the brokers reference; null: the inventory cannot be read completely now. */
+    private volatile List<LedgerReference> references = List.of();
+    private final LedgerInventory inventory = () -> references == null
+            ? CompletableFuture.failedFuture(new IllegalStateException("a compacted topic cannot be loaded"))
+            : CompletableFuture.completedFuture(references);
+
+    @BeforeEach
+    void setUp() throws Exception {
+        bed = new RegistryBed();
+        registry = bed.registry;
+        clusters = bed.clusters;
+        copies = new SupersededCopies(registry, inventory, bed.copier, bed.metrics);
+        bed.activeClusters("a", "b", "c");
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B_FIRST, 1, 0)),
+                -1).get();
+        switchedTo("c", 2, C_FIRST);
+        bed.broker("broker-1", 2, "c", Long.MAX_VALUE, Map.of());
+        registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-1", 0)
+                .moveTo(Phase.SUPERSEDED, 0), -1).get();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        bed.close();
+    }
+
+    private void switchedTo(String cluster, long epoch, long firstId) throws Exception {
+        registry.update(registry.paths().switchTarget(), SwitchDirective.class, cur -> Optional.of(
+                new SwitchDirective(1, cluster, "b", epoch, 0, firstId))).get();
+    }
+
+    /** A ledger a issued, its original on a and the copy switch 1 made of it on b. */
+    private void copied(long id) {
+        clusters.put("a", id, "payload-" + id, "schema");
+        clusters.put("b", id, new FakeClusters.Ledger(true, "payload-" + id,
+                clusters.copyMetadata(clusters.get("a", id).custom(), "a")));
+    }
+
+    private void listed(long... ids) throws Exception {
+        registry.appendCopies(1, 0, java.util.Arrays.stream(ids).boxed().toList()).get();
+    }
+
+    /**
+     * One look at switch 1's list (the store's listing of the lists may lag a change by milliseconds); a look that
+     * failed (it says the list waits for the next pass) fails the test: nothing here makes one fail.
+     */
+    private void process() throws Exception {
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+            List<String> failed = log.messages().stream().filter(m -> m.contains("waits for the next pass")).toList();
+            assertEquals(List.of(), failed);
+        }
+    }
+
+    /**
+     * Whether switch 1's list is gone, asked of the store itself; looked at again by later passes for a moment, as
+     * the passes would (a drop that read a listing of its chunks from just before a change leaves it to the next).
+     */
+    private boolean listGone() throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(
+                io.bcswitch.concurrent.TestWaits.SECONDS);
+        while (bed.store.exists(registry.paths().copiesChunk(1, 0)).get()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+            process();
+        }
+        return true;
+    }
+
+    private List<Long> list() throws Exception {
+        return registry.readCopies(1).get().values().stream().flatMap(List::stream).toList();
+    }
+
+    @Test
+    void unpromotedCopiesAreDeletedAndTheListGoesOnceWorkedOff() throws Exception {
+        copied(5);
+        copied(6);
+        listed(5, 6);
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertEquals(List.of("switch epoch=1 superseded: deleted 2 copy/copies its migration made on "
+                    + "bookie-cluster=b and never promoted, 0 left"), log.messages());
+        }
+        assertFalse(clusters.has("b", 5));
+        assertFalse(clusters.has("b", 6));
+        assertTrue(clusters.has("a", 5) && clusters.has("a", 6), "the originals stay");
+        assertTrue(listGone(), "the list is gone");
+        assertEquals(List.of("b:2"), bed.deleted);
+    }
+
+    @Test
+    void homesOwnLedgersAndTheCopiesARollbackGoesBackToStayAndLeaveTheList() throws Exception {
+        copied(5); // promoted by switch 1 before it was superseded: home on b
+        copied(6); // moved on from b to c by switch 2: a rollback of switch 2 goes back to b
+        copied(7); // a ledger b issued, not a copy
+        long own = B_FIRST + 7;
+        clusters.put("b", own, "b's own", "schema");
+        registry.updateRelocations(List.of(5L, 6L), (id, cur) -> Optional.of(id == 5
+                ? new Relocation(Relocation.FORMAT_VERSION, 5, "b", "a", "SCHEMA", 1, 0)
+                : new Relocation(Relocation.FORMAT_VERSION, 6, "c", "a", "SCHEMA", 2, 0, "b", 1L))).get();
+        clusters.put("c", 6L, clusters.get("b", 6L));
+        listed(5, 6, own, 7);
+        process();
+        assertTrue(clusters.has("b", 5), "a home");
+        assertTrue(clusters.has("b", 6), "the copy a rollback of switch 2 goes back to");
+        assertTrue(clusters.has("b", own), "b's own ledger");
+        assertFalse(clusters.has("b", 7), "the only copy to delete");
+        assertTrue(listGone());
+        assertEquals(List.of("b:1"), bed.deleted);
+    }
+
+    @Test
+    void aCopyWhoseHomeDoesNotHoldTheSameLedgerIsDeletedOnlyWhenNothingReferencesIt() throws Exception {
+        copied(5);
+        clusters.delete(5, "a").get(); // the home lost it and it is still referenced: it may be the last one
+        copied(6);
+        clusters.put("a", 6, "other payload", "schema"); // the home holds another ledger; nothing references 6
+        copied(9);
+        clusters.delete(9, "a").get(); // Pulsar deleted 9 (at its home): nothing references it
+        clusters.put("a", 7, "payload-7", "schema");
+        clusters.put("b", 7, "payload-7", "schema"); // not marked as a copy of the migration's
+        references = List.of(new LedgerReference(5, LedgerKind.SCHEMA, "t/ns/s5"));
+        listed(5, 6, 7, 8, 9); // 8: already gone
+        process();
+        assertTrue(clusters.has("b", 5), "a referenced ledger's copy stays: cleanup decides about it");
+        assertFalse(clusters.has("b", 6), "nothing references it");
+        assertFalse(clusters.has("b", 9), "nothing references it: it would be an orphan copy");
+        assertTrue(clusters.has("b", 7), "not a copy the migration made");
+        assertTrue(listGone(), "each one looked at leaves the list");
+        assertEquals(List.of("b:2"), bed.deleted);
+    }
+
+    @Test
+    void whenTheInventoryCannotBeReadCompletelyACopyAloneIsLeftToCleanup() throws Exception {
+        copied(5);
+        copied(9);
+        clusters.delete(9, "a").get();
+        listed(5, 9);
+        references = null; // a compacted topic cannot be loaded: nothing is judged on a part of the picture
+        process();
+        assertFalse(clusters.has("b", 5), "a copy its home holds needs no inventory");
+        assertTrue(clusters.has("b", 9), "left to cleanup, which judges on a complete inventory");
+        assertTrue(listGone());
+    }
+
+    @Test
+    void aCopyABrokerHoldsOpenOrThatCannotBeLookedAtStaysListedForALaterPass() throws Exception {
+        copied(5);
+        copied(6);
+        copied(7);
+        copied(8);
+        listed(5, 6, 7, 8);
+        bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of("b", List.of(5L)));
+        LedgerCopier failing = new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                return id == 6 ? CompletableFuture.failedFuture(new IllegalStateException("no answer"))
+                        : super.facts(id, cluster);
+            }
+
+            @Override
+            public CompletableFuture<Void> delete(long id, String cluster) {
+                return id == 8 ? CompletableFuture.failedFuture(new IllegalStateException("no answer"))
+                        : super.delete(id, cluster);
+            }
+        };
+        SupersededCopies withFailures = new SupersededCopies(registry, inventory, failing, bed.metrics);
+        withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();
+            assertEquals(List.of(), log.messages().stream().filter(m -> m.contains("superseded: deleted")).toList(),
+                    "a list that only waits is not logged every pass");
+        }
+        assertFalse(clusters.has("b", 7));
+        assertEquals(List.of(5L, 6L, 8L), list(), "what could not go now is listed still");
+        assertTrue(clusters.has("b", 5) && clusters.has("b", 6) && clusters.has("b", 8));
+
+        bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of());
+        process();
+        assertFalse(clusters.has("b", 5) || clusters.has("b", 6) || clusters.has("b", 8));
+        assertTrue(listGone());
+    }
+
+    @Test
+    void nothingIsTouchedWhileTheTargetIsActiveOrABrokerRoutesByAnOlderTable() throws Exception {
+        copied(5);
+        listed(5);
+        bed.broker("broker-2", 2, "c", 0, Map.of()); // has not applied the current relocation epoch
+        registry.bumpRelocationEpoch(0, List.of()).get();
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(5L), list());
+
+        bed.broker("broker-2", 2, "c", Long.MAX_VALUE, Map.of());
+        switchedTo("b", 3, 3L << 32); // b is active again: its own migration may promote the copy
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(5L), list());
+
+        switchedTo("c", 4, 4L << 32);
+        process();
+        assertFalse(clusters.has("b", 5));
+    }
+
+    @Test
+    void aTargetNoLongerRegisteredOrRetiredKeepsItsCopiesAndTheListGoes() throws Exception {
+        copied(5);
+        listed(5);
+        registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
+                c.withStatus(ClusterStatus.DEPRECATED))).get();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertEquals(List.of("switch epoch=1 superseded: bookie-cluster=b is DEPRECATED; the copies its migration "
+                    + "made are left on it"), log.messages());
+        }
+        assertTrue(clusters.has("b", 5), "nothing is deleted through clients that are closed");
+        assertTrue(listGone());
+
+        listed(5);
+        bed.store.delete(registry.paths().cluster("b"), Optional.empty()).get();
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            process();
+            assertTrue(log.messages().get(0).contains("bookie-cluster=b is no longer registered"), log.messages()
+                    .toString());
+        }
+        assertTrue(clusters.has("b", 5));
+        assertTrue(listGone());
+    }
+
+    @Test
+    void onlySupersededMigrationsWithAListAreWorkedOn() throws Exception {
+        copied(5);
+        listed(5);
+        // switch 1's state says it is not superseded (its list is someone else's to work off)
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
+                MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.ROLLING_BACK, 0))).get();
+        process();
+        assertTrue(clusters.has("b", 5));
+        assertEquals(List.of(5L), list());
+        assertFalse(SupersededCopies.keepsList(registry.listMigrationStates().get(), 1));
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
+                MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.SUPERSEDED, 0))).get();
+        assertTrue(SupersededCopies.keepsList(registry.listMigrationStates().get(), 1));
+        assertFalse(SupersededCopies.keepsList(registry.listMigrationStates().get(), 2));
+        // superseded, but its list is not among those given: not looked at
+        copies.process(registry.listMigrationStates().get(), List.of()).get();
+        assertTrue(clusters.has("b", 5));
+    }
+}
