@@ -77,10 +77,19 @@ class LongLivedClientsTest extends ClusterTestBase {
         LifeChecks.Gauges last = settledGauges(life);
         log.info("after {} switches: {}; threads {}", SWITCHES, last, LifeChecks.threadNames());
         for (int i = 0; i < topics.size(); i++) {
-            // received in order, each once, and the topic itself holds exactly those from its start
-            MessageAccount.assertSequence(MessageAccount.drain(consumers.get(i), 5).stream().map(MessageAccount::seq)
-                    .toList(), seq, topics.get(i) + " received");
+            // the topic itself holds exactly what was sent, from its start; its subscription received each once, in
+            // order
             MessageAccount.assertSequence(MessageAccount.readToEnd(client, topics.get(i)), seq, topics.get(i));
+            List<Long> got = MessageAccount.drain(consumers.get(i), 15).stream().map(MessageAccount::seq).toList();
+            if (got.size() != seq) {
+                try (var admin = cluster.newAdmin()) {
+                    log.info("{} subscription s: {}; internal: {}", topics.get(i), new com.fasterxml.jackson
+                            .databind.ObjectMapper().writeValueAsString(admin.topics().getStats(topics.get(i))
+                            .getSubscriptions().get("s")), new com.fasterxml.jackson.databind.ObjectMapper()
+                            .writeValueAsString(admin.topics().getInternalStats(topics.get(i)).cursors.get("s")));
+                }
+            }
+            MessageAccount.assertSequence(got, seq, topics.get(i) + " received");
         }
         assertTrue(last.threads() <= measured.threads() + THREAD_SLACK, last + " against " + measured);
         assertTrue(last.clientThreads() <= measured.clientThreads() + CLIENT_THREAD_SLACK, last + " against "
