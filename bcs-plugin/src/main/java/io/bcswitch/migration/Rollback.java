@@ -115,17 +115,21 @@ final class Rollback {
 
     /** Rollbacks whose finish failed or was interrupted, resumed (at most every {@link #ROLLBACK_RESUME_MILLIS}). */
     CompletableFuture<Void> resume() {
-        return states.all().thenCompose(all -> {
+        return registry.readDirective().thenCompose(d -> states.all().thenCompose(all -> {
+            long latest = d.present() ? d.value().epoch() : 0;
             CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
             for (MigrationState s : all) {
-                if (s.phase() == Phase.ROLLING_BACK && (s.rollbackError() == null
+                // one whose flip is made and whose switch a newer one replaced has nothing left that could fail again:
+                // finished at once, not after the wait between attempts
+                boolean onlyItsEndLeft = s.rollbackFlipEpoch() > 0 && latest > s.switchEpoch();
+                if (s.phase() == Phase.ROLLING_BACK && (s.rollbackError() == null || onlyItsEndLeft
                         || clock.millis() - s.updatedAt() >= ROLLBACK_RESUME_MILLIS)) {
                     chain = chain.thenCompose(v -> lock.locked(() -> finish(s.switchEpoch())
                             .<Void>thenApply(x -> null).exceptionally(e -> null)));
                 }
             }
             return chain;
-        });
+        }));
     }
 
     /**
@@ -237,12 +241,19 @@ final class Rollback {
                 log.info("switch epoch={} to bookie-cluster={} rolled back: now epoch={} on {}", epoch, s.target(),
                         sw.directive().epoch(), s.rollbackTo());
                 return sw;
-            }).exceptionallyCompose(e -> {
+            }).exceptionallyCompose(e -> registry.readDirective().thenCompose(now -> {
+                if (now.present() && now.value().epoch() > epoch) {
+                    // a switch committed meanwhile won the compare-and-set: it decides where the brokers go, as when
+                    // it came before the flip, and the rollback is finished now rather than by a pass later
+                    log.info("switch epoch={} rollback: switch epoch={} to bookie-cluster={} was committed meanwhile; "
+                            + "the rollback makes no switch back", epoch, now.value().epoch(), now.value().target());
+                    return CompletableFuture.<SwitchResult>completedFuture(null);
+                }
                 String why = String.valueOf(Failures.unwrap(e).getMessage());
                 log.warn("switch epoch={} rollback: cannot switch back to bookie-cluster={} yet (the rollback stays "
                         + "recorded and is finished when asked again, or by itself): {}", epoch, s.rollbackTo(), why);
                 return recordError(epoch, why, e);
-            });
+            }));
         });
     }
 

@@ -518,6 +518,32 @@ class MigrationOrchestratorTest {
         }
     }
 
+    /**
+     * An operator's switch committed between the rollback's flip and its switch back: the rollback's switch back
+     * loses the compare-and-set. The newer switch decides where the brokers go, so the rollback is finished at once
+     * (ROLLED_BACK, no switch back in the answer): it once stayed ROLLING_BACK until a pass 30 s later, and its
+     * request answered 409 although its flip was made.
+     */
+    @Test
+    void aRollbackWhoseSwitchBackLosesToAConcurrentSwitchFinishesAtOnce() throws Exception {
+        MigrationSafetyTest.HandSwitchBack hand = new MigrationSafetyTest.HandSwitchBack(registry);
+        MigrationOrchestrator.SwitchBack losing = cluster -> hand.switchTo("c").thenCompose(won ->
+                CompletableFuture.failedFuture(io.bcswitch.registry.RegistryException.conflict(
+                        "another switch was committed concurrently; check status and retry")));
+        try (MigrationOrchestrator o = hand.runsOn(new MigrationOrchestrator(registry,
+                () -> CompletableFuture.completedFuture(refs()), copier, new SwitchConfig.Migration(3, 0, 2, 24),
+                () -> "broker-1", scheduler, PACE, Clock.systemUTC(), bugs, losing,
+                new MigrationOrchestrator.Waits(MigrationOrchestrator.APPLY_WAIT_MILLIS, 100, PERSIST_MILLIS)))) {
+            o.switchAccepted(1);
+            awaitPhase(o, Phase.DONE_WITH_FAILURES);
+            var outcome = o.rollBack(1, "b", "a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+            assertEquals(Phase.ROLLED_BACK, outcome.state().phase());
+            assertEquals(null, outcome.switched(), "the newer switch, not the rollback, moved the brokers");
+            assertEquals(Phase.ROLLED_BACK, o.readState(1).get().value().phase());
+            assertEquals("c", registry.readDirective().get().value().target());
+        }
+    }
+
     private static void assertConflict(CompletableFuture<?> f, String text) {
         try {
             f.get(TestWaits.SECONDS, TimeUnit.SECONDS);

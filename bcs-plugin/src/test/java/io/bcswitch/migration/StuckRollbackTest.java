@@ -191,6 +191,27 @@ class StuckRollbackTest {
         assertEquals("d", home(5).orElseThrow());
     }
 
+    /**
+     * A rollback that flipped its promotions and whose switch back failed (recorded: the broker asking it stopped,
+     * or an earlier version answered so) after a newer switch replaced the one it rolls back: nothing of it can fail
+     * again, so the next pass finishes it rather than the first pass 30 s after the failure.
+     */
+    @Test
+    void aFlippedRollbackWhoseSwitchANewerOneReplacedIsFinishedByTheNextPass() throws Exception {
+        registry.update(registry.paths().orchestrator(3), MigrationState.class, cur -> cur.map(c ->
+                c.moveTo(Phase.ROLLING_BACK, NOW).edit().rollback("c", "another switch was committed concurrently",
+                        1).rollbackAskedAt(NOW).updatedAt(NOW).build())).get();
+        var d = registry.readDirective().get();
+        registry.write(registry.paths().switchTarget(), new SwitchDirective(1, "a", "d", 4, NOW, 4L << 32),
+                d.version()).get();
+        registry.write(registry.paths().orchestrator(4), MigrationState.start(4, "a", "broker-1", NOW)
+                .moveTo(Phase.BUILD, NOW).moveTo(Phase.PROMOTE, NOW).moveTo(Phase.DONE, NOW), -1).get();
+        pass(orchestrator(bed.copier));
+        MigrationState s = state(3);
+        assertEquals(Phase.ROLLED_BACK, s.phase(), String.valueOf(s));
+        assertEquals("a", registry.readDirective().get().value().target(), "no switch back over the newer switch");
+    }
+
     @Test
     void aRollbackWhosePreviousHomeIsRetiredFinishesAtOnceKeepingThatLedgerHome() throws Exception {
         registry.update(registry.paths().cluster("b"), BookieClusterRecord.class, cur -> cur.map(c ->
