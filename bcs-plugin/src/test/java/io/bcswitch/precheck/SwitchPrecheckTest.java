@@ -121,6 +121,30 @@ class SwitchPrecheckTest {
                 "'b' already holds ledgers (largest id 42); the new range starts above them"), r.warnings());
     }
 
+    /**
+     * What was recorded of a third registered cluster keeps the new range above its ids (a margin: it may be
+     * switched to again), while the source's and target's own records count only as what is read of them now; and a
+     * target that holds only ledger 0 already holds a ledger.
+     */
+    @Test
+    void recordedIdsOfAThirdRegisteredClusterAreAMarginAndLedgerZeroIsALedger() throws Exception {
+        register("a", ClusterStatus.ACTIVE, "id-a");
+        BookieClusterRecord b = register("b", ClusterStatus.STANDBY, "id-b");
+        register("c", ClusterStatus.STANDBY, "id-c");
+        bookies.add("a", HIERARCHICAL, "id-a", 3, 0, 4);
+        InMemoryMetadataPort bp = bookies.add("b", HIERARCHICAL, "id-b", 3, 0, 0);
+        InMemoryBookieClusters.put(bp, "/ledgers/00/0000/L0000", "metadata");
+        bookies.add("c", HIERARCHICAL, "id-c", 3, 0, 0);
+        registry.raiseWatermark("c", 9, -1, 1000, "precheck").get();
+        registry.raiseWatermark("b", 30, -1, 1000, "precheck").get();
+
+        PrecheckReport r = check(b, false);
+        assertTrue(r.ok(), r.problems().toString());
+        assertEquals(10, r.proposedHighOrderBits(), "above what was recorded of c, not of b's old record");
+        assertEquals(List.of("'b' already holds ledgers (largest id 0); the new range starts above them"),
+                r.warnings());
+    }
+
     @Test
     void aTargetThatCannotTakeTheNewRangeIsRefusedWithEveryReason() throws Exception {
         register("a", ClusterStatus.ACTIVE, null);
