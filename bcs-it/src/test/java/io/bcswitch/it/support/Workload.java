@@ -307,6 +307,54 @@ public final class Workload implements AutoCloseable {
         }
     }
 
+    /**
+     * Compacts every compacted topic up to what it holds now, waiting for it: a compaction still running (one
+     * triggered while the bookies holding the topic were down waits for them, retrying its reads) is waited for and
+     * then triggered again, since its horizon is older than the last messages. Returns the topics that could not be
+     * compacted within {@code timeoutMillis}, each with why.
+     */
+    public Map<String, String> compactFully(long timeoutMillis) throws InterruptedException {
+        Map<String, String> failed = new TreeMap<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        for (String t : compacted) {
+            String why = compactFully(t, deadline);
+            if (why != null) {
+                failed.put(t, why);
+            }
+        }
+        return failed;
+    }
+
+    private String compactFully(String topic, long deadline) throws InterruptedException {
+        String last = "not compacted";
+        boolean triggered = false;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (!triggered) {
+                    admin.topics().triggerCompaction(topic);
+                    triggered = true;
+                }
+                var status = admin.topics().compactionStatus(topic);
+                switch (status.status) {
+                    case SUCCESS:
+                        return null;
+                    case ERROR:
+                        last = "compaction failed: " + status.lastError;
+                        triggered = false;
+                        break;
+                    default:
+                        last = "compaction " + status.status;
+                }
+            } catch (org.apache.pulsar.client.admin.PulsarAdminException.ConflictException e) {
+                last = "an earlier compaction still running: " + e.getMessage(); // triggered again once it ended
+            } catch (org.apache.pulsar.client.admin.PulsarAdminException e) {
+                last = e.toString();
+            }
+            Thread.sleep(500);
+        }
+        return last;
+    }
+
     public List<String> compactedTopics() {
         return List.copyOf(compacted);
     }
