@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Fifty switches back and forth on one broker under traffic: the BookKeeper clients each switch replaces are closed
  * once nothing is open through them, so the threads, the BookKeeper client threads and the metadata sessions the
- * broker holds after the fiftieth switch are those it held after the tenth (they grew by a client per pool and switch
+ * broker holds, and the ZooKeeper watches, after the fiftieth switch are those it held after the tenth (they grew by a client per pool and switch
  * for good before), and every message arrives, in order.
  */
 class LongLivedClientsTest extends ClusterTestBase {
@@ -37,6 +37,8 @@ class LongLivedClientsTest extends ClusterTestBase {
     private static final int THREAD_SLACK = 30;
     private static final int CLIENT_THREAD_SLACK = 8;
     private static final int SESSION_SLACK = 2;
+    /** ZooKeeper watches: each leaked client or store would add its own (a few per switch, 40 switches measured). */
+    private static final int WATCH_SLACK = 40;
 
     @BeforeAll
     static void start() throws Exception {
@@ -95,6 +97,7 @@ class LongLivedClientsTest extends ClusterTestBase {
         assertTrue(last.clientThreads() <= measured.clientThreads() + CLIENT_THREAD_SLACK, last + " against "
                 + measured);
         assertTrue(last.sessions() <= measured.sessions() + SESSION_SLACK, last + " against " + measured);
+        assertTrue(last.watches() <= measured.watches() + WATCH_SLACK, last + " against " + measured);
 
         for (Producer<String> p : producers) {
             p.close();

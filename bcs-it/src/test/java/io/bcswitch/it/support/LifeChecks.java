@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What must hold over a cluster's life, however many switches it went through: after the cluster settled, no
@@ -27,6 +28,11 @@ public final class LifeChecks {
     private static final int SESSION_SLACK = 16;
     private static final double WATCH_FACTOR = 1.3;
     private static final int WATCH_SLACK = 200;
+    /**
+     * How long gauges above their bound are read again before they count: a replaced client's grace (30 s), the
+     * broker's sweep of retired clients (every 5 s) and a margin.
+     */
+    private static final long AFTER_GRACE_MILLIS = 45_000;
     private static final Set<String> TERMINAL = Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED", "ROLLED_BACK");
 
     /** One reading of the gauges. */
@@ -79,14 +85,34 @@ public final class LifeChecks {
             return List.of();
         }
         List<String> out = new ArrayList<>();
-        long watchBound = Math.round(baseline.watches() * WATCH_FACTOR) + WATCH_SLACK;
-        if (now.threads() > baseline.threads() + THREAD_SLACK
-                || now.clientThreads() > baseline.clientThreads() + CLIENT_THREAD_SLACK
-                || now.sessions() > baseline.sessions() + SESSION_SLACK || now.watches() > watchBound) {
-            out.add("resources grow with the switches: after " + switches + " switch(es) " + now + ", after "
-                    + baselineSwitches + " " + baseline);
+        if (over(now)) {
+            // the clients the switches of the last half minute replaced are still in their grace: above the bound
+            // only if it stays so once that grace is over for every one of them
+            Gauges first = now;
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AFTER_GRACE_MILLIS);
+            while (over(now) && System.nanoTime() < until) {
+                try {
+                    Thread.sleep(2_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                now = read();
+            }
+            if (over(now)) {
+                out.add("resources grow with the switches: after " + switches + " switch(es) " + first + ", still "
+                        + now + " " + AFTER_GRACE_MILLIS / 1000 + " s later, after " + baselineSwitches + " "
+                        + baseline);
+            }
         }
         return out;
+    }
+
+    private boolean over(Gauges now) {
+        long watchBound = Math.round(baseline.watches() * WATCH_FACTOR) + WATCH_SLACK;
+        return now.threads() > baseline.threads() + THREAD_SLACK
+                || now.clientThreads() > baseline.clientThreads() + CLIENT_THREAD_SLACK
+                || now.sessions() > baseline.sessions() + SESSION_SLACK || now.watches() > watchBound;
     }
 
     /** Live threads by name, numbers left out ("BookKeeperClientWorker-OrderedExecutor-N-N"), most first. */

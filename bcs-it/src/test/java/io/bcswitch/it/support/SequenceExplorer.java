@@ -832,7 +832,9 @@ public final class SequenceExplorer {
         if (c == null) {
             return "foreign top ledger: no cluster with its bookies up";
         }
-        boolean probeBand = random.nextBoolean();
+        // a long run writes only into the probe band: a ledger with no room above it makes its cluster refuse
+        // every later switch (rightly), and a run whose clusters all refuse never gets to its switches
+        boolean probeBand = random.nextBoolean() || minSwitches > 0;
         long id = probeBand ? Long.MAX_VALUE - random.nextInt(1_000)
                 : ((long) io.bcswitch.registry.IdSpace.MAX_RANGE_BITS << 32) | random.nextInt(1_000);
         try (org.apache.bookkeeper.client.BookKeeper bk = new org.apache.bookkeeper.client.BookKeeper(
