@@ -19,6 +19,12 @@ public final class LifeChecks {
     /** Switches accepted before the resources are measured the first time: every pool then has its clients. */
     static final int BASELINE_AFTER_SWITCHES = 6;
     /**
+     * The last switch whose reading still goes into the baseline. One reading alone can catch the brokers at a low
+     * (a broker restarted a moment ago, its clients not yet created), and every later ordinary reading then looked
+     * like growth; the highest reading of each gauge over these switches is what the cluster holds at work.
+     */
+    static final int BASELINE_UNTIL_SWITCHES = 12;
+    /**
      * How far each gauge may rise above its baseline: broker restarts and in-flight work move them, and a client a
      * switch replaced is closed only once its grace (30 s) is over, so the switches of the last half minute still
      * have theirs. A leak of one client per pool and switch passes these within a few switches.
@@ -68,8 +74,9 @@ public final class LifeChecks {
     }
 
     /**
-     * Problems with the resources after {@code switches} accepted switches (empty: none). The first reading once
-     * {@value #BASELINE_AFTER_SWITCHES} switches were made is the baseline; every later one must stay near it.
+     * Problems with the resources after {@code switches} accepted switches (empty: none). The baseline is the highest
+     * reading of each gauge from switch {@value #BASELINE_AFTER_SWITCHES} to switch {@value #BASELINE_UNTIL_SWITCHES};
+     * every later one must stay near it.
      */
     public List<String> resources(int switches) {
         Gauges now = read();
@@ -79,8 +86,10 @@ public final class LifeChecks {
         if (switches < BASELINE_AFTER_SWITCHES) {
             return List.of();
         }
-        if (baseline == null) {
-            baseline = now;
+        if (baseline == null || switches <= BASELINE_UNTIL_SWITCHES) {
+            baseline = baseline == null ? now : new Gauges(Math.max(baseline.threads(), now.threads()),
+                    Math.max(baseline.clientThreads(), now.clientThreads()),
+                    Math.max(baseline.sessions(), now.sessions()), Math.max(baseline.watches(), now.watches()));
             baselineSwitches = switches;
             return List.of();
         }
