@@ -11,12 +11,9 @@ import io.bcswitch.inventory.LedgerInventory;
 import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.precheck.ClusterProbe;
 import io.bcswitch.precheck.InMemoryBookieClusters;
-import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BootstrapRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
-import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -56,13 +53,7 @@ class StatusWriteRaceTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "a", 1), -1).join();
-        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 1), -1).join();
-        for (String c : List.of("a", "b", "c")) {
-            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, InMemoryBookieClusters.uri(c),
-                    c.equals("a") ? ClusterStatus.ACTIVE : ClusterStatus.STANDBY, 1L, "id-" + c), -1).join();
-            bookies.add(c, InMemoryBookieClusters.HIERARCHICAL, "id-" + c, 3, 0, c.equals("a") ? 1 : 0);
-        }
+        bookies.registerAll(registry, "a", "b", "c");
         LedgerInventory inventory = () -> {
             if (!gate.isDone()) {
                 asked.complete(null);

@@ -1,10 +1,16 @@
 package io.bcswitch.precheck;
 
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.BootstrapRecord;
+import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.InMemoryMetadataPort;
 import io.bcswitch.registry.MetadataPort;
+import io.bcswitch.registry.RangeTable;
+import io.bcswitch.registry.RegistryStore;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -51,6 +57,25 @@ public final class InMemoryBookieClusters implements AutoCloseable {
         }
         stores.put("zk:" + name + ":2181", p);
         return p;
+    }
+
+    /**
+     * Bootstraps {@code registry} on the first of {@code names} and registers each of them there and here: the first
+     * ACTIVE (its id generator at high-order bits 1), the others STANDBY and never used, each with three writable
+     * bookies. Answers their stores by name.
+     */
+    public Map<String, InMemoryMetadataPort> registerAll(RegistryStore registry, String... names) {
+        String active = names[0];
+        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, active, 1), -1).join();
+        registry.write(registry.paths().ranges(), RangeTable.bootstrap(active, 1), -1).join();
+        Map<String, InMemoryMetadataPort> added = new TreeMap<>();
+        for (String c : names) {
+            boolean isActive = c.equals(active);
+            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, uri(c),
+                    isActive ? ClusterStatus.ACTIVE : ClusterStatus.STANDBY, 1L, "id-" + c), -1).join();
+            added.put(c, add(c, HIERARCHICAL, "id-" + c, 3, 0, isActive ? 1 : 0));
+        }
+        return added;
     }
 
     public static void put(MetadataPort p, String path, String value) {

@@ -9,13 +9,9 @@ import io.bcswitch.concurrent.TestWaits;
 import io.bcswitch.precheck.ClusterProbe;
 import io.bcswitch.precheck.InMemoryBookieClusters;
 import io.bcswitch.precheck.PrecheckReport;
-import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.BootstrapRecord;
-import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdSpace;
 import io.bcswitch.registry.InMemoryMetadataPort;
 import io.bcswitch.registry.MetadataPort;
-import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryException;
 import io.bcswitch.registry.RegistryPaths;
 import io.bcswitch.registry.RegistryStore;
@@ -52,14 +48,7 @@ class IdSpaceEdgesTest {
 
     @BeforeEach
     void setUp() {
-        registry.write(registry.paths().bootstrap(), new BootstrapRecord(1, "a", 1), -1).join();
-        registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 1), -1).join();
-        for (String c : List.of("a", "b", "c")) {
-            registry.write(registry.paths().cluster(c), new BookieClusterRecord(1, c, InMemoryBookieClusters.uri(c),
-                    c.equals("a") ? ClusterStatus.ACTIVE : ClusterStatus.STANDBY, 1L, "id-" + c), -1).join();
-            clusterStores.put(c, bookies.add(c, InMemoryBookieClusters.HIERARCHICAL, "id-" + c, 3, 0,
-                    c.equals("a") ? 1 : 0));
-        }
+        clusterStores.putAll(bookies.registerAll(registry, "a", "b", "c"));
         service = new SwitchService(registry, bookies.access(), 2, Clock.systemUTC(),
                 () -> CompletableFuture.completedFuture(List.of()), ClusterProbe.NONE, 0, e -> { });
     }
