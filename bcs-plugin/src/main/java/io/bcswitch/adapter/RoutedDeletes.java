@@ -61,7 +61,12 @@ final class RoutedDeletes {
      */
     static void deleted(LedgerRouter router, LedgerHandleTracker tracker, String cluster, long ledgerId) {
         tracker.pulsarDeleted(cluster, ledgerId);
-        router.copyHoldersOf(ledgerId).thenAccept(holders -> holders.forEach(h -> deleteCopy(tracker, h, ledgerId)));
+        router.copyHoldersOf(ledgerId).thenAccept(holders -> holders.forEach(h -> deleteCopy(tracker, h, ledgerId)))
+                .exceptionally(e -> {
+                    log.info("ledger={} copies of a deleted migrated ledger not looked for (cleanup will): {}",
+                            ledgerId, e.toString());
+                    return null;
+                });
         router.originalOf(ledgerId).thenCompose(orig -> orig.isEmpty() ? CompletableFuture.completedFuture(null)
                 : orig.get().client().newDeleteLedgerOp().withLedgerId(ledgerId).execute().whenComplete((v, e) -> {
                     if (e == null) {

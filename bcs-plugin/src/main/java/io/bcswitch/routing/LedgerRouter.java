@@ -17,7 +17,8 @@ public interface LedgerRouter {
 
     /**
      * For a relocated ledger, the cluster holding its original (the one that issued its id), when that is
-     * not its home; empty otherwise. Used to delete the original when Pulsar deletes the ledger.
+     * not its home; empty otherwise, and when that cluster's client was closed on request (it is retired: nothing
+     * there is read again). Used to delete the original when Pulsar deletes the ledger.
      */
     default CompletableFuture<java.util.Optional<Target>> originalOf(long ledgerId) {
         return CompletableFuture.completedFuture(java.util.Optional.empty());
@@ -27,7 +28,8 @@ public interface LedgerRouter {
      * For a ledger the migration moved (it has a relocation), every other cluster that may hold a copy the migration
      * made of it: each cluster that ever issued a range, but its home and its original ({@link #originalOf}). Used to
      * delete those copies when Pulsar deletes the ledger: a ledger moved twice (A to B, then B to C) has one on B
-     * that is neither. Empty for a ledger never moved; a cluster whose client cannot be built is left out.
+     * that is neither. Empty for a ledger never moved; a cluster whose client cannot be built, or was closed on
+     * request (a retired cluster), is left out: what is left there is cleanup's.
      */
     default CompletableFuture<java.util.List<Target>> copyHoldersOf(long ledgerId) {
         return CompletableFuture.completedFuture(java.util.List.of());

@@ -339,9 +339,12 @@ class SwitchRouterTest {
         assertEquals(java.util.Optional.empty(), get(router.originalOf(homeIsIssuer)));
         assertEquals(java.util.Optional.empty(), get(router.originalOf(-5L << 40)), "no range issued it");
         // the issuer's client cannot be built (the pool tries twice): no original to fall back to, not a failure
-        pool.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
-        factory.failNext.put("a", new AtomicInteger(2));
-        assertEquals(java.util.Optional.empty(), get(router.originalOf(relocated)));
+        ClusterClientPool failing = new ClusterClientPool("failing", c -> CompletableFuture.failedFuture(
+                new IllegalStateException("no bookies")));
+        SwitchRouter withFailing = new SwitchRouter(view::get, () -> CompletableFuture.completedFuture(view.get()),
+                failing);
+        assertEquals(java.util.Optional.empty(), get(withFailing.originalOf(relocated)));
+        failing.close();
     }
 
     @Test
@@ -359,9 +362,31 @@ class SwitchRouterTest {
                 .toList());
         assertEquals(List.of(), get(router.copyHoldersOf(neverMoved)), "never moved: no copy anywhere");
         // a cluster whose client cannot be built (the pool tries twice) is left out, not a failure
+        ClusterClientPool failing = new ClusterClientPool("failing", c -> c.equals("b")
+                ? CompletableFuture.failedFuture(new IllegalStateException("no bookies")) : factory.create(c));
+        SwitchRouter withFailing = new SwitchRouter(view::get, () -> CompletableFuture.completedFuture(view.get()),
+                failing);
+        assertEquals(List.of(), get(withFailing.copyHoldersOf(movedTwice)));
+        failing.close();
+    }
+
+    @Test
+    void aClusterWhoseClientWasClosedIsNotReopenedToLookForCopiesOrOriginals() throws Exception {
+        view.set(new Ownership(view.get().ranges().with(new IdRange("c", 3L << 32, 2, 0)), "c", 3));
+        long movedTwice = 7;            // issued by a, moved to b, then to c: b may hold a copy, a the original
+        view.set(view.get().withRelocations(java.util.Map.of(movedTwice, "c"), 1));
+        assertEquals(List.of("b"), get(router.copyHoldersOf(movedTwice)).stream().map(Target::cluster).toList());
+        // both retired (close-client, or DEPRECATED): the deletion of a moved ledger must not build their clients
+        // again, one per deleted ledger, towards bookies that may be switched off
+        pool.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
-        factory.failNext.put("b", new AtomicInteger(2));
+        List<String> before = List.copyOf(factory.builds);
         assertEquals(List.of(), get(router.copyHoldersOf(movedTwice)));
+        assertEquals(java.util.Optional.empty(), get(router.originalOf(movedTwice)));
+        assertEquals(before, factory.builds, "no client is built for a cluster whose client was closed");
+        // a cluster routed to again is in use again, and asked again
+        assertEquals("b", get(router.forLedger(B_START + 1)).cluster());
+        assertEquals(List.of("b"), get(router.copyHoldersOf(movedTwice)).stream().map(Target::cluster).toList());
     }
 
     @Test
