@@ -73,12 +73,15 @@ final class CopyLists {
                 next.addAll(fresh.subList(0, n));
                 List<Long> rest = List.copyOf(fresh.subList(n, fresh.size()));
                 // the chunk's token is at most ours (checked above): ours is the highest that wrote it now
+                // only this write's lost race starts this round again; the next round's failure is its own (retrying
+                // it from here would write again what this round put in, and multiply the attempts)
                 return registry.write(paths.copiesChunk(epoch, into), new IdChunk(IdChunk.FORMAT_VERSION, next,
                                 token), full ? MetadataPort.ABSENT : cur.version())
-                        .thenCompose(v -> append(epoch, token, rest, into, 1))
-                        .exceptionallyCompose(e -> lostRace(e) && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS
+                        .handle((v, e) -> e == null ? append(epoch, token, rest, into, 1)
+                                : lostRace(e) && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS
                                 ? append(epoch, token, ids, into, attempt + 1)
-                                : CompletableFuture.failedFuture(Failures.unwrap(e)));
+                                : CompletableFuture.<Void>failedFuture(Failures.unwrap(e)))
+                        .thenCompose(f -> f);
             });
         });
     }

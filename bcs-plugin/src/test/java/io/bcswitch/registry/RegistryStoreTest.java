@@ -283,6 +283,41 @@ class RegistryStoreTest {
         assertEquals(List.of(3L, 4L), await(registry.readCopies(4)).get(0));
     }
 
+    /**
+     * An append that fills chunk 0 and then loses every race for the new chunk 1 (other appends of the same run write
+     * it each time) fails after its bounded attempts at chunk 1, and neither starts over from chunk 0 (more attempts
+     * than the bound) nor writes again what it put into chunk 0.
+     */
+    @Test
+    void anAppendThatLosesEveryRaceForTheNextChunkFailsWithoutRecordingAnIdTwice() throws Exception {
+        int max = IdChunk.MAX_IDS;
+        String second = paths.copiesChunk(3, 1);
+        RegistryStore other = new RegistryStore(memory, paths);
+        AtomicInteger races = new AtomicInteger(RegistryStore.MAX_UPDATE_ATTEMPTS);
+        AtomicInteger writesOfSecond = new AtomicInteger();
+        RegistryStore registry = new RegistryStore(new ForwardingPort(memory) {
+            @Override
+            public CompletableFuture<Long> put(String p, byte[] value, Optional<Long> expected, boolean ephemeral) {
+                if (!p.equals(second)) {
+                    return super.put(p, value, expected, ephemeral);
+                }
+                writesOfSecond.incrementAndGet();
+                int race = races.getAndDecrement();
+                return race <= 0 ? super.put(p, value, expected, ephemeral) : other.appendCopies(3, 1,
+                        List.of((long) -race)).thenCompose(v -> super.put(p, value, expected, ephemeral));
+            }
+        }, paths);
+        await(registry.appendCopies(3, 1, ids(0, max - 2)));
+        ExecutionException lost = assertThrows(ExecutionException.class,
+                () -> await(registry.appendCopies(3, 1, ids(max - 2, max + 3))));
+        assertTrue(RegistryStore.isVersionConflict(lost.getCause()), lost.toString());
+        assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, writesOfSecond.get(), "attempts at chunk 1");
+        SortedMap<Integer, List<Long>> chunks = await(registry.readCopies(3));
+        assertEquals(ids(0, max), chunks.get(0));
+        assertEquals(LongStream.rangeClosed(-RegistryStore.MAX_UPDATE_ATTEMPTS, -1).boxed().toList(), chunks.get(1),
+                "only the other appends' ids in chunk 1");
+    }
+
     @Test
     void anAppendFillsTheLastChunkUpAndStartsTheNextWithWhatDoesNotFit() throws Exception {
         RegistryStore registry = new RegistryStore(memory, paths);
