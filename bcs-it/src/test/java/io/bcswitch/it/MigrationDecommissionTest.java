@@ -12,6 +12,7 @@ import io.bcswitch.it.SchemaRoutingTest.V2;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.NoSchemaFallback;
 import io.bcswitch.it.support.Compacted;
+import io.bcswitch.it.support.LogCapture;
 import io.bcswitch.it.support.Placement;
 import io.bcswitch.it.support.Registry;
 import io.bcswitch.it.support.Rest;
@@ -306,6 +307,30 @@ class MigrationDecommissionTest extends ClusterTestBase {
                 p.send(new V1(1000));
             }
             assertEquals(compactedView, Compacted.view(c2, compacted), "compacted view after A is gone");
+            // a new compaction (same view) deletes the compacted ledger the migration moved from A: the broker must
+            // not build a client for A again, retired and its bookies off, to look for the original or copies there
+            long moved = admin.topics().getInternalStats(compacted).compactedLedger.ledgerId;
+            LogCapture builds = LogCapture.install("io.bcswitch.routing.ClusterClientPool",
+                    "creating BookKeeper client");
+            try {
+                try (Producer<String> p = c2.newProducer(Schema.STRING).topic(compacted).enableBatching(false)
+                        .create()) {
+                    for (Map.Entry<String, String> e : new TreeMap<>(compactedView).entrySet()) {
+                        p.newMessage().key(e.getKey()).value(e.getValue()).send();
+                    }
+                }
+                admin.topics().triggerCompaction(compacted);
+                await().atMost(Duration.ofSeconds(60)).until(() -> admin.topics().compactionStatus(compacted).status
+                        == LongRunningProcessStatus.Status.SUCCESS
+                        && admin.topics().getInternalStats(compacted).compactedLedger.ledgerId != moved);
+                await().atMost(Duration.ofSeconds(30)).until(() -> !cluster.bookieCluster("cluster-b").ledgerIds()
+                        .contains(moved));
+                assertEquals(List.of(), builds.take().stream().filter(l -> l.contains("bookie-cluster=cluster-a ")
+                        && !l.contains("[migration]")).toList(), "clients built for the retired cluster-a");
+            } finally {
+                builds.remove();
+            }
+            assertEquals(compactedView, Compacted.view(c2, compacted), "compacted view after a new compaction");
             try (Consumer<String> c = c2.newConsumer(Schema.STRING).topic(idle).subscriptionName("idle").subscribe()) {
                 Message<String> m = c.receive(30, TimeUnit.SECONDS);
                 assertNotNull(m);

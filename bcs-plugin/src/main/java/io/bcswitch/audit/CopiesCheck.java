@@ -4,14 +4,18 @@ import io.bcswitch.audit.VerifyReport.Violation;
 import io.bcswitch.concurrent.Windows;
 import io.bcswitch.migration.LedgerCopier;
 import io.bcswitch.migration.LedgerCopier.LedgerFacts;
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongFunction;
+import java.util.stream.Collectors;
 
 /**
  * Invariant 2: no ledger id exists on two clusters unless the relocation table explains it, every copy has its
@@ -36,8 +40,13 @@ final class CopiesCheck {
         w.refs().forEach(r -> refBy.putIfAbsent(r.ledgerId(), r.referencedBy()));
         List<Map.Entry<Long, List<String>>> several = holders.entrySet().stream().filter(h -> h.getValue().size() > 1)
                 .toList();
-        // an id held by one cluster that did not issue it: a copy of a ledger gone everywhere else
+        // an id held by one cluster that did not issue it: a copy of a ledger gone everywhere else; not on a retired
+        // (DEPRECATED) cluster, which the brokers no longer reach on their own to delete copies: what is left there
+        // goes with the cluster, or with a cleanup of it
+        Set<String> retired = w.clusters().stream().filter(c -> c.status() == ClusterStatus.DEPRECATED)
+                .map(BookieClusterRecord::name).collect(Collectors.toSet());
         List<Map.Entry<Long, List<String>>> alone = holders.entrySet().stream().filter(h -> h.getValue().size() == 1
+                && !retired.contains(h.getValue().get(0))
                 && !w.view().ranges().owner(h.getKey()).map(h.getValue().get(0)::equals).orElse(false)).toList();
         return Windows.map(several, InvariantAuditor.PARALLEL_CHECKS, h -> checkCopiesOf(h.getKey(), h.getValue(), w,
                 deep, refBy, found)).thenCompose(x -> Windows.map(alone, InvariantAuditor.PARALLEL_CHECKS, h ->

@@ -48,8 +48,6 @@ public final class ClusterClientPool implements AutoCloseable {
     private final Map<String, CompletableFuture<BookKeeper>> clients = new ConcurrentHashMap<>();
     /** Each renewed cluster's client for creates, from its latest range (absent: {@link #clients}' does both). */
     private final Map<String, CompletableFuture<BookKeeper>> creators = new ConcurrentHashMap<>();
-    /** Clusters whose client {@link #closeClient} closed and nothing has needed since ({@link #closedOnRequest}). */
-    private final java.util.Set<String> closedOnRequest = ConcurrentHashMap.newKeySet();
     /** Replaced clients not closed yet (guarded by itself). */
     private final List<Retired> retired = new ArrayList<>();
     private final java.util.function.Function<BookKeeper, String> openThrough;
@@ -261,7 +259,6 @@ public final class ClusterClientPool implements AutoCloseable {
      * would build a new one. Completes when it is closed.
      */
     public CompletableFuture<Void> closeClient(String cluster) {
-        closedOnRequest.add(cluster);
         Prepared unused = null;
         synchronized (preparation) {
             if (prepared != null && prepared.cluster().equals(cluster)) {
@@ -336,17 +333,7 @@ public final class ClusterClientPool implements AutoCloseable {
         return List.copyOf(all);
     }
 
-    /**
-     * Whether {@code cluster}'s client was closed by {@link #closeClient} (its cluster holds nothing, or is retired) and
-     * nothing has needed one since: a look for what might be left there (copies of a deleted ledger) skips it
-     * instead of building a client, per look, towards bookies that may be switched off.
-     */
-    public boolean closedOnRequest(String cluster) {
-        return closedOnRequest.contains(cluster);
-    }
-
     private CompletableFuture<BookKeeper> build(String cluster) {
-        closedOnRequest.remove(cluster);
         log.info("[{}] bookie-cluster={} creating BookKeeper client", name, cluster);
         CompletableFuture<BookKeeper> f;
         try {

@@ -1,10 +1,13 @@
 package io.bcswitch.routing;
 
+import io.bcswitch.registry.BookieClusterRecord;
+import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.RangeTable;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * This broker's view of who owns which ledger ids and which cluster is active. Immutable; the
@@ -15,16 +18,24 @@ import java.util.Optional;
  * @param activeEpoch     switch epoch that made it active on this broker (0: bootstrap)
  * @param relocations     ledgers whose verified copy on another cluster is their home, by id
  * @param relocationEpoch relocation epoch {@code relocations} was read at
+ * @param retired         clusters DEPRECATED when the registry was last read: nothing there is read any more, and
+ *                        this broker builds no client for them on its own (to look for copies of a deleted ledger)
  */
 public record Ownership(RangeTable ranges, String activeCluster, long activeEpoch, Map<Long, String> relocations,
-                        long relocationEpoch) {
+                        long relocationEpoch, Set<String> retired) {
 
     public Ownership {
         relocations = Map.copyOf(relocations);
+        retired = Set.copyOf(retired);
     }
 
     public Ownership(RangeTable ranges, String activeCluster, long activeEpoch) {
         this(ranges, activeCluster, activeEpoch, Map.of(), 0L);
+    }
+
+    public Ownership(RangeTable ranges, String activeCluster, long activeEpoch, Map<Long, String> relocations,
+                     long relocationEpoch) {
+        this(ranges, activeCluster, activeEpoch, relocations, relocationEpoch, Set.of());
     }
 
     /** The cluster holding the ledger: its relocation home if it was relocated, else the cluster that issued it. */
@@ -59,14 +70,32 @@ public record Ownership(RangeTable ranges, String activeCluster, long activeEpoc
     }
 
     public Ownership withRanges(RangeTable table) {
-        return new Ownership(table, activeCluster, activeEpoch, relocations, relocationEpoch);
+        return new Ownership(table, activeCluster, activeEpoch, relocations, relocationEpoch, retired);
     }
 
     public Ownership withActive(RangeTable table, String cluster, long epoch) {
-        return new Ownership(table, cluster, epoch, relocations, relocationEpoch);
+        return new Ownership(table, cluster, epoch, relocations, relocationEpoch, retired);
     }
 
     public Ownership withRelocations(Map<Long, String> homes, long epoch) {
-        return new Ownership(ranges, activeCluster, activeEpoch, homes, epoch);
+        return new Ownership(ranges, activeCluster, activeEpoch, homes, epoch, retired);
+    }
+
+    public Ownership withRetired(Set<String> clusters) {
+        return new Ownership(ranges, activeCluster, activeEpoch, relocations, relocationEpoch, clusters);
+    }
+
+    /**
+     * Retired: the DEPRECATED ones of {@code clusters}, never the active one (a DEPRECATED that lost to a switch is
+     * being undone).
+     */
+    public Ownership withRetiredOf(List<BookieClusterRecord> clusters) {
+        Set<String> out = new java.util.TreeSet<>();
+        for (BookieClusterRecord c : clusters) {
+            if (c.status() == ClusterStatus.DEPRECATED && !c.name().equals(activeCluster)) {
+                out.add(c.name());
+            }
+        }
+        return withRetired(out);
     }
 }

@@ -86,7 +86,7 @@ public final class SwitchRouter implements LedgerRouter {
         Ownership o = ownership.get();
         String home = o.relocations().get(ledgerId);
         Optional<String> issuer = o.ranges().owner(ledgerId);
-        if (home == null || issuer.isEmpty() || issuer.get().equals(home) || pool.closedOnRequest(issuer.get())) {
+        if (home == null || issuer.isEmpty() || issuer.get().equals(home) || o.retired().contains(issuer.get())) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
         return pool.get(issuer.get()).handle((client, e) -> e != null ? Optional.<Target>empty()
@@ -103,7 +103,7 @@ public final class SwitchRouter implements LedgerRouter {
         Optional<String> issuer = o.ranges().owner(ledgerId);
         java.util.List<CompletableFuture<Optional<Target>>> each = o.ranges().ranges().stream()
                 .map(io.bcswitch.registry.IdRange::cluster).distinct()
-                .filter(c -> !c.equals(home) && !issuer.map(c::equals).orElse(false) && !pool.closedOnRequest(c))
+                .filter(c -> !c.equals(home) && !issuer.map(c::equals).orElse(false) && !o.retired().contains(c))
                 .map(c -> pool.get(c).handle((client, e) -> e != null ? Optional.<Target>empty()
                         : Optional.of(new Target(c, client))))
                 .toList();

@@ -2,8 +2,6 @@ package io.bcswitch.switching;
 
 import io.bcswitch.concurrent.Failures;
 import io.bcswitch.config.SwitchConfig;
-import io.bcswitch.registry.BookieClusterRecord;
-import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
 import io.bcswitch.registry.MetadataPort;
 import io.bcswitch.registry.RangeTable;
@@ -13,12 +11,14 @@ import io.bcswitch.registry.Versioned;
 import io.bcswitch.routing.Ownership;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -132,6 +132,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
         return firstActivation.decide(brokerUri)
                 .thenCompose(o -> activation.activate(o.activeCluster()).thenApply(v -> o))
           .thenCompose(o -> relocationReader.read(null).thenApply(r -> o.withRelocations(r.homes(), r.epoch())))
+          .thenCompose(o -> registry.listClusters().thenApply(o::withRetiredOf).exceptionally(e -> o))
           .thenApply(o -> {
               ownership = o;
               log.info("bookie-cluster={} active at start-up, epoch={}, ranges={}", o.activeCluster(),
@@ -328,12 +329,12 @@ public class BrokerSwitchAgent implements AutoCloseable {
                                 r.homes().size(), r.read());
                         listener.relocationsApplied(r.epoch());
                     }, events).thenCompose(x -> registry.listClusters()).thenAcceptAsync(clusters -> {
-                        for (BookieClusterRecord c : clusters) {
-                            // never the cluster it writes to: a DEPRECATED that lost to a switch is being undone
-                            if (c.status() == ClusterStatus.DEPRECATED && !c.name().equals(ownership.activeCluster())) {
-                                listener.deprecated(c.name());
-                            }
+                        Set<String> retired;
+                        synchronized (this) {
+                            ownership = ownership.withRetiredOf(clusters);
+                            retired = ownership.retired();
                         }
+                        retired.forEach(listener::deprecated);
                     }, events);
                 }).exceptionally(e -> {
                     log.warn("Cannot read the relocation table; routing with the previous one: {}", e.toString());
@@ -342,8 +343,7 @@ public class BrokerSwitchAgent implements AutoCloseable {
     }
 
     /** The newest relocation epoch this broker has read from the table's epoch record. */
-    private final java.util.concurrent.atomic.AtomicLong relocationEpochSeen =
-            new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong relocationEpochSeen = new AtomicLong();
 
     /**
      * How many relocation epochs this broker routes behind the newest one it has read (0 when it is up to date, or

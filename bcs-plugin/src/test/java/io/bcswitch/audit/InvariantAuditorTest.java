@@ -283,6 +283,21 @@ class InvariantAuditorTest {
     }
 
     @Test
+    void aCopyLeftOnARetiredClusterIsNotAnOrphan() throws Exception {
+        // Pulsar deleted ledger B+5 (issued by b) after a migration had copied it to a
+        ledger("a", B + 5, true, 10, "b");
+        refs.removeIf(r -> r.ledgerId() == 5);
+        clusters.get("a").remove(5L);
+        assertEquals("ORPHAN_COPY:" + (B + 5) + "@a", checks(verify()));
+        // a retired since (close-client): the brokers do not reach it again on their own, and what is left there goes
+        // with it, or with a cleanup of it
+        registry.write(registry.paths().cluster("a"), new BookieClusterRecord(1, "a", "zk+hierarchical://zk-a:2181/"
+                + "ledgers", ClusterStatus.DEPRECATED, 1), 0).get();
+        VerifyReport r = verify();
+        assertTrue(r.ok(), checks(r));
+    }
+
+    @Test
     void aCopyThatBecameHomeOfALedgerPulsarDeletedThroughItsOldHomeIsNamed() throws Exception {
         // the schema ledger 7 is home on b; Pulsar deleted it on a while the copy was promoted
         clusters.get("a").remove(7L);

@@ -371,33 +371,49 @@ class SwitchRouterTest {
     }
 
     @Test
-    void aClusterWhoseClientWasClosedIsNotReopenedToLookForCopiesOrOriginals() throws Exception {
+    void aRetiredClusterIsNotReopenedToLookForCopiesOrOriginals() throws Exception {
         view.set(new Ownership(view.get().ranges().with(new IdRange("c", 3L << 32, 2, 0)), "c", 3));
         long movedTwice = 7;            // issued by a, moved to b, then to c: b may hold a copy, a the original
         view.set(view.get().withRelocations(java.util.Map.of(movedTwice, "c"), 1));
         assertEquals(List.of("b"), get(router.copyHoldersOf(movedTwice)).stream().map(Target::cluster).toList());
-        // both retired (close-client, or DEPRECATED): the deletion of a moved ledger must not build their clients
-        // again, one per deleted ledger, towards bookies that may be switched off
+        // both retired (DEPRECATED, their clients closed): the deletion of a moved ledger must not build their
+        // clients again, one per deleted ledger, towards bookies that may be switched off
         pool.closeClient("a").get(TestWaits.SECONDS, TimeUnit.SECONDS);
         pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        view.set(view.get().withRetired(java.util.Set.of("a", "b")));
         List<String> before = List.copyOf(factory.builds);
         assertEquals(List.of(), get(router.copyHoldersOf(movedTwice)));
         assertEquals(java.util.Optional.empty(), get(router.originalOf(movedTwice)));
-        assertEquals(before, factory.builds, "no client is built for a cluster whose client was closed");
-        // a cluster routed to again is in use again, and asked again
-        assertEquals("b", get(router.forLedger(B_START + 1)).cluster());
+        assertEquals(before, factory.builds, "no client is built for a retired cluster");
+        // one no longer retired (a switch to it undid its DEPRECATED) is asked again
+        view.set(view.get().withRetired(java.util.Set.of("a")));
         assertEquals(List.of("b"), get(router.copyHoldersOf(movedTwice)).stream().map(Target::cluster).toList());
     }
 
     @Test
     void ownershipViewsKeepWhatTheyDoNotReplace() {
-        Ownership o = view.get().withRelocations(java.util.Map.of(7L, "b"), 3);
+        java.util.Set<String> retired = java.util.Set.of("a");
+        Ownership o = view.get().withRelocations(java.util.Map.of(7L, "b"), 3).withRetired(retired);
         RangeTable more = o.ranges().with(new IdRange("c", 4L << 32, 2, 0));
         Ownership ranged = o.withRanges(more);
-        assertEquals(new Ownership(more, "b", 1, java.util.Map.of(7L, "b"), 3), ranged);
+        assertEquals(new Ownership(more, "b", 1, java.util.Map.of(7L, "b"), 3, retired), ranged);
         Ownership active = o.withActive(more, "c", 2);
-        assertEquals(new Ownership(more, "c", 2, java.util.Map.of(7L, "b"), 3), active);
+        assertEquals(new Ownership(more, "c", 2, java.util.Map.of(7L, "b"), 3, retired), active);
         assertEquals(java.util.Optional.of("b"), active.owner(7));
         assertEquals(java.util.Optional.of("c"), active.owner((4L << 32) + 1));
+        assertEquals(retired, active.withRelocations(java.util.Map.of(), 4).retired());
+    }
+
+    @Test
+    void theRetiredClustersAreTheDeprecatedOnesButTheActiveOne() {
+        List<io.bcswitch.registry.BookieClusterRecord> clusters = new java.util.ArrayList<>();
+        for (String c : List.of("a", "b", "c", "d")) {
+            clusters.add(new io.bcswitch.registry.BookieClusterRecord(1, c, "zk+hierarchical://" + c + ":2181/ledgers",
+                    c.equals("c") ? io.bcswitch.registry.ClusterStatus.STANDBY
+                            : io.bcswitch.registry.ClusterStatus.DEPRECATED, 1));
+        }
+        // b is active: a DEPRECATED that lost to a switch to it is being undone
+        assertEquals(java.util.Set.of("a", "d"), view.get().withRetiredOf(clusters).retired());
+        assertEquals(java.util.Set.of(), view.get().withRetiredOf(List.of()).retired());
     }
 }

@@ -372,6 +372,17 @@ class BrokerSwitchAgentTest {
     }
 
     @Test
+    void theDeprecatedClustersAreRetiredFromStartUpAndAsTheRegistryChanges() throws Exception {
+        registry.write(registry.paths().cluster("c"), new BookieClusterRecord(1, "c", "zk:c", ClusterStatus.DEPRECATED,
+                1L), 0).get();
+        assertEquals(java.util.Set.of("c"), start(NEVER).retired(), "DEPRECATED before this broker started");
+        registry.write(registry.paths().cluster("b"), new BookieClusterRecord(1, "b", "zk:b", ClusterStatus.DEPRECATED,
+                1L), 0).get();
+        registry.bumpRelocationEpoch(0, List.of()).get();
+        TestWaits.until("b retired", () -> agent.ownership().retired().equals(java.util.Set.of("b", "c")));
+    }
+
+    @Test
     void theAgentsThreadNeverKeepsTheBrokersJvmAlive() throws Exception {
         agent = newAgent(NEVER);
         // the agent's thread is made here, by the test's own thread: a new thread is a daemon only if its creator is
