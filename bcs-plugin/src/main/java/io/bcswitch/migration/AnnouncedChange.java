@@ -20,8 +20,10 @@ import java.util.function.Supplier;
  * which is what {@code RegistryView} reads): while a change is marked, an epoch no broker has applied yet. So a bump
  * lost after the change (or a broker stopped between the steps) holds every such deletion back instead of letting it
  * count on an epoch that does not announce the change; the next change announces it, or {@link #settle}, which the
- * deleting pass of rolled-back copies calls. Only the broker holding the orchestrator lock changes the table, so a
- * mark is never cleared by a bump that does not announce the change it stands for.
+ * deleting pass of rolled-back copies calls. The broker holding the orchestrator lock changes the table, so a mark
+ * is cleared only by a bump that announces the change it stands for; the exception is a run that lost the lock while
+ * paused in the middle of a change (its relocation writes carry no run token), whose table change can land after
+ * the new holder's bump.
  */
 final class AnnouncedChange {
     private AnnouncedChange() {

@@ -33,7 +33,12 @@ import org.slf4j.LoggerFactory;
  * brokers do on such a change is done only after this completes with {@link Outcome#STANDS}, and a broker never
  * closes the clients of the cluster it writes to.
  *
- * <p>Before the first switch there is no directive to rewrite; step 3 then only reads that it is still absent.
+ * <p>Before the first switch there is no directive to rewrite; step 3 then only reads that it is still absent. That
+ * read proves less: the first switch, which creates the directive, can have read the target's record before step 2
+ * and create the directive after step 3, so a close-client or unregister of its target that races the very first
+ * switch may stand while that switch commits too (the same holds for a rollback whose migration state does not exist
+ * yet). The first switch's precheck refuses a target that is DEPRECATED or unregistered when it reads it, so only an
+ * exact overlap of the two commands leaves this.
  */
 public final class ConfirmedChange {
     private static final Logger log = LoggerFactory.getLogger(ConfirmedChange.class);
