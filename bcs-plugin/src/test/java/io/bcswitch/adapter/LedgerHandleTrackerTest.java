@@ -31,7 +31,9 @@ class LedgerHandleTrackerTest {
         assertEquals(Map.of("cluster-a", 1, "cluster-c", 1), snap.counts());
         assertEquals(Map.of("cluster-a", List.of(6L), "cluster-c", List.of(5L)), snap.idsOutside());
         // held until here, so that only the deletion can have let them go
-        assertEquals(3, List.of(cursorLedger, other, copy).size());
+        java.lang.ref.Reference.reachabilityFence(cursorLedger);
+        java.lang.ref.Reference.reachabilityFence(other);
+        java.lang.ref.Reference.reachabilityFence(copy);
     }
 
     @Test
@@ -76,7 +78,9 @@ class LedgerHandleTrackerTest {
         assertEquals("1 handle(s) open through it: ledger 6 (write)", tracker.openThrough(old, NONE_LONG_LIVED), "the writer still is");
         tracker.deleted("cluster-a", 6);
         assertEquals(null, tracker.openThrough(old, NONE_LONG_LIVED));
-        assertEquals(2, List.of(reader, writer).size());
+        // the tracker holds handles weakly: both must stay reachable until here
+        java.lang.ref.Reference.reachabilityFence(reader);
+        java.lang.ref.Reference.reachabilityFence(writer);
     }
 
     /** {@code d} with its listed handles in ledger order (the tracker's set has none). */

@@ -75,8 +75,12 @@ class MigrationOrchestratorTest {
                 new RelocationEpoch(RelocationEpoch.FORMAT_VERSION, Long.MAX_VALUE, 0)).get();
     }
 
+    /** Every orchestrator a test made, closed after it also when it fails. */
+    private final List<MigrationOrchestrator> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @AfterEach
     void tearDown() throws Exception {
+        made.forEach(MigrationOrchestrator::close);
         scheduler.shutdownNow();
         store.close();
     }
@@ -140,9 +144,12 @@ class MigrationOrchestratorTest {
     private MigrationOrchestrator orchestrator(String broker, MigrationMetrics metrics, LedgerCopier with,
                                                int concurrency, long applyWaitMillis) {
         MigrationSafetyTest.HandSwitchBack back = new MigrationSafetyTest.HandSwitchBack(registry);
-        return back.runsOn(new MigrationOrchestrator(registry, () -> CompletableFuture.completedFuture(refs()), with,
-                new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker, scheduler, PACE, Clock.systemUTC(),
-                metrics, back, new MigrationOrchestrator.Waits(applyWaitMillis, 100, PERSIST_MILLIS)));
+        MigrationOrchestrator o = back.runsOn(new MigrationOrchestrator(registry, () -> CompletableFuture
+                .completedFuture(refs()), with, new SwitchConfig.Migration(concurrency, 0, 2, 24), () -> broker,
+                scheduler, PACE, Clock.systemUTC(), metrics, back, new MigrationOrchestrator.Waits(applyWaitMillis, 100,
+                PERSIST_MILLIS)));
+        made.add(o);
+        return o;
     }
 
     /** Another live broker's applied relocation epoch, as its agent would publish it. */

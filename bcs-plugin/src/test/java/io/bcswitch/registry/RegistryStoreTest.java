@@ -384,6 +384,7 @@ class RegistryStoreTest {
             }
         }, paths);
         await(registry.dropCopies(8));
+        assertFalse(once.get(), "the append ran inside the drop");
         assertTrue(await(memory.get(chunk)).isEmpty());
         assertTrue(await(memory.get(paths.copies(8))).isEmpty());
     }
