@@ -74,8 +74,6 @@ final class LedgerHandleTracker {
             }
             return !closeUnseen || System.nanoTime() - openedAt < SHORT_READ_NANOS || longLived.test(ledgerId);
         }
-
-
     }
 
     /** Open handles on clusters other than the active one: how many, and their ids (at most {@code max} each). */

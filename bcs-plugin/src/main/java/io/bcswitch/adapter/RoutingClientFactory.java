@@ -131,11 +131,6 @@ final class RoutingClientFactory implements BookKeeperClientFactory {
         return pools.stream().mapToInt(ClusterClientPool::closeIdleRetired).sum();
     }
 
-    /** Clients replaced at earlier switches and not closed yet, over every pool. */
-    int retiredClients() {
-        return pools.stream().mapToInt(ClusterClientPool::retiredCount).sum();
-    }
-
     /**
      * Per-cluster clients of their own for the migration (copies never compete with topic traffic for a
      * client's threads), built like the broker's default ones. Available once the broker asked for its

@@ -134,8 +134,8 @@ final class MigrationStates {
     CompletableFuture<Boolean> stillMine(long epoch, long token) {
         return read(epoch).thenCompose(st -> registry.readDirective().thenCompose(d -> {
             if (st.present() && (!st.value().owner().equals(brokerId.get()) || st.value().runToken() != token)) {
-                log.warn("switch epoch={} migration: broker {} (run token {}) has taken it over; this run (broker {}, "
-                        + "token {}) stops promoting", epoch, st.value().owner(), st.value().runToken(),
+                log.warn("switch epoch={} migration: owner={} runToken={} has taken it over; this run (broker={} "
+                        + "token={}) stops promoting", epoch, st.value().owner(), st.value().runToken(),
                         brokerId.get(), token);
                 return CompletableFuture.completedFuture(false);
             }

@@ -42,7 +42,7 @@ final class ProgressStore {
             if (!(Failures.unwrap(e) instanceof StaleRunException stale)) {
                 return CompletableFuture.failedFuture(Failures.unwrap(e));
             }
-            log.warn("switch epoch={} migration on broker {}: {}; this run stops", epoch, o.me(), stale.getMessage());
+            log.warn("switch epoch={} broker={} migration: {}; this run stops", epoch, o.me(), stale.getMessage());
             return o.readState(epoch).thenApply(st -> {
                 if (!st.present()) {
                     throw stale;

@@ -81,7 +81,7 @@ public class ClusterMetadataAccess implements AutoCloseable {
             if (!urls.contains(url)) {
                 CompletableFuture<MetadataPort> gone = stores.remove(url);
                 if (gone != null) {
-                    log.info("closing the metadata store {}: no registered bookie cluster uses it any more", url);
+                    log.info("url={} metadata store closed: no registered bookie cluster uses it any more", url);
                     gone.thenAcceptAsync(ClusterMetadataAccess::closeQuietly, openers);
                 }
             }

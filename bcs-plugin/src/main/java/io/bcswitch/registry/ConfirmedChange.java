@@ -83,7 +83,7 @@ public final class ConfirmedChange {
                 return confirmAll(under, 0).thenCompose(ok -> ok ? CompletableFuture.completedFuture(Outcome.STANDS)
                         : undone(path, undo.get()).thenApply(v -> Outcome.OVERTAKEN));
             }
-            if (lostRace(e)) {
+            if (RegistryStore.isLostRace(e)) {
                 return CompletableFuture.completedFuture(Outcome.NODE_CHANGED);
             }
             return CompletableFuture.<Outcome>failedFuture(Failures.unwrap(e));
@@ -106,21 +106,17 @@ public final class ConfirmedChange {
     private static CompletableFuture<Void> undone(String path, CompletableFuture<?> undo) {
         return undo.handle((v, e) -> {
             if (e == null) {
-                log.info("{}: a change decided under a switch directive or migration state that changed meanwhile is "
-                        + "undone", path);
+                log.info("path={}: a change decided under a switch directive or migration state that changed "
+                        + "meanwhile is undone", path);
                 return null;
             }
-            if (lostRace(e)) {
-                log.info("{}: a change decided under a switch directive or migration state that changed meanwhile "
-                        + "was changed again since: left as that writer made it", path);
+            if (RegistryStore.isLostRace(e)) {
+                log.info("path={}: a change decided under a switch directive or migration state that changed "
+                        + "meanwhile was changed again since: left as that writer made it", path);
                 return null;
             }
             throw new CompletionException(Failures.unwrap(e));
         });
     }
 
-    private static boolean lostRace(Throwable e) {
-        Throwable t = Failures.unwrap(e);
-        return t instanceof StoreFailure.VersionConflict || t instanceof StoreFailure.NotFound;
-    }
 }

@@ -78,7 +78,7 @@ final class CopyLists {
                 return registry.write(paths.copiesChunk(epoch, into), new IdChunk(IdChunk.FORMAT_VERSION, next,
                                 token), full ? MetadataPort.ABSENT : cur.version())
                         .handle((v, e) -> e == null ? append(epoch, token, rest, into, 1)
-                                : lostRace(e) && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS
+                                : RegistryStore.isLostRace(e) && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS
                                 ? append(epoch, token, ids, into, attempt + 1)
                                 : CompletableFuture.<Void>failedFuture(Failures.unwrap(e)))
                         .thenCompose(f -> f);
@@ -116,7 +116,7 @@ final class CopyLists {
             CompletableFuture<?> write = rest.isEmpty() ? registry.delete(path, cur.version())
                     : registry.write(path, new IdChunk(IdChunk.FORMAT_VERSION, rest, cur.value().token()),
                             cur.version());
-            return write.thenApply(v -> removed).exceptionallyCompose(e -> lostRace(e)
+            return write.thenApply(v -> removed).exceptionallyCompose(e -> RegistryStore.isLostRace(e)
                     && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS ? remove(path, ids, attempt + 1)
                     : CompletableFuture.failedFuture(Failures.unwrap(e)));
         });
@@ -136,7 +136,7 @@ final class CopyLists {
 
     private CompletableFuture<Void> dropChunk(String path, int attempt) {
         return store.get(path).thenCompose(node -> node.isEmpty() ? CompletableFuture.completedFuture(null)
-                : registry.delete(path, node.get().version()).exceptionallyCompose(e -> lostRace(e)
+                : registry.delete(path, node.get().version()).exceptionallyCompose(e -> RegistryStore.isLostRace(e)
                         && attempt < RegistryStore.MAX_UPDATE_ATTEMPTS ? dropChunk(path, attempt + 1)
                         : CompletableFuture.failedFuture(Failures.unwrap(e))));
     }
@@ -152,8 +152,4 @@ final class CopyLists {
                 .map(Integer::parseInt).sorted().toList());
     }
 
-    private static boolean lostRace(Throwable e) {
-        Throwable t = Failures.unwrap(e);
-        return t instanceof StoreFailure.VersionConflict || t instanceof StoreFailure.NotFound;
-    }
 }

@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
  * call goes straight to the port.
  */
 final class PatientReads implements MetadataPort {
+    // the registry's logger: an operator reading its lines finds these beside them
     private static final Logger log = LoggerFactory.getLogger(RegistryStore.class);
     /** Reads give up on a store that does not answer after this many attempts (about 6 s of waiting in all). */
     static final int ATTEMPTS = 7;
@@ -33,23 +34,24 @@ final class PatientReads implements MetadataPort {
 
     @Override
     public CompletableFuture<Optional<Node>> get(String path) {
-        return patiently(() -> port.get(path), 1, firstPauseMillis);
+        return patiently(path, () -> port.get(path), 1, firstPauseMillis);
     }
 
     @Override
     public CompletableFuture<List<String>> children(String path) {
-        return patiently(() -> port.children(path), 1, firstPauseMillis);
+        return patiently(path, () -> port.children(path), 1, firstPauseMillis);
     }
 
-    private <T> CompletableFuture<T> patiently(Supplier<CompletableFuture<T>> read, int attempt, long pauseMillis) {
+    private <T> CompletableFuture<T> patiently(String path, Supplier<CompletableFuture<T>> read, int attempt,
+                                               long pauseMillis) {
         return read.get().exceptionallyCompose(e -> {
             if (!(Failures.unwrap(e) instanceof StoreFailure.Unavailable) || attempt >= ATTEMPTS) {
                 return CompletableFuture.failedFuture(e);
             }
-            log.debug("metadata store did not answer (attempt {}), reading again in {} ms: {}", attempt, pauseMillis,
-                    e.toString());
+            log.debug("path={} attempt={} metadata store did not answer, reading again in {} ms: {}", path, attempt,
+                    pauseMillis, e.toString());
             return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(pauseMillis,
-                    TimeUnit.MILLISECONDS)).thenCompose(v -> patiently(read, attempt + 1, pauseMillis * 2));
+                    TimeUnit.MILLISECONDS)).thenCompose(v -> patiently(path, read, attempt + 1, pauseMillis * 2));
         });
     }
 

@@ -39,7 +39,7 @@ public class RegistryStore {
     RegistryStore(MetadataPort store, RegistryPaths paths, long firstReadRetryMillis) {
         this.store = new PatientReads(store, firstReadRetryMillis);
         this.paths = paths;
-        this.relocations = new RelocationTable(this, this.store, paths);
+        this.relocations = new RelocationTable(this, paths);
         this.copyLists = new CopyLists(this, this.store, paths);
         this.changeWaiters = new ChangeWaiters(this.store);
     }
@@ -109,7 +109,7 @@ public class RegistryStore {
                             .thenApply(v -> next.get())
                             .exceptionallyCompose(e -> {
                                 if (isVersionConflict(e) && attempt < MAX_UPDATE_ATTEMPTS) {
-                                    log.debug("Version conflict on {}, attempt {}", path, attempt);
+                                    log.debug("path={} attempt={} version conflict", path, attempt);
                                     return updateReading(path, type, update, attempt + 1);
                                 }
                                 return CompletableFuture.failedFuture(e);
@@ -138,6 +138,12 @@ public class RegistryStore {
     /** Whether {@code e} is a lost race: the node's version was not the one expected. */
     public static boolean isVersionConflict(Throwable e) {
         return Failures.unwrap(e) instanceof StoreFailure.VersionConflict;
+    }
+
+    /** A conditional update or delete that lost to another writer: the node changed, or was deleted, meanwhile. */
+    static boolean isLostRace(Throwable e) {
+        Throwable t = Failures.unwrap(e);
+        return t instanceof StoreFailure.VersionConflict || t instanceof StoreFailure.NotFound;
     }
 
     // ---- typed accessors ----

@@ -17,12 +17,10 @@ import java.util.function.BiFunction;
  */
 final class RelocationTable {
     private final RegistryStore registry;
-    private final MetadataPort store;
     private final RegistryPaths paths;
 
-    RelocationTable(RegistryStore registry, MetadataPort store, RegistryPaths paths) {
+    RelocationTable(RegistryStore registry, RegistryPaths paths) {
         this.registry = registry;
-        this.store = store;
         this.paths = paths;
     }
 

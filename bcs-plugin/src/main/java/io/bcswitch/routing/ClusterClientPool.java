@@ -100,7 +100,7 @@ public final class ClusterClientPool implements AutoCloseable {
      * @param closer     runs the close of a client that is not used any more ({@code BookKeeper.close} blocks)
      * @param openThrough what is still open through a client (a handle that may still be read or written through it),
      *                   null when nothing is
-     * @param graceNanos how long a replaced client is kept whatever {@code inUse} says: operations routed to it before
+     * @param graceNanos how long a replaced client is kept whatever {@code openThrough} says: operations routed to it before
      *                   it was replaced may still be running
      * @param nanoTime   the clock of the grace
      */
