@@ -134,7 +134,7 @@ public final class LifeChecks {
                 .limit(25).map(e -> e.getValue() + " " + e.getKey()).toList().toString();
     }
 
-    /** The first and the highest readings, for the run's log. */
+    /** The baseline and the reading with the most threads, for the run's log. */
     public String summary() {
         return "baseline " + (baseline == null ? "(not reached)" : baseline + " after " + baselineSwitches
                 + " switch(es)") + ", peak " + peak;

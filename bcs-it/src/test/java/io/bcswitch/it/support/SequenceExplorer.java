@@ -29,12 +29,16 @@ import org.slf4j.LoggerFactory;
  * two brokers, a mixed workload on twenty topics), checked after every step and at the end:
  * <ul>
  *   <li>after every step the cluster must settle (every live broker applied the switch and finished its cutover,
- *       the latest migration finished, no rollback left half-done, every broker on the current relocation epoch)
- *       within a bound: a sequence that never settles is a wedge; then {@code GET /verify} must report no
- *       violation;</li>
+ *       the latest switch's migration started and finished, no older one left between its start and its end, every
+ *       broker on the current relocation epoch) within a bound: a sequence that never settles is a wedge; then
+ *       {@code GET /verify} must report no violation, the active cluster must be registered and not DEPRECATED, no
+ *       broker's pool may have built a client for a cluster that stayed DEPRECATED, and in a long run the brokers'
+ *       threads, sessions and watches must stay near what they were after the first switches;</li>
  *   <li>every REST answer must be a success or a refusal (4xx): a 5xx is a failure;</li>
  *   <li>when verify says the plugin could be removed, every ledger the topics use (as their brokers list them) is on
  *       the active bookie cluster;</li>
+ *   <li>at the end, every inactive cluster is cleaned up (which must be accepted) and the removal verdict may wait
+ *       only for what retention keeps;</li>
  *   <li>at the end, every acknowledged message must have been received by its subscription, new messages in
  *       order per producer and partition, and no message whose acknowledgement the broker confirmed may come
  *       again, unless a step moved topics between brokers abruptly (a broker cut off longer than its session).</li>
@@ -47,6 +51,8 @@ public final class SequenceExplorer {
     static final String[] CLUSTERS = {"cluster-a", "cluster-b", "cluster-c"};
     private static final int SESSION_TIMEOUT_MILLIS = 6_000;
     private static final Duration SETTLE = Duration.ofSeconds(120);
+    private static final Set<String> TERMINAL_PHASES = Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED",
+            "ROLLED_BACK");
 
     /** What one run did and found. */
     public record Result(long seed, List<String> steps, List<String> problems) {
@@ -122,6 +128,12 @@ public final class SequenceExplorer {
     private boolean abruptFailover;
     /** Switches the brokers accepted (POST /switch answered 200), rollbacks' switches back not included. */
     private int switches;
+    private final Map<String, Rest> rests = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The BookKeeper clients the brokers' pools build ({@link #clientsOfRetired}). */
+    private LogCapture clientBuilds;
+    /** The DEPRECATED clusters, and the switch epoch, of the last check of {@link #clientsOfRetired}. */
+    private Set<String> retired = Set.of();
+    private long retiredEpoch = -1;
     private LifeChecks life;
 
     /** The actions of a scripted run, in order (null: picked by the seed). */
@@ -189,7 +201,8 @@ public final class SequenceExplorer {
             }
             workload.compact();
             life = new LifeChecks(cluster);
-            for (int i = 0; (i < stepCount || (switches < minSwitches && i < 4 * minSwitches)) && problems.isEmpty();
+            clientBuilds = LogCapture.install("io.bcswitch.routing.ClusterClientPool", "creating BookKeeper client");
+            for (int i = 0; (i < stepCount || (switches < minSwitches && i < 8 * minSwitches)) && problems.isEmpty();
                  i++) {
                 Action a = script != null ? script.get(i) : pick();
                 String what = step(a);
@@ -199,6 +212,11 @@ public final class SequenceExplorer {
                     settleAndVerify("after step " + (i + 1) + " (" + what + ")");
                 }
             }
+            if (problems.isEmpty() && switches < minSwitches) {
+                // its resources were checked over fewer switches than asked, maybe never: not a long run
+                problems.add("a long run: only " + switches + " of " + minSwitches + " switches accepted in "
+                        + steps.size() + " steps");
+            }
             if (problems.isEmpty()) {
                 finish();
             }
@@ -206,6 +224,9 @@ public final class SequenceExplorer {
             problems.add("exception: " + e);
             log.error("EXPLORE seed={} failed with an exception", seed, e);
         } finally {
+            if (clientBuilds != null) {
+                clientBuilds.remove();
+            }
             if (workload != null) {
                 workload.close();
             }
@@ -251,7 +272,8 @@ public final class SequenceExplorer {
      * verify): a server error (5xx) is a problem, and an accepted switch is counted.
      */
     private Rest restOf(TestBroker b) {
-        return Rest.observed(b.webServiceUrl(), (call, r) -> {
+        // one per address: each holds an HTTP client, whose threads would otherwise pile up in the resources read
+        return rests.computeIfAbsent(b.webServiceUrl(), url -> Rest.observed(url, (call, r) -> {
             if (r.status() >= 500) {
                 problems.add("server error " + r.status() + " for " + call + ": " + r.raw());
             }
@@ -260,7 +282,7 @@ public final class SequenceExplorer {
                     switches++;
                 }
             }
-        });
+        }));
     }
 
     private JsonNode status() {
@@ -1014,7 +1036,9 @@ public final class SequenceExplorer {
             // the latest switch's own migration, not the one before it still on record
             if (m != null && !m.isNull() && m.get("switchEpoch").asLong() == st.get("epoch").asLong()) {
                 seen = m.get("phase").asText();
-                if (seen.equals(phase) || io.bcswitch.registry.Phase.valueOf(seen).terminal()) {
+                // that phase or one after it: waiting on for one already passed would only move the step later
+                if (io.bcswitch.registry.Phase.valueOf(seen).compareTo(io.bcswitch.registry.Phase.valueOf(phase)) >= 0
+                        || io.bcswitch.registry.Phase.valueOf(seen).terminal()) {
                     return seen;
                 }
             }
@@ -1097,7 +1121,12 @@ public final class SequenceExplorer {
             return;
         }
         try {
-            for (String p : life.registry(status(), rest().get("/").json())) {
+            JsonNode status = status();
+            JsonNode clusters = rest().get("/").json();
+            for (String p : life.registry(status, clusters)) {
+                problems.add(p + " (" + when + ")");
+            }
+            for (String p : clientsOfRetired(status.path("epoch").asLong(), clusters)) {
                 problems.add(p + " (" + when + ")");
             }
         } catch (Exception e) {
@@ -1197,7 +1226,8 @@ public final class SequenceExplorer {
     private void removalReachable() {
         Rest.Response v = rest().get("/verify");
         if (v.status() != 200 || v.json() == null) {
-            return; // verify's own answer is checked by settleAndVerify
+            problems.add("verify after cleanup at the end answered " + v.status() + " " + v.raw());
+            return;
         }
         for (JsonNode because : v.json().path("removal").path("because")) {
             String b = because.asText();
@@ -1227,13 +1257,56 @@ public final class SequenceExplorer {
             return "relocation epoch pending on " + s.get("relocationPendingBrokers");
         }
         JsonNode m = s.get("migration");
+        long epoch = s.path("epoch").asLong(0);
         if (m != null && !m.isNull()) {
             String phase = m.get("phase").asText();
-            if (!Set.of("DONE", "DONE_WITH_FAILURES", "SUPERSEDED", "ROLLED_BACK").contains(phase)) {
+            if (!TERMINAL_PHASES.contains(phase)) {
                 return "migration " + phase;
             }
+        } else if (epoch > 0) {
+            // a switch's migration starts within seconds (any broker takes it after a grace): until then cleanup
+            // refuses, and the removal verdict waits for it
+            return "the migration of switch epoch " + epoch + " has not started";
+        }
+        try {
+            for (JsonNode older : Registry.jsonChildren(cluster.zkConnectString(),
+                    "/admin/bookie-clusters/orchestrator").values()) {
+                if (older.path("switchEpoch").asLong() < epoch && !TERMINAL_PHASES.contains(older.path("phase")
+                        .asText())) {
+                    return "the migration of switch epoch " + older.path("switchEpoch").asLong() + " is still "
+                            + older.path("phase").asText();
+                }
+            }
+        } catch (Exception e) {
+            return "reading the migrations: " + e;
         }
         return null;
+    }
+
+    /**
+     * A BookKeeper client one of Pulsar's pools built for a cluster that was DEPRECATED (its clients closed) at the
+     * last check and still is, with no switch in between: nothing there is read any more, and its bookies may be
+     * switched off. The migration's pool is left out: cleanup and verify reach every registered cluster on request.
+     */
+    private List<String> clientsOfRetired(long epoch, JsonNode clusters) {
+        Set<String> deprecated = new TreeSet<>();
+        for (JsonNode c : clusters) {
+            if (c.path("status").asText().equals("DEPRECATED")) {
+                deprecated.add(c.path("name").asText());
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String line : clientBuilds.take()) {
+            for (String c : deprecated) {
+                if (epoch == retiredEpoch && retired.contains(c) && !line.contains("[migration]")
+                        && line.contains("bookie-cluster=" + c + " ")) {
+                    out.add("a BookKeeper client was built for " + c + ", DEPRECATED: " + line);
+                }
+            }
+        }
+        retired = deprecated;
+        retiredEpoch = epoch;
+        return out;
     }
 
     /** Stops producing, brings every cluster back, and checks that every message arrived. */
@@ -1248,8 +1321,11 @@ public final class SequenceExplorer {
             // workload wrote must still arrive below
             List<String> cleaned = new ArrayList<>();
             for (String c : inactive()) {
-                cleaned.add(c + " " + answer(rest().post("/cleanup", "{\"srcCluster\":\"" + c
-                        + "\",\"dryRun\":false,\"force\":true}")));
+                Rest.Response r = rest().post("/cleanup", "{\"srcCluster\":\"" + c
+                        + "\",\"dryRun\":false,\"force\":true}");
+                cleaned.add(c + " " + answer(r));
+                // settled, every bookie up: nothing may keep an operator from cleaning up
+                expectOk(r, "cleanup of " + c + " at the end");
             }
             log.info("EXPLORE seed={} cleanup of every inactive cluster at the end: {}", seed, cleaned);
             settleAndVerify("after cleaning up every inactive cluster at the end");

@@ -342,6 +342,11 @@ public final class Workload implements AutoCloseable {
                         last = "compaction failed: " + status.lastError;
                         triggered = false;
                         break;
+                    case NOT_RUN:
+                        // the topic moved to another broker since, which has never run one: trigger it there
+                        last = "compaction NOT_RUN";
+                        triggered = false;
+                        break;
                     default:
                         last = "compaction " + status.status;
                 }
