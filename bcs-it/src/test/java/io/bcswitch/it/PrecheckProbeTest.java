@@ -95,7 +95,14 @@ class PrecheckProbeTest extends ClusterTestBase {
         // registered and connected, but answering nothing: the probe ledger's metadata is created, its write hangs
         a.bookies().forEach(b -> b.suspend());
         try {
-            JsonNode pre = rest.get("/precheck/cluster-a").json();
+            java.util.concurrent.CompletableFuture<Rest.Response> asked = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> rest.get("/precheck/cluster-a"));
+            // the probe's ledger is created (its metadata is there) while its write hangs
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !probeBandLedgers(a).isEmpty() || asked.isDone());
+            assertFalse(probeBandLedgers(a).isEmpty(), "no probe ledger was created: " + (asked.isDone()
+                    ? asked.join().raw() : "the precheck has not answered"));
+            JsonNode pre = asked.get(60, java.util.concurrent.TimeUnit.SECONDS).json();
             assertFalse(pre.get("ok").asBoolean(), pre.toString());
             assertTrue(pre.get("problems").toString().contains("a broker's BookKeeper client cannot use 'cluster-a'"),
                     pre.toString());
@@ -103,7 +110,9 @@ class PrecheckProbeTest extends ClusterTestBase {
         } finally {
             a.bookies().forEach(b -> b.resume());
         }
-        assertTrue(rest.get("/precheck/cluster-a").json().get("ok").asBoolean());
+        // the bookies answer again once they have caught up: a precheck then passes
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rest.get("/precheck/cluster-a").json().get("ok")
+                .asBoolean());
         assertEquals(java.util.Set.of(), probeBandLedgers(a), "a probe that succeeded deletes its ledger too");
     }
 
