@@ -57,7 +57,8 @@ final class ClusterDeprecation {
         String path = registry.paths().cluster(cluster);
         // read before deciding, in this order: the directive, the state a rollback would record its intent in, then
         // the record (see ConfirmedChange for why the order matters)
-        return registry.readDirective().thenCompose(d -> rollbackState(d, cluster).thenCompose(state ->
+        return registry.readDirective().thenCompose(d -> ConfirmedChange.underSwitch(registry, d).thenCompose(
+                underSwitch -> rollbackState(d, cluster).thenCompose(state ->
                 registry.read(path, BookieClusterRecord.class).thenCompose(rec -> {
                     if (!rec.present()) {
                         throw RegistryException.notFound("bookie cluster '" + cluster + "' is not registered");
@@ -75,13 +76,12 @@ final class ClusterDeprecation {
                         if (!report.empty() || report.active() || !report.openHandles().isEmpty()) {
                             return CompletableFuture.completedFuture(Outcome.NOT_DRAINED);
                         }
-                        List<ConfirmedChange.Under> under = new ArrayList<>();
-                        under.add(ConfirmedChange.Under.of(registry.paths().switchTarget(), d));
+                        List<ConfirmedChange.Under> under = new ArrayList<>(underSwitch);
                         state.ifPresent(s -> under.add(ConfirmedChange.Under.of(
                                 registry.paths().orchestrator(d.value().epoch()), s)));
                         return write(cluster, rec, under);
                     });
-                })));
+                }))));
     }
 
     /**

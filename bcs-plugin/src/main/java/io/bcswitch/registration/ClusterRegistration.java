@@ -111,13 +111,17 @@ public class ClusterRegistration {
      * {@code name} is the cluster a rollback of it would go back to (its origin).
      */
     private CompletableFuture<List<ConfirmedChange.Under>> underDirective(Versioned<SwitchDirective> d, String name) {
-        ConfirmedChange.Under directive = ConfirmedChange.Under.of(registry.paths().switchTarget(), d);
-        if (!d.present() || !name.equals(d.value().origin())) {
-            return CompletableFuture.completedFuture(List.of(directive));
-        }
-        String state = registry.paths().orchestrator(d.value().epoch());
-        return registry.read(state, MigrationState.class).thenApply(s -> List.of(directive,
-                ConfirmedChange.Under.of(state, s)));
+        return ConfirmedChange.underSwitch(registry, d).thenCompose(underSwitch -> {
+            if (!d.present() || !name.equals(d.value().origin())) {
+                return CompletableFuture.completedFuture(underSwitch);
+            }
+            String state = registry.paths().orchestrator(d.value().epoch());
+            return registry.read(state, MigrationState.class).thenApply(s -> {
+                List<ConfirmedChange.Under> all = new java.util.ArrayList<>(underSwitch);
+                all.add(ConfirmedChange.Under.of(state, s));
+                return all;
+            });
+        });
     }
 
     /** Summary of the references owned by {@code cluster} ("3 data, 1 cursor (e.g. ledger 7 of t1)"), or null. */

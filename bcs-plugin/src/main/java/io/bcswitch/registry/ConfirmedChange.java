@@ -33,12 +33,11 @@ import org.slf4j.LoggerFactory;
  * brokers do on such a change is done only after this completes with {@link Outcome#STANDS}, and a broker never
  * closes the clients of the cluster it writes to.
  *
- * <p>Before the first switch there is no directive to rewrite; step 3 then only reads that it is still absent. That
- * read proves less: the first switch, which creates the directive, can have read the target's record before step 2
- * and create the directive after step 3, so a close-client or unregister of its target that races the very first
- * switch may stand while that switch commits too (the same holds for a rollback whose migration state does not exist
- * yet). The first switch's precheck refuses a target that is DEPRECATED or unregistered when it reads it, so only an
- * exact overlap of the two commands leaves this.
+ * <p>Before the first switch there is no directive to rewrite, and a read that it is still absent proves nothing
+ * (the first switch can create it just after). So the bootstrap record stands in for it: a command decides under
+ * {@link #underSwitch}, which adds the bootstrap record when there is no directive, and the first switch rewrites that
+ * record at the version it read (before it read its target) just before it creates the directive. The argument
+ * above then holds with the bootstrap record's compare-and-set in place of the directive's.
  */
 public final class ConfirmedChange {
     private static final Logger log = LoggerFactory.getLogger(ConfirmedChange.class);
@@ -61,6 +60,19 @@ public final class ConfirmedChange {
     }
 
     private final RegistryStore registry;
+
+    /**
+     * What a command that read switch directive {@code d} decides under: the directive, and before the first switch
+     * also the bootstrap record. Read right after the directive, before anything else the decision reads.
+     */
+    public static CompletableFuture<List<Under>> underSwitch(RegistryStore registry, Versioned<SwitchDirective> d) {
+        Under directive = Under.of(registry.paths().switchTarget(), d);
+        if (d.present()) {
+            return CompletableFuture.completedFuture(List.of(directive));
+        }
+        return registry.read(registry.paths().bootstrap(), BootstrapRecord.class).thenApply(b -> List.of(directive,
+                Under.of(registry.paths().bootstrap(), b)));
+    }
 
     public ConfirmedChange(RegistryStore registry) {
         this.registry = registry;

@@ -10,6 +10,7 @@ import io.bcswitch.precheck.SwitchPrecheck;
 import io.bcswitch.registration.ClusterRegistration;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerView;
+import io.bcswitch.registry.ConfirmedChange;
 import io.bcswitch.registry.IdWatermark;
 import io.bcswitch.registry.RangeTable;
 import io.bcswitch.registry.RegistryException;
@@ -154,7 +155,10 @@ public class SwitchService {
         // the directive first, then the target's record: a command that changed the record (close-client,
         // unregister) confirms the directive after its change (ConfirmedChange), so either this switch reads the
         // record after that change, or its compare-and-set below fails
-        return registry.readDirective().thenCompose(d -> registration.get(target).thenCompose(rec ->
+        // before the first switch, the bootstrap record stands in for the directive (ConfirmedChange.underSwitch):
+        // read before the target's record, rewritten at that version just before the directive is created
+        return registry.readDirective().thenCompose(d -> ConfirmedChange.underSwitch(registry, d).thenCompose(under ->
+                registration.get(target).thenCompose(rec ->
                 BrokerView.read(registry).thenCompose(brokers -> {
                     long current = d.present() ? d.value().epoch() : 0L;
                     List<String> notFollowing = brokers.wouldNotFollow(current);
@@ -181,8 +185,10 @@ public class SwitchService {
                                 long epoch = d.present() ? d.value().epoch() + 1 : 1;
                                 SwitchDirective next = new SwitchDirective(SwitchDirective.FORMAT_VERSION, target,
                                         report.source(), epoch, clock.millis(), report.proposedFirstLedgerId());
-                                return registry.write(registry.paths().switchTarget(), next, d.version())
-                                        .thenApply(ver -> next);
+                                CompletableFuture<Void> claimed = d.present() ? CompletableFuture.completedFuture(null)
+                                        : registry.confirm(under.get(1).path(), under.get(1).version());
+                                return claimed.thenCompose(c -> registry.write(registry.paths().switchTarget(), next,
+                                        d.version())).thenApply(ver -> next);
                             })
                             .exceptionallyCompose(e -> !RegistryStore.isVersionConflict(e)
                                     ? CompletableFuture.failedFuture(Failures.unwrap(e))
@@ -210,7 +216,7 @@ public class SwitchService {
                                         })
                                         .thenApply(v -> new SwitchResult(next, report));
                             });
-                })));
+                }))));
     }
 
     private static final long PREPARE_FIRST_POLL_MILLIS = 25;

@@ -1,6 +1,7 @@
 package io.bcswitch.switching;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,6 +53,25 @@ class SwitchServiceTest {
 
     private SwitchResult switchTo(String target) throws Exception {
         return service.switchTo(target).get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The very first switch (no directive yet) read its target's record before an unregister of it deleted the record
+     * and confirmed that there was still no directive: one of the two must lose, as with any later switch.
+     */
+    @Test
+    void aFirstSwitchThatReadTheClusterBeforeItWasUnregisteredIsRefused() throws Exception {
+        port.hold(p -> p.equals(registry.paths().switchPrepare()));
+        CompletableFuture<SwitchResult> switching = service.switchTo("c");
+        port.held().get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertEquals("c", service.unregister("c").get(TestWaits.SECONDS, TimeUnit.SECONDS).name());
+        port.release();
+
+        ExecutionException lost = assertThrows(ExecutionException.class,
+                () -> switching.get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS));
+        assertEquals(RegistryException.Kind.CONFLICT, ((RegistryException) lost.getCause()).kind(), lost.toString());
+        assertFalse(registry.readDirective().get().present(), "no switch to an unregistered cluster");
+        assertTrue(committed.isEmpty());
     }
 
     @Test
