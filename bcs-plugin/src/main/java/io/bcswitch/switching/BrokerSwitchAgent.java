@@ -199,7 +199,8 @@ public class BrokerSwitchAgent implements AutoCloseable {
         registry.read(registry.paths().switchPrepare(), io.bcswitch.registry.SwitchPreparation.class)
                 .thenAcceptAsync(vp -> { // building clients may block: never on the metadata store's thread
                     Ownership o = ownership;
-                    if (closed || o == null || !vp.present() || vp.value().epoch() <= o.activeEpoch()) {
+                    if (closed || o == null || !vp.present() || vp.value().epoch() <= o.activeEpoch()
+                            || o.retired().contains(vp.value().target())) { // retired: its precheck refuses it
                         return;
                     }
                     var p = vp.value();

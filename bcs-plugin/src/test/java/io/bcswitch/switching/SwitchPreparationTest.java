@@ -146,6 +146,21 @@ class SwitchPreparationTest {
     }
 
     @Test
+    void anAnnouncementOfASwitchToARetiredClusterIsIgnored() throws Exception {
+        var east = registry.read(registry.paths().cluster("east"), io.bcswitch.registry.BookieClusterRecord.class)
+                .join();
+        registry.write(registry.paths().cluster("east"), east.value().withStatus(
+                io.bcswitch.registry.ClusterStatus.DEPRECATED), east.version()).join();
+        registry.bumpRelocationEpoch(0, List.of()).join();
+        await(() -> agent.ownership().retired().contains("east"), "east retired");
+        // an announcement no precheck let through (a switch racing east's close-client), or a stale one
+        registry.update(registry.paths().switchPrepare(), SwitchPreparation.class,
+                cur -> Optional.of(new SwitchPreparation(1, "east", 1, 9L << 32, 5L))).join();
+        Thread.sleep(300);
+        assertFalse(activation.calls.stream().anyMatch(c -> c.startsWith("prepare")), activation.calls.toString());
+    }
+
+    @Test
     void anAnnouncementOfASwitchAlreadyAppliedIsIgnored() throws Exception {
         service(0).switchTo("east").get(TestWaits.PASS_SECONDS, TimeUnit.SECONDS);
         await(() -> agent.ownership().activeEpoch() == 1, "epoch 1 active");
