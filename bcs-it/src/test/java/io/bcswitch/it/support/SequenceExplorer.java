@@ -944,14 +944,17 @@ public final class SequenceExplorer {
                 + ", then " + second + ", copying at full speed again -> " + answer(via[1].post("/tuning", FULL_SPEED));
     }
 
-    /** DEPRECATE_RACING_SWITCH: close-client or cleanup of a cluster and a switch to it, at once, one per broker. */
+    /**
+     * DEPRECATE_RACING_SWITCH: close-client, cleanup or unregister of a cluster and a switch to it, at once, one per
+     * broker (as the first step of a run, the race is with the very first switch, when there is no directive yet).
+     */
     private String deprecateRacingSwitch() throws Exception {
         Rest[] via = twoBrokers();
         String t = anyOf(healthyInactive());
         if (t == null) {
             return "deprecate racing a switch: no healthy inactive cluster";
         }
-        Command c = random.nextBoolean() ? Command.CLOSE_CLIENT : Command.CLEANUP_DELETE;
+        Command c = new Command[] {Command.CLOSE_CLIENT, Command.CLEANUP_DELETE, Command.UNREGISTER}[random.nextInt(3)];
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         CompletableFuture<String> retire = CompletableFuture.supplyAsync(() -> awaitThen(go, () -> fire(c, via[0], t)));
         CompletableFuture<String> sw = CompletableFuture.supplyAsync(() -> awaitThen(go,
