@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -49,7 +48,7 @@ class DeletedRelocatedLedgerTest extends ClusterTestBase {
         Rest rest = new Rest(cluster.broker(0).webServiceUrl());
         Map<String, String> expected = new HashMap<>();
         write(client, topic, "a", expected);
-        long moved = compact(admin, topic);
+        long moved = Compacted.compact(admin, topic);
         assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().contains(moved));
 
         for (String target : List.of("cluster-b", "cluster-c")) {
@@ -68,7 +67,7 @@ class DeletedRelocatedLedgerTest extends ClusterTestBase {
 
         // a new compaction: Pulsar deletes the compacted ledger it replaces, through its home
         write(client, topic, "b", expected);
-        long next = compact(admin, topic);
+        long next = Compacted.compact(admin, topic);
         assertTrue(next != moved);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             for (String c : CLUSTERS) {
@@ -89,13 +88,5 @@ class DeletedRelocatedLedgerTest extends ClusterTestBase {
                 expected.put(key, prefix + i);
             }
         }
-    }
-
-    private static long compact(PulsarAdmin admin, String topic) throws Exception {
-        admin.topics().triggerCompaction(topic);
-        await().atMost(Duration.ofSeconds(120)).until(() ->
-                admin.topics().compactionStatus(topic).status != LongRunningProcessStatus.Status.RUNNING);
-        assertEquals(LongRunningProcessStatus.Status.SUCCESS, admin.topics().compactionStatus(topic).status);
-        return admin.topics().getInternalStats(topic).compactedLedger.ledgerId;
     }
 }

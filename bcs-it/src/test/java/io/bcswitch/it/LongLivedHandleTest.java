@@ -15,7 +15,6 @@ import io.bcswitch.testkit.TestBookie;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -80,12 +79,7 @@ class LongLivedHandleTest extends ClusterTestBase {
                 expected.put(key, value);
             }
         }
-        admin.topics().triggerCompaction(topic);
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                admin.topics().compactionStatus(topic).status == LongRunningProcessStatus.Status.SUCCESS);
-        var compacted = admin.topics().getInternalStats(topic).compactedLedger;
-        assertNotNull(compacted);
-        compactedLedger = compacted.ledgerId;
+        compactedLedger = Compacted.compact(admin, topic);
         assertTrue(cluster.bookieCluster("cluster-a").ledgerIds().contains(compactedLedger), "compacted on A");
         assertEquals(expected, Compacted.view(client, topic), "compacted view on A");
 

@@ -3,6 +3,7 @@ package io.bcswitch.it;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.client.admin.LongRunningProcessStatus;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
@@ -112,9 +112,7 @@ class MigrationDecommissionTest extends ClusterTestBase {
                 p.newMessage().key("k" + (i % 5)).value("v" + i).send();
             }
         }
-        admin.topics().triggerCompaction(compacted);
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                admin.topics().compactionStatus(compacted).status == LongRunningProcessStatus.Status.SUCCESS);
+        Compacted.compact(admin, compacted);
         Map<String, String> compactedView = Compacted.view(client, compacted);
         assertEquals(5, compactedView.size());
         // an idle subscription, caught up, on a topic that is then unloaded (its cursor ledger closed on A)
@@ -319,10 +317,7 @@ class MigrationDecommissionTest extends ClusterTestBase {
                         p.newMessage().key(e.getKey()).value(e.getValue()).send();
                     }
                 }
-                admin.topics().triggerCompaction(compacted);
-                await().atMost(Duration.ofSeconds(60)).until(() -> admin.topics().compactionStatus(compacted).status
-                        == LongRunningProcessStatus.Status.SUCCESS
-                        && admin.topics().getInternalStats(compacted).compactedLedger.ledgerId != moved);
+                assertNotEquals(moved, Compacted.compact(admin, compacted));
                 await().atMost(Duration.ofSeconds(30)).until(() -> !cluster.bookieCluster("cluster-b").ledgerIds()
                         .contains(moved));
                 assertEquals(List.of(), builds.take().stream().filter(l -> l.contains("bookie-cluster=cluster-a ")

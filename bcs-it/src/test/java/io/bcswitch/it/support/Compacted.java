@@ -1,8 +1,12 @@
 package io.bcswitch.it.support;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.admin.LongRunningProcessStatus;
+import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.PulsarClient;
@@ -17,6 +21,47 @@ import org.apache.pulsar.client.api.Schema;
  */
 public final class Compacted {
     private Compacted() {
+    }
+
+    /**
+     * Compacts {@code topic} and answers the id of the compacted ledger it wrote; fails when the compaction fails or
+     * has not finished within 120 s (a dispatcher whose read failed waits 15 s, then 30 s, before it reads again).
+     * Triggered again while the status says NOT_RUN: the topic was unloaded after the trigger (a cutover, or the move
+     * of its compacted ledger, unloads it), and the topic loaded since has run none.
+     */
+    public static long compact(PulsarAdmin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        boolean triggered = false;
+        LongRunningProcessStatus status = null;
+        while (System.nanoTime() < deadline) {
+            if (!triggered) {
+                try {
+                    admin.topics().triggerCompaction(topic);
+                } catch (PulsarAdminException.ConflictException e) {
+                    // one is running already: its outcome is the one awaited
+                }
+                triggered = true;
+            }
+            status = admin.topics().compactionStatus(topic);
+            switch (status.status) {
+                case SUCCESS -> {
+                    var compacted = admin.topics().getInternalStats(topic).compactedLedger;
+                    if (compacted == null || compacted.ledgerId < 0) {
+                        throw new AssertionError("compaction of " + topic + " succeeded without a compacted ledger");
+                    }
+                    return compacted.ledgerId;
+                }
+                case ERROR -> throw new AssertionError("compaction of " + topic + " failed: " + status.lastError);
+                case NOT_RUN -> triggered = false;
+                default -> {
+                }
+            }
+            Thread.sleep(200);
+        }
+        // say where it stands: the compaction cursor and the ledgers it reads
+        throw new AssertionError("compaction of " + topic + " not done after 120 s (" + (status == null ? "no status"
+                : status.status) + "); internal stats: " + new ObjectMapper().writeValueAsString(
+                        admin.topics().getInternalStats(topic)));
     }
 
     public static Map<String, String> view(PulsarClient client, String topic) throws Exception {
