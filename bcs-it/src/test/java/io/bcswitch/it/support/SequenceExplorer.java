@@ -122,7 +122,7 @@ public final class SequenceExplorer {
     private TestCluster cluster;
     private PulsarAdmin admin;
     private Workload workload;
-    private final Set<String> bookiesDown = new TreeSet<>();
+    private final Set<String> bookiesDown = java.util.Collections.synchronizedSet(new TreeSet<>());
     /** Ledgers written straight into a cluster by something that is not Pulsar: cluster to ids. */
     private final java.util.Map<String, Set<Long>> foreignLedgers = new java.util.TreeMap<>();
     private boolean abruptFailover;
@@ -274,7 +274,9 @@ public final class SequenceExplorer {
     private Rest restOf(TestBroker b) {
         // one per address: each holds an HTTP client, whose threads would otherwise pile up in the resources read
         return rests.computeIfAbsent(b.webServiceUrl(), url -> Rest.observed(url, (call, r) -> {
-            if (r.status() >= 500) {
+            // 503 says "not now, retry": right while a bookie cluster is stopped (topics on it cannot load, so what
+            // they reference cannot be known); any other 5xx, or a 503 with every bookie up, is a failure
+            if (r.status() >= 500 && !(r.status() == 503 && !bookiesDown.isEmpty())) {
                 problems.add("server error " + r.status() + " for " + call + ": " + r.raw());
             }
             if (r.status() == 200 && call.equals("POST /switch")) {
