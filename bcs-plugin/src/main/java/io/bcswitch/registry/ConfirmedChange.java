@@ -74,6 +74,21 @@ public final class ConfirmedChange {
                 Under.of(registry.paths().bootstrap(), b)));
     }
 
+    /**
+     * The switch's side of {@link #underSwitch}: before the first switch (no directive read), rewrites what stands in
+     * for the directive at the version read, just before the directive is created; fails with a version conflict if
+     * a command changed it meanwhile. Nothing to do once there is a directive: its compare-and-set is the claim.
+     */
+    public static CompletableFuture<Void> claimFirstSwitch(RegistryStore registry, List<Under> underSwitch) {
+        CompletableFuture<Void> claimed = CompletableFuture.completedFuture(null);
+        for (Under u : underSwitch) {
+            if (!u.path().equals(registry.paths().switchTarget())) {
+                claimed = claimed.thenCompose(v -> registry.confirm(u.path(), u.version()));
+            }
+        }
+        return claimed;
+    }
+
     public ConfirmedChange(RegistryStore registry) {
         this.registry = registry;
     }
@@ -130,5 +145,4 @@ public final class ConfirmedChange {
             throw new CompletionException(Failures.unwrap(e));
         });
     }
-
 }

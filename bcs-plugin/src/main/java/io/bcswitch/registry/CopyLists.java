@@ -151,5 +151,4 @@ final class CopyLists {
         return store.children(paths.copies(epoch)).thenApply(names -> names.stream().filter(RegistryStore::isNumber)
                 .map(Integer::parseInt).sorted().toList());
     }
-
 }

@@ -185,10 +185,8 @@ public class SwitchService {
                                 long epoch = d.present() ? d.value().epoch() + 1 : 1;
                                 SwitchDirective next = new SwitchDirective(SwitchDirective.FORMAT_VERSION, target,
                                         report.source(), epoch, clock.millis(), report.proposedFirstLedgerId());
-                                CompletableFuture<Void> claimed = d.present() ? CompletableFuture.completedFuture(null)
-                                        : registry.confirm(under.get(1).path(), under.get(1).version());
-                                return claimed.thenCompose(c -> registry.write(registry.paths().switchTarget(), next,
-                                        d.version())).thenApply(ver -> next);
+                                return ConfirmedChange.claimFirstSwitch(registry, under).thenCompose(c -> registry.write(
+                                        registry.paths().switchTarget(), next, d.version())).thenApply(ver -> next);
                             })
                             .exceptionallyCompose(e -> !RegistryStore.isVersionConflict(e)
                                     ? CompletableFuture.failedFuture(Failures.unwrap(e))
