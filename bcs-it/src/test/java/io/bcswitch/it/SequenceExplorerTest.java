@@ -90,7 +90,10 @@ class SequenceExplorerTest {
             // before it read the range table again routed an id of the range of the epoch in between to the earlier
             // range's cluster; here a broker misses two switches while cut off from the metadata store, and then
             // serves every topic, with the ledgers the other broker wrote in the range it never saw
-            new Script(481L, List.of(SequenceExplorer.Action.PAUSE_ACROSS_TWO_SWITCHES,
+            // (it starts with a broker restarted without the plugin, which refuses the switch while it runs: the
+            // explorer takes that step only before the first switch, and no fixed seed draws it there)
+            new Script(481L, List.of(SequenceExplorer.Action.BROKER_WITHOUT_PLUGIN,
+                    SequenceExplorer.Action.PAUSE_ACROSS_TWO_SWITCHES,
                     SequenceExplorer.Action.FEED_IDLE, SequenceExplorer.Action.PAUSE_ACROSS_TWO_SWITCHES)),
             // found by a random run (seed 7130834792486426106, its twelve steps as they were drawn before the steps
             // of the long-lived round existed): a compacted ledger moved from cluster-a to cluster-b and on to
