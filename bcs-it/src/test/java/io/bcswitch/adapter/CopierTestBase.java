@@ -8,6 +8,8 @@ import java.util.concurrent.Executors;
 import org.apache.bookkeeper.client.BookKeeper;
 import org.apache.bookkeeper.client.api.DigestType;
 import org.apache.bookkeeper.client.api.WriteHandle;
+import org.apache.bookkeeper.common.allocator.PoolingPolicy;
+import org.apache.bookkeeper.conf.ClientConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -25,10 +27,8 @@ abstract class CopierTestBase extends ClusterTestBase {
     @BeforeAll
     static void startClusters() throws Exception {
         cluster = TestCluster.builder().bookieCluster("cluster-a", 1).bookieCluster("cluster-b", 1).brokers(0).start();
-        a = BookKeeper.forConfig(cluster.bookieCluster("cluster-a").clientConfiguration()
-                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
-        b = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()
-                .setStoreSystemtimeAsLedgerCreationTime(true)).build();
+        a = migrationClient("cluster-a", PoolingPolicy.PooledDirect, true);
+        b = migrationClient("cluster-b", PoolingPolicy.PooledDirect, true);
         io = Executors.newSingleThreadExecutor();
     }
 
@@ -43,6 +43,20 @@ abstract class CopierTestBase extends ClusterTestBase {
         if (io != null) {
             io.shutdownNow();
         }
+    }
+
+    /**
+     * A client of {@code cluster} as a broker builds the migration's: by default a broker's BookKeeper clients use
+     * the v2 wire protocol and Pulsar's pooled direct buffers (the suites' JVMs run with unpooled heap buffers, so the
+     * allocator is set here: a copy that mishandled pooled buffers passed every test once).
+     */
+    static BookKeeper migrationClient(String cluster, PoolingPolicy pooling, boolean v2WireProtocol)
+            throws Exception {
+        ClientConfiguration c = CopierTestBase.cluster.bookieCluster(cluster).clientConfiguration()
+                .setStoreSystemtimeAsLedgerCreationTime(true);
+        c.setAllocatorPoolingPolicy(pooling);
+        c.setUseV2WireProtocol(v2WireProtocol);
+        return BookKeeper.forConfig(c).build();
     }
 
     static String entry(int i) {

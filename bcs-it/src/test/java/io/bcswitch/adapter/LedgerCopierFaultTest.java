@@ -85,7 +85,7 @@ class LedgerCopierFaultTest extends CopierTestBase {
         assertEquals(Result.FAILED, out.result(), fault + ": " + out.detail());
         String expected = switch (fault) {
             case WRITE_CORRUPTED -> "has different entry payloads";
-            case LAST_WRITE_DROPPED, EXTRA_ENTRY -> "does not match (closed/last entry/length)";
+            case LAST_WRITE_DROPPED, EXTRA_ENTRY -> "does not match its source: closed true, last entry";
             default -> "injected fault: " + fault;
         };
         assertTrue(out.detail().contains(expected), fault + ": " + out.detail());

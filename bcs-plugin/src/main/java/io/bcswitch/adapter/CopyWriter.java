@@ -3,6 +3,7 @@ package io.bcswitch.adapter;
 import static io.bcswitch.adapter.EntryChecksums.BATCH_ENTRIES;
 import static io.bcswitch.adapter.EntryChecksums.checksums;
 import static io.bcswitch.adapter.EntryChecksums.crc;
+import static io.bcswitch.adapter.EntryChecksums.payload;
 import static io.bcswitch.adapter.LedgerCalls.metadata;
 import static io.bcswitch.adapter.LedgerCalls.open;
 import static io.bcswitch.concurrent.Failures.unwrap;
@@ -86,7 +87,10 @@ final class CopyWriter {
                     if (copy.isEmpty() || !copy.get().isClosed() || copy.get().getLastEntryId() != m.getLastEntryId()
                             || copy.get().getLength() != m.getLength()) {
                         return done(Result.FAILED, bytes, "copy of ledger " + id + " on " + to
-                                + " does not match (closed/last entry/length)");
+                                + " does not match its source: " + (copy.isEmpty() ? "it is gone"
+                                : "closed " + copy.get().isClosed() + ", last entry " + copy.get().getLastEntryId()
+                                + " (source " + m.getLastEntryId() + "), length " + copy.get().getLength()
+                                + " (source " + m.getLength() + ")"));
                     }
                     return checksums(dst, id, m, m.getLastEntryId(), pace)
                             .thenApply(copyCrcs -> Arrays.equals(copyCrcs, sourceCrcs)).thenApply(same -> same
@@ -189,7 +193,7 @@ final class CopyWriter {
                     bytes += e.getEntryBuffer().readableBytes(); // getLength() is the ledger length so far
                     crcs[Math.toIntExact(e.getEntryId())] = crc(e);
                     // the write takes its own reference; the batch releases the read's
-                    writes.add(w.writeAsync(e.getEntryId(), e.getEntryBuffer().retainedSlice()));
+                    writes.add(w.writeAsync(e.getEntryId(), payload(e)));
                 }
             }
             long batchBytes = bytes;
