@@ -64,7 +64,8 @@ public final class InvariantAuditor {
                             Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Clock clock) {
         this.clock = clock;
         this.reader = new WorldReader(registry, inventory, copier);
-        this.referenced = new ReferencedLedgersCheck(copier, compactedLedgerOf);
+        this.referenced = new ReferencedLedgersCheck(copier, compactedLedgerOf,
+                () -> inventory.picture().thenApply(LedgerInventory.Picture::references));
         this.copies = new CopiesCheck(copier, pace);
         this.idRanges = new IdRangesCheck(facts);
         this.brokers = new BrokersCheck();

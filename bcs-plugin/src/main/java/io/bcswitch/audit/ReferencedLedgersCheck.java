@@ -16,19 +16,25 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** Invariant 1: every ledger Pulsar references exists on the cluster routing says holds it, closed where expected. */
 final class ReferencedLedgersCheck {
     private final LedgerCopier copier;
     private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
+    private final Supplier<CompletableFuture<List<LedgerReference>>> referencesNow;
 
     /**
      * @param compactedLedgerOf the compacted ledger a managed ledger's topic uses now, as its owning broker knows it
      *                          (the metadata store's copy lags behind; see {@link InvariantAuditor})
+     * @param referencesNow     the references as they are now, read again to confirm that a ledger found missing is
+     *                          still referenced
      */
-    ReferencedLedgersCheck(LedgerCopier copier, Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf) {
+    ReferencedLedgersCheck(LedgerCopier copier, Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf,
+                           Supplier<CompletableFuture<List<LedgerReference>>> referencesNow) {
         this.copier = copier;
         this.compactedLedgerOf = compactedLedgerOf;
+        this.referencesNow = referencesNow;
     }
 
     CompletableFuture<Void> check(AuditWorld w, Findings found) {
@@ -69,12 +75,38 @@ final class ReferencedLedgersCheck {
             }
             toRead.add(r);
         }
+        List<Violation> missing = java.util.Collections.synchronizedList(new ArrayList<>());
         return Windows.map(toRead, InvariantAuditor.PARALLEL_CHECKS, r -> check(r,
-                w.view().home(r.ledgerId()).orElseThrow(), newestData, w.unknown(), found)).thenApply(x -> null);
+                w.view().home(r.ledgerId()).orElseThrow(), newestData, w.unknown(), found, missing))
+                .thenCompose(x -> confirmMissing(missing, found));
+    }
+
+    /**
+     * Names the ledgers found missing that are referenced still. The references were read before the ledgers were
+     * looked at, and Pulsar deletes a ledger right after it drops it from its managed ledger (retention trims a
+     * consumed data ledger, a cursor moves to a new ledger): such a ledger is gone because nothing references it any
+     * more, not lost. Read again, a reference that stands is a ledger lost; a read that fails confirms nothing away.
+     */
+    private CompletableFuture<Void> confirmMissing(List<Violation> missing, Findings found) {
+        if (missing.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return referencesNow.get().handle((now, e) -> {
+            Set<String> standing = new HashSet<>();
+            if (now != null) {
+                now.forEach(r -> standing.add(r.ledgerId() + " " + r.referencedBy()));
+            }
+            for (Violation v : missing) {
+                if (e != null || standing.contains(v.ledgerId() + " " + v.referencedBy())) {
+                    found.violation(v);
+                }
+            }
+            return null;
+        });
     }
 
     private CompletableFuture<Void> check(LedgerReference r, String cluster, Map<String, Long> newestData,
-                                          Set<String> unknown, Findings found) {
+                                          Set<String> unknown, Findings found, List<Violation> missing) {
         return copier.facts(r.ledgerId(), cluster).handle((f, e) -> {
             if (e != null) {
                 found.unchecked("ledger " + r.ledgerId() + " on '" + cluster + "'", e);
@@ -95,7 +127,7 @@ final class ReferencedLedgersCheck {
                 });
             }
             if (f.isEmpty()) {
-                found.violation(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
+                missing.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
                         r.kind() + " ledger is not on " + cluster + ", where routing sends its reads"));
             } else if (!f.get().closed() && mustBeClosed(r, newestData)) {
                 found.violation(new Violation("NOT_CLOSED", r.ledgerId(), cluster, r.referencedBy(),
