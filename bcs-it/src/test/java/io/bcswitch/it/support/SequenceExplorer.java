@@ -140,6 +140,8 @@ public final class SequenceExplorer {
     private final List<Action> script;
     /** A long run goes on until this many switches were accepted (0: a run of {@link #stepCount} steps). */
     private final int minSwitches;
+    /** Steps of a long run without an accepted switch after which the operator repairs (see {@link #run}). */
+    private static final int STUCK_STEPS = 12;
 
     public SequenceExplorer(long seed, int stepCount) {
         this(seed, stepCount, null, 0);
@@ -202,9 +204,21 @@ public final class SequenceExplorer {
             workload.compact();
             life = new LifeChecks(cluster);
             clientBuilds = LogCapture.install("io.bcswitch.routing.ClusterClientPool", "creating BookKeeper client");
+            int switchesBefore = 0;
+            int stepsWithoutSwitch = 0;
             for (int i = 0; (i < stepCount || (switches < minSwitches && i < 8 * minSwitches)) && problems.isEmpty();
                  i++) {
                 Action a = script != null ? script.get(i) : pick();
+                stepsWithoutSwitch = switches > switchesBefore ? 0 : stepsWithoutSwitch + 1;
+                switchesBefore = switches;
+                if (minSwitches > 0 && script == null && stepsWithoutSwitch >= STUCK_STEPS) {
+                    // a long run is there to check resources over many switches; a walk that stopped the bookies of
+                    // every cluster but the active one (or unregistered them) can go on for hundreds of steps with
+                    // every switch refused (seed 6209411098687921644: 14 of 40 in 320 steps). The operator repairs:
+                    // bookies back, clusters registered again (the drawn action is replaced, the draw still made)
+                    a = !bookiesDown.isEmpty() ? Action.BOOKIES_UP : Action.REGISTER;
+                    stepsWithoutSwitch = 0;
+                }
                 String what = step(a);
                 steps.add((i + 1) + ". " + what);
                 log.info("EXPLORE seed={} step {}: {}", seed, i + 1, what);
