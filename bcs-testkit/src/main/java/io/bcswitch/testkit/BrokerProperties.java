@@ -29,11 +29,16 @@ final class BrokerProperties {
 
     /** Stock broker settings: test-sized pools and caches, loopback ports chosen by the kernel. */
     static Properties base(String metadataStoreUrl, TestBookieCluster bookies) {
+        return base(metadataStoreUrl, bookies.metadataServiceUri(), bookies.bookieCount());
+    }
+
+    /** {@link #base(String, TestBookieCluster)} for a bookie cluster known by its URI and size. */
+    static Properties base(String metadataStoreUrl, String bookkeeperMetadataServiceUri, int bookieCount) {
         Properties p = new Properties();
         p.setProperty("clusterName", CLUSTER_NAME);
         p.setProperty("metadataStoreUrl", metadataStoreUrl);
         p.setProperty("configurationMetadataStoreUrl", metadataStoreUrl);
-        p.setProperty("bookkeeperMetadataServiceUri", bookies.metadataServiceUri());
+        p.setProperty("bookkeeperMetadataServiceUri", bookkeeperMetadataServiceUri);
 
         p.setProperty("advertisedAddress", "127.0.0.1");
         p.setProperty("bindAddress", "127.0.0.1");
@@ -41,7 +46,7 @@ final class BrokerProperties {
         p.setProperty("brokerServicePort", "0");
         p.setProperty("webServicePort", "0");
 
-        int quorum = Math.min(2, bookies.bookieCount());
+        int quorum = Math.min(2, bookieCount);
         p.setProperty("managedLedgerDefaultEnsembleSize", Integer.toString(quorum));
         p.setProperty("managedLedgerDefaultWriteQuorum", Integer.toString(quorum));
         p.setProperty("managedLedgerDefaultAckQuorum", Integer.toString(quorum));

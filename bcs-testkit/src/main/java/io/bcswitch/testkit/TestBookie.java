@@ -160,6 +160,15 @@ public final class TestBookie {
      * per bookie and the RocksDB block cache at a tenth), no HTTP server, no autorecovery.
      */
     private ServerConfiguration serverConfiguration() {
+        return leanConfiguration(metadataServiceUri, port, journalDir, ledgerDir);
+    }
+
+    /**
+     * The lean configuration of a bookie on {@code 127.0.0.1:port} (also written to the conf file of a bookie of a
+     * {@link ProcessCluster}, so both kinds of fixture run the same bookie).
+     */
+    static ServerConfiguration leanConfiguration(String metadataServiceUri, int port, Path journalDir,
+                                                 Path ledgerDir) {
         ServerConfiguration conf = new ServerConfiguration();
         conf.setMetadataServiceUri(metadataServiceUri);
         conf.setBookiePort(port);
@@ -168,7 +177,7 @@ public final class TestBookie {
         loopbackInterfaceName().ifPresent(conf::setListeningInterface);
         conf.setUseHostNameAsBookieID(false);
         // An explicit id also stops cookie validation from reverse-resolving interface names.
-        conf.setBookieId(bookieId());
+        conf.setBookieId("127.0.0.1:" + port);
         conf.setJournalDirName(journalDir.toString());
         conf.setLedgerDirNames(new String[] {ledgerDir.toString()});
 

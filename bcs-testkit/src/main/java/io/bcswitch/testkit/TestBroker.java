@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * on the same addresses. A {@link PulsarService} cannot be started twice: every start builds a new
  * one from a fresh copy of the properties. Lifecycle methods are meant for the test thread.
  */
-public final class TestBroker {
+public final class TestBroker implements BrokerEndpoints {
 
     private static final Logger LOG = LoggerFactory.getLogger(TestBroker.class);
 

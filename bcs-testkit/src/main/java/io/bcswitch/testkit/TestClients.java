@@ -2,12 +2,15 @@ package io.bcswitch.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminBuilder;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.common.policies.data.TenantInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +25,7 @@ final class TestClients implements AutoCloseable {
     /** How long {@link #close()} waits for the clients before the brokers are stopped anyway. */
     private static final long CLIENT_CLOSE_WAIT_SECONDS = 30;
 
-    private final Supplier<TestBroker> broker;
+    private final Supplier<? extends BrokerEndpoints> broker;
     private final String authPlugin;
     private final String authParams;
     private final List<AutoCloseable> created = new ArrayList<>();
@@ -32,7 +35,7 @@ final class TestClients implements AutoCloseable {
      * @param broker     the broker the clients connect to, asked at each new client (it may have been restarted)
      * @param authPlugin the clients' authentication plugin class; null: none
      */
-    TestClients(Supplier<TestBroker> broker, String authPlugin, String authParams) {
+    TestClients(Supplier<? extends BrokerEndpoints> broker, String authPlugin, String authParams) {
         this.broker = broker;
         this.authPlugin = authPlugin;
         this.authParams = authParams;
@@ -67,6 +70,19 @@ final class TestClients implements AutoCloseable {
             internalAdmin = adminBuilder().build();
         }
         return internalAdmin;
+    }
+
+    /**
+     * Creates tenant {@code tenant} (allowed on cluster {@code test}) and namespace {@code <tenant>/ns}.
+     *
+     * @return {@code <tenant>/ns}
+     */
+    String createTenant(String tenant) throws PulsarAdminException, PulsarClientException {
+        admin().tenants().createTenant(tenant,
+                TenantInfo.builder().allowedClusters(Set.of(BrokerProperties.CLUSTER_NAME)).build());
+        String namespace = tenant + "/ns";
+        admin().namespaces().createNamespace(namespace);
+        return namespace;
     }
 
     private PulsarAdminBuilder adminBuilder() throws PulsarClientException {

@@ -144,12 +144,7 @@ public final class TestCluster implements AutoCloseable {
      * @return {@code <tenant>/ns}
      */
     public String createTenant(String tenant) throws PulsarAdminException, PulsarClientException {
-        PulsarAdmin admin = clients.admin();
-        admin.tenants().createTenant(tenant,
-                TenantInfo.builder().allowedClusters(Set.of(BrokerProperties.CLUSTER_NAME)).build());
-        String namespace = tenant + "/ns";
-        admin.namespaces().createNamespace(namespace);
-        return namespace;
+        return clients.createTenant(tenant);
     }
 
     /** Cluster {@code test}, tenant {@code public}, namespace {@code public/default}, unless present. */

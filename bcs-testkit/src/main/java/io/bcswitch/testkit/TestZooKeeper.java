@@ -92,15 +92,20 @@ final class TestZooKeeper implements AutoCloseable {
 
     /** A new connected client; the caller closes it. */
     ZooKeeper connect(Duration timeout) throws IOException, InterruptedException {
+        return connect(connectString(), timeout);
+    }
+
+    /** A new client connected to {@code connectString}; the caller closes it. */
+    static ZooKeeper connect(String connectString, Duration timeout) throws IOException, InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connectString(), (int) timeout.toMillis(), event -> {
+        ZooKeeper zk = new ZooKeeper(connectString, (int) timeout.toMillis(), event -> {
             if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
         });
         if (!connected.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             zk.close();
-            throw new IOException("Could not connect to ZooKeeper at " + connectString() + " within " + timeout);
+            throw new IOException("Could not connect to ZooKeeper at " + connectString + " within " + timeout);
         }
         return zk;
     }

@@ -1,0 +1,176 @@
+package io.bcswitch.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.config.ConfigKey;
+import io.bcswitch.it.support.Distribution;
+import io.bcswitch.it.support.MessageAccount;
+import io.bcswitch.it.support.Rest;
+import io.bcswitch.it.support.Traffic;
+import io.bcswitch.testkit.ProcessBroker;
+import io.bcswitch.testkit.ProcessCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Crashes and pauses the way production has them, on a cluster of separate processes installed from the
+ * distribution archive: the broker driving a migration killed with SIGKILL in the middle of BUILD (no close hook
+ * runs; its metadata session ends only when ZooKeeper expires it), and the driver of the next migration stopped
+ * with SIGSTOP past its metadata session (a GC pause) while another broker takes the run over, then woken with
+ * SIGCONT. Traffic runs throughout; every acknowledged message must be stored once and received, and verify must
+ * find nothing wrong after each step.
+ */
+class ProcessCrashTest {
+    private static final Logger log = LoggerFactory.getLogger(ProcessCrashTest.class);
+    private static final int SCHEMA_TOPICS = 16;
+    /** The brokers' metadata session: a SIGSTOP longer than this makes the paused broker a zombie. */
+    private static final int SESSION_MS = 8_000;
+
+    private static ProcessCluster cluster;
+    private static Path dist;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dist = Files.createTempDirectory("bcs-process-dist-");
+        cluster = ProcessCluster.builder()
+                .bookieCluster("cluster-a", 2)
+                .bookieCluster("cluster-b", 2)
+                .bookieCluster("cluster-c", 2)
+                .brokers(2)
+                .plugin(Distribution.unpack(dist))
+                .brokerConfig("metadataStoreSessionTimeoutMillis", Integer.toString(SESSION_MS))
+                // the broker stores each producer's message once however often it retries after a crash
+                .brokerConfig("brokerDeduplicationEnabled", "true")
+                // slow enough to crash the driver in the middle of BUILD
+                .brokerConfig(ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), "1500")
+                .brokerConfig(ConfigKey.MIGRATION_CONCURRENCY.fullName(), "2")
+                .start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (dist != null) {
+            try (var files = Files.walk(dist)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    @Test
+    void aKilledDriverAndAPausedOneLoseNothingAndOverwriteNothing() throws Exception {
+        String ns = cluster.createTenant("crash");
+        // every message stays, so the topics can be read again from their first message at the end
+        cluster.newAdmin().namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            topics.add("persistent://" + ns + "/traffic-" + i);
+        }
+        Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
+        Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
+        try (PulsarClient client = cluster.newClient()) {
+            List<String> schemaTopics = SchemaTopics.create(client, ns, SCHEMA_TOPICS);
+            Traffic traffic = new Traffic(client, topics, "sub", 20);
+            assertEquals(200, rest0.register("cluster-b", cluster.metadataServiceUri("cluster-b")).status());
+            rest0.awaitEveryBrokerRecorded();
+
+            // 1. SIGKILL of the broker that drives the migration, in the middle of BUILD
+            Rest.Response sw = rest0.switchTo("cluster-b");
+            assertEquals(200, sw.status(), sw.raw());
+            ProcessBroker driver = awaitDriverInBuild(rest0);
+            ProcessBroker other = cluster.broker(1 - driver.index());
+            Rest otherRest = driver.index() == 0 ? rest1 : rest0;
+            log.info("CRASH SIGKILL of {} during BUILD: {}", driver, otherRest.status().get("migration"));
+            driver.kill();
+            JsonNode done = otherRest.awaitMigrationFinished();
+            log.info("CRASH migration after the kill: {}", done);
+            assertEquals("DONE", done.get("phase").asText(), done.toString());
+            assertEquals(other.brokerId(), done.get("owner").asText(), "the surviving broker finished it: " + done);
+            driver.start();
+            otherRest.awaitEveryBrokerRecorded();
+            assertVerifyClean(otherRest, "after the killed driver came back");
+
+            // 2. SIGSTOP of the next migration's driver past its metadata session, SIGCONT once another took over
+            // (to a third cluster: a switch back to cluster-a would find every original there and copy nothing)
+            assertEquals(200, otherRest.register("cluster-c", cluster.metadataServiceUri("cluster-c")).status());
+            sw = otherRest.switchTo("cluster-c");
+            assertEquals(200, sw.status(), sw.raw());
+            ProcessBroker paused = awaitDriverInBuild(otherRest);
+            ProcessBroker taker = cluster.broker(1 - paused.index());
+            Rest takerRest = new Rest(taker.webServiceUrl());
+            log.info("ZOMBIE SIGSTOP of {} during BUILD: {}", paused, takerRest.status().get("migration"));
+            paused.pause();
+            JsonNode takenOver;
+            try {
+                takenOver = takerRest.awaitMigrationFinished();
+            } finally {
+                paused.resume();
+            }
+            log.info("ZOMBIE migration finished by {} while the driver was stopped: {}", taker, takenOver);
+            assertEquals("DONE", takenOver.get("phase").asText(), takenOver.toString());
+            assertEquals(taker.brokerId(), takenOver.get("owner").asText(), takenOver.toString());
+            // the woken broker may write what it had in hand: nothing of it may replace the new owner's records
+            Thread.sleep(SESSION_MS);
+            JsonNode after = takerRest.status().get("migration");
+            assertEquals(takenOver.get("owner").asText(), after.get("owner").asText(), after.toString());
+            assertEquals("DONE", after.get("phase").asText(), after.toString());
+            takerRest.awaitEveryBrokerRecorded();
+            assertVerifyClean(takerRest, "after the paused driver woke up");
+
+            traffic.stopProducing();
+            await().atMost(Duration.ofSeconds(120)).until(traffic::allReceived);
+            traffic.close();
+            List<String> problems = new ArrayList<>();
+            for (MessageAccount c : traffic.counts()) {
+                // a consumer's acknowledgements in flight to a killed broker come back (at-least-once delivery);
+                // everything else is exact
+                c.problems(0, true).forEach(p -> problems.add(c.topic + ": " + p));
+                // stored once each, in order: the producers' retries after the crash were deduplicated
+                List<Long> stored = MessageAccount.readToEnd(client, c.topic);
+                MessageAccount.assertSequence(stored, c.acked.lastKey() + 1, c.topic + " read from the earliest");
+            }
+            assertEquals(List.of(), problems, "message accounts: " + traffic.summary());
+            assertTrue(traffic.totalSent() > 0);
+            SchemaTopics.assertUsable(cluster.newAdmin(), client, schemaTopics, 7);
+        }
+    }
+
+    /** Waits until the latest migration copies in BUILD; returns the broker that drives it. */
+    private static ProcessBroker awaitDriverInBuild(Rest rest) {
+        JsonNode m = await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+                .until(() -> rest.status().get("migration"),
+                        s -> s != null && !s.isNull() && s.get("phase").asText().equals("BUILD")
+                                && s.get("copied").asInt() >= 2);
+        String owner = m.get("owner").asText();
+        for (int i = 0; i < cluster.brokerCount(); i++) {
+            if (cluster.broker(i).brokerId().equals(owner)) {
+                return cluster.broker(i);
+            }
+        }
+        throw new AssertionError("the migration's owner " + owner + " is none of the brokers: " + m);
+    }
+
+    private static void assertVerifyClean(Rest rest, String when) {
+        JsonNode v = rest.get("/verify").json();
+        log.info("CRASH verify {}: {}", when, v);
+        assertTrue(v.get("ok").asBoolean(), "verify " + when + ": " + v);
+        assertEquals(0, v.get("unchecked").size(), "verify " + when + " checked everything: " + v);
+        assertNotEquals(0, v.get("referencedLedgers").asInt(), v.toString());
+    }
+}
