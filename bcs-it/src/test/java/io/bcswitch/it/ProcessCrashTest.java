@@ -8,21 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.config.ConfigKey;
 import io.bcswitch.it.support.Distribution;
-import io.bcswitch.it.support.MessageAccount;
+import io.bcswitch.it.support.ProcessClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.ProcessBroker;
 import io.bcswitch.testkit.ProcessCluster;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.common.policies.data.RetentionPolicies;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,21 +28,19 @@ import org.slf4j.LoggerFactory;
  * distribution archive: the broker driving a migration killed with SIGKILL in the middle of BUILD (no close hook
  * runs; its metadata session ends only when ZooKeeper expires it), and the driver of the next migration stopped
  * with SIGSTOP past its metadata session (a GC pause) while another broker takes the run over, then woken with
- * SIGCONT. Traffic runs throughout; every acknowledged message must be stored once and received, and verify must
+ * SIGCONT; then ZooKeeper killed for 10 s and started again, and one more switch. Traffic runs throughout; every acknowledged message must be stored once and received, and verify must
  * find nothing wrong after each step.
  */
-class ProcessCrashTest {
+@EnabledIfSystemProperty(named = "bcs.process", matches = "true",
+        disabledReason = "process-cluster tests run with -Dbcs.process=true (ProcessClusterTestBase)")
+class ProcessCrashTest extends ProcessClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(ProcessCrashTest.class);
     private static final int SCHEMA_TOPICS = 16;
     /** The brokers' metadata session: a SIGSTOP longer than this makes the paused broker a zombie. */
     private static final int SESSION_MS = 8_000;
 
-    private static ProcessCluster cluster;
-    private static Path dist;
-
     @BeforeAll
     static void start() throws Exception {
-        dist = Files.createTempDirectory("bcs-process-dist-");
         cluster = ProcessCluster.builder()
                 .bookieCluster("cluster-a", 2)
                 .bookieCluster("cluster-b", 2)
@@ -61,23 +56,9 @@ class ProcessCrashTest {
                 .start();
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (dist != null) {
-            try (var files = Files.walk(dist)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
-
     @Test
     void aKilledDriverAndAPausedOneLoseNothingAndOverwriteNothing() throws Exception {
-        String ns = cluster.createTenant("crash");
-        // every message stays, so the topics can be read again from their first message at the end
-        cluster.newAdmin().namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
+        String ns = retainingNamespace("crash");
         List<String> topics = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             topics.add("persistent://" + ns + "/traffic-" + i);
@@ -133,19 +114,22 @@ class ProcessCrashTest {
             takerRest.awaitEveryBrokerRecorded();
             assertVerifyClean(takerRest, "after the paused driver woke up");
 
-            traffic.stopProducing();
-            await().atMost(Duration.ofSeconds(120)).until(traffic::allReceived);
-            traffic.close();
-            List<String> problems = new ArrayList<>();
-            for (MessageAccount c : traffic.counts()) {
-                // a consumer's acknowledgements in flight to a killed broker come back (at-least-once delivery);
-                // everything else is exact
-                c.problems(0, true).forEach(p -> problems.add(c.topic + ": " + p));
-                // stored once each, in order: the producers' retries after the crash were deduplicated
-                List<Long> stored = MessageAccount.readToEnd(client, c.topic);
-                MessageAccount.assertSequence(stored, c.acked.lastKey() + 1, c.topic + " read from the earliest");
-            }
-            assertEquals(List.of(), problems, "message accounts: " + traffic.summary());
+            // 3. ZooKeeper SIGKILLed and back after 10 s (longer than the brokers' session): the brokers and
+            // bookies reconnect, traffic goes on, and the next switch runs to its end
+            log.info("CRASH SIGKILL of ZooKeeper for 10 s");
+            cluster.zooKeeper().kill();
+            Thread.sleep(10_000);
+            cluster.restartZooKeeper();
+            takerRest.awaitEveryBrokerRecorded();
+            sw = await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> takerRest.switchTo("cluster-a"), r -> r.status() == 200);
+            takerRest.awaitCutoverComplete();
+            JsonNode afterZk = takerRest.awaitMigrationFinished();
+            log.info("CRASH migration of the switch after ZooKeeper came back: {}", afterZk);
+            assertEquals("DONE", afterZk.get("phase").asText(), afterZk.toString());
+            assertVerifyClean(takerRest, "after ZooKeeper was killed and came back");
+
+            traffic.stopAndAssertStoredOnce(client);
             assertTrue(traffic.totalSent() > 0);
             SchemaTopics.assertUsable(cluster.newAdmin(), client, schemaTopics, 7);
         }

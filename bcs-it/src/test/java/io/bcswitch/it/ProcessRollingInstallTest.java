@@ -1,6 +1,5 @@
 package io.bcswitch.it;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,22 +7,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.Compacted;
 import io.bcswitch.it.support.Distribution;
 import io.bcswitch.it.support.MessageAccount;
+import io.bcswitch.it.support.ProcessClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.ProcessCluster;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
-import org.apache.pulsar.common.policies.data.RetentionPolicies;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,15 +31,13 @@ import org.slf4j.LoggerFactory;
  * while the others keep serving without it. A switch is refused while any broker runs without the plugin, and
  * accepted once all run it; nothing is lost on the way.
  */
-class ProcessRollingInstallTest {
+@EnabledIfSystemProperty(named = "bcs.process", matches = "true",
+        disabledReason = "process-cluster tests run with -Dbcs.process=true (ProcessClusterTestBase)")
+class ProcessRollingInstallTest extends ProcessClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(ProcessRollingInstallTest.class);
-
-    private static ProcessCluster cluster;
-    private static Path dist;
 
     @BeforeAll
     static void start() throws Exception {
-        dist = Files.createTempDirectory("bcs-process-dist-");
         cluster = ProcessCluster.builder()
                 .bookieCluster("cluster-a", 2)
                 .bookieCluster("cluster-b", 2)
@@ -51,24 +46,11 @@ class ProcessRollingInstallTest {
                 .start();
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (dist != null) {
-            try (var files = Files.walk(dist)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
-
     @Test
     void brokersInstalledOneAtATimeKeepServingAndSwitchOnceAllRunIt() throws Exception {
         Path plugin = Distribution.unpack(dist);
-        String ns = cluster.createTenant("install");
+        String ns = retainingNamespace("install");
         PulsarAdmin admin = cluster.newAdmin();
-        admin.namespaces().setRetention(ns, new RetentionPolicies(-1, -1));
         List<String> topics = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             topics.add("persistent://" + ns + "/traffic-" + i);
@@ -114,17 +96,7 @@ class ProcessRollingInstallTest {
             assertTrue(v.get("ok").asBoolean(), "verify: " + v);
             assertEquals(0, v.get("unchecked").size(), "verify checked everything: " + v);
 
-            traffic.stopProducing();
-            await().atMost(Duration.ofSeconds(120)).until(traffic::allReceived);
-            traffic.close();
-            List<String> problems = new ArrayList<>();
-            for (MessageAccount c : traffic.counts()) {
-                // consumers reconnect across each restart: a message whose acknowledgement was in flight comes back
-                c.problems(0, true).forEach(p -> problems.add(c.topic + ": " + p));
-                MessageAccount.assertSequence(MessageAccount.readToEnd(client, c.topic), c.acked.lastKey() + 1,
-                        c.topic + " read from the earliest");
-            }
-            assertEquals(List.of(), problems, "message accounts: " + traffic.summary());
+            traffic.stopAndAssertStoredOnce(client);
             SchemaTopics.assertUsable(admin, client, schemaTopics, 9);
             assertEquals(20, MessageAccount.readValuesToEnd(client, compacted).size(), "the compacted topic's log");
         }

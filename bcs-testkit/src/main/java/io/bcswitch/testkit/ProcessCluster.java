@@ -123,6 +123,12 @@ public final class ProcessCluster implements AutoCloseable {
         return zooKeeper;
     }
 
+    /** Starts the ZooKeeper server again (after a kill or stop) on its port and data, and waits until it listens. */
+    public void restartZooKeeper() throws IOException, InterruptedException {
+        zooKeeper.restart();
+        zooKeeper.awaitPort(zkPort, START_TIMEOUT);
+    }
+
     public ProcessBroker broker(int i) {
         return brokers.get(i);
     }

@@ -97,6 +97,30 @@ public final class Traffic implements AutoCloseable {
         assertExact(0);
     }
 
+    /**
+     * For a scenario that restarts, kills or pauses brokers: stops producing, waits until every acknowledged message
+     * arrived, and asserts each topic's account with redeliveries allowed (a consumer's acknowledgements in flight to
+     * a broker that went away come back: at-least-once delivery), then reads each topic again from its first message:
+     * each acknowledged message must be stored exactly once, in the producer's order (brokers with deduplication on,
+     * a namespace that retains everything).
+     */
+    public void stopAndAssertStoredOnce(PulsarClient client) throws Exception {
+        stopProducing();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(120)).until(this::allReceived);
+        close();
+        List<String> problems = new ArrayList<>();
+        for (MessageAccount c : counts) {
+            c.problems(0, true).forEach(p -> problems.add(c.topic + ": " + p));
+            if (c.acked.isEmpty()) {
+                problems.add(c.topic + ": nothing was acknowledged");
+                continue;
+            }
+            MessageAccount.assertSequence(MessageAccount.readToEnd(client, c.topic), c.acked.lastKey() + 1,
+                    c.topic + " read from the earliest");
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(), problems, "message accounts: " + summary());
+    }
+
     /** Every topic's exact account (see {@link MessageAccount#problems}), with at most {@code maxFailedSends} each. */
     public void assertExact(long maxFailedSends) {
         List<String> problems = new ArrayList<>();
