@@ -101,10 +101,6 @@ public final class NodeProcess implements AutoCloseable {
         return name;
     }
 
-    public Path logFile() {
-        return logFile;
-    }
-
     /** The operating system's process id; -1 when not started. */
     public long pid() {
         Process p = process;
@@ -114,10 +110,6 @@ public final class NodeProcess implements AutoCloseable {
     public boolean isAlive() {
         Process p = process;
         return p != null && p.isAlive();
-    }
-
-    public boolean isPaused() {
-        return paused;
     }
 
     /** SIGKILL, then waits until the process is gone: nothing of it runs, no close hook, no last write. */

@@ -7,7 +7,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -26,7 +25,7 @@ public final class ProcessBroker implements BrokerEndpoints {
     private final PulsarInstallation installation;
     private final Properties stockSettings;
     private final String currentClusterName;
-    private final Map<String, String> overrides = new LinkedHashMap<>();
+    private final Map<String, String> overrides;
     private final List<String> jvmOptions;
     private final Path logFile;
     private final int brokerPort;
@@ -40,7 +39,7 @@ public final class ProcessBroker implements BrokerEndpoints {
         this.installation = installation;
         this.stockSettings = stockSettings;
         this.currentClusterName = currentClusterName;
-        this.overrides.putAll(overrides);
+        this.overrides = Map.copyOf(overrides);
         this.jvmOptions = jvmOptions;
         this.logFile = logFile;
         this.brokerPort = brokerPort;
@@ -79,17 +78,6 @@ public final class ProcessBroker implements BrokerEndpoints {
         return process != null && process.isAlive();
     }
 
-    /**
-     * Sets {@code key=value} in this broker's own settings (the last lines of its broker.conf) for its next start;
-     * a null value removes it.
-     */
-    public synchronized void setConfig(String key, String value) {
-        if (value == null) {
-            overrides.remove(key);
-        } else {
-            overrides.put(key, value);
-        }
-    }
 
     /** Writes broker.conf, starts the JVM and waits until the broker answers as ready. */
     public synchronized void start() throws IOException, InterruptedException {

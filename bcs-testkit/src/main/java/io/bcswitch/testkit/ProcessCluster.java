@@ -114,10 +114,6 @@ public final class ProcessCluster implements AutoCloseable {
         return Collections.unmodifiableList(bookies.get(bookieCluster));
     }
 
-    public List<String> bookieClusterNames() {
-        return List.copyOf(bookieUris.keySet());
-    }
-
     /** The ZooKeeper server's JVM. */
     public NodeProcess zooKeeper() {
         return zooKeeper;

@@ -28,12 +28,10 @@ public final class PulsarInstallation {
     private static final String SERVLET_DIR_KEY = "additionalServletDirectory";
 
     private final Path home;
-    private final Path serverLib;
     private Path pluginDistribution;
 
-    private PulsarInstallation(Path home, Path serverLib) {
+    private PulsarInstallation(Path home) {
         this.home = home;
-        this.serverLib = serverLib;
     }
 
     /**
@@ -45,7 +43,7 @@ public final class PulsarInstallation {
             throw new IllegalStateException("Pulsar server runtime not built: " + serverLib
                     + " (run mvn package from the project root)");
         }
-        PulsarInstallation installation = new PulsarInstallation(home, serverLib);
+        PulsarInstallation installation = new PulsarInstallation(home);
         Files.createDirectories(home.resolve("lib"));
         Files.createDirectories(home.resolve("conf"));
         Files.createDirectories(home.resolve("data"));
@@ -81,11 +79,6 @@ public final class PulsarInstallation {
 
     public Path conf(String file) {
         return home.resolve("conf").resolve(file);
-    }
-
-    /** The plugin's unpacked distribution archive installed here, or null for a stock installation. */
-    public Path pluginDistribution() {
-        return pluginDistribution;
     }
 
     /**
@@ -160,11 +153,6 @@ public final class PulsarInstallation {
                 Files.copy(f, to.resolve(f.getFileName()));
             }
         }
-    }
-
-    /** The release's jars this installation links to. */
-    Path serverLib() {
-        return serverLib;
     }
 
     @Override
