@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import io.bcswitch.testkit.TestBookie;
+import io.bcswitch.testkit.TestBookieCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,9 +137,22 @@ class MigrationFailoverTest extends ClusterTestBase {
         }
         log.info("FAILOVER status at the end: {}", status.get("migration"));
 
-        // the operator removes the foreign ledger from B and runs the migration again: the ledger moves now
+        // the operator removes the foreign ledger from B, restarts B's bookies one at a time as the runbook says
+        // and runs the migration again: the ledger moves now. Without the restart the retry races the bookie's
+        // garbage collector: once it has removed a ledger a bookie had written, the bookie refuses that id for days
+        // (the run then ends DONE_WITH_FAILURES naming the restart), so the collection is forced first and the
+        // test does what an operator must do, whatever the timing.
         try (BookKeeper bkB = BookKeeper.forConfig(cluster.bookieCluster("cluster-b").clientConfiguration()).build()) {
             bkB.newDeleteLedgerOp().withLedgerId(colliding).execute().get();
+        }
+        TestBookieCluster b = cluster.bookieCluster("cluster-b");
+        for (TestBookie bookie : b.bookies()) {
+            bookie.forceGarbageCollection(colliding);
+        }
+        for (TestBookie bookie : b.bookies()) {
+            bookie.stop();
+            bookie.start();
+            b.awaitWritableBookies(b.bookieCount());
         }
         Rest.Response retry = rest1.post("/migration/retry", "");
         log.info("FAILOVER retry: {}", retry.raw());
