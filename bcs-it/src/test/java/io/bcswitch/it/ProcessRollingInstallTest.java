@@ -64,7 +64,7 @@ class ProcessRollingInstallTest extends ProcessClusterTestBase {
                 }
             }
             Compacted.compact(admin, compacted);
-            Traffic traffic = new Traffic(client, topics, "sub", 20);
+            Traffic traffic = Traffic.neverGivingUp(client, topics, "sub", 20);
 
             for (int i = 0; i < cluster.brokerCount(); i++) {
                 var b = cluster.broker(i);

@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * the OOM killer), {@link #pause()} and {@link #resume()} are SIGSTOP and SIGCONT (a GC pause of any length: the
  * process keeps its sockets and state and goes on where it stopped). {@link #restart()} starts the same command
  * again on the same ports and directories.
+ *
+ * <p>A {@link #supervised} node is started again when it exits by itself, as systemd or Kubernetes restart a
+ * bookie in production: BookKeeper expects that (a bookie that cannot register again after its metadata session
+ * expired, because its old registration outlives its wait, exits with code 4 for its supervisor to restart). An
+ * exit the test caused ({@link #kill}, {@link #stop}, {@link #close}) is never undone by the supervisor.
  */
 public final class NodeProcess implements AutoCloseable {
 
@@ -35,6 +40,12 @@ public final class NodeProcess implements AutoCloseable {
     private final Path logFile;
     private volatile Process process;
     private volatile boolean paused;
+    private volatile boolean supervised;
+    /** Set before the test ends the process, so that the supervisor leaves that exit alone. */
+    private volatile boolean exitExpected;
+    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicInteger restartsBySupervisor =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     private NodeProcess(String name, List<String> command, Path workDir, Path logFile) {
         this.name = name;
@@ -84,7 +95,47 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    private void launch() throws IOException {
+    /**
+     * From now on, an exit the test did not cause is followed by a start of the same command a second later (each
+     * logged as a warning and noted in the node's log; see {@link #restartsBySupervisor()}).
+     */
+    NodeProcess supervised() {
+        supervised = true;
+        Process p = process;
+        if (p != null) {
+            p.onExit().thenRun(() -> exited(p));
+        }
+        return this;
+    }
+
+    /** How often the supervisor started this node again after it exited by itself. */
+    public int restartsBySupervisor() {
+        return restartsBySupervisor.get();
+    }
+
+    private void exited(Process p) {
+        if (!supervised || exitExpected || closed || p != process) {
+            return;
+        }
+        LOG.warn("{} exited by itself (pid {}, exit {}): starting it again in 1 s, as its supervisor would", name,
+                p.pid(), p.exitValue());
+        note("exited by itself (exit " + p.exitValue() + "): started again by the supervisor");
+        java.util.concurrent.CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(() -> relaunch(p));
+    }
+
+    private synchronized void relaunch(Process exited) {
+        if (exitExpected || closed || exited != process) {
+            return; // the test stopped, restarted or closed it meanwhile
+        }
+        try {
+            launch();
+            restartsBySupervisor.incrementAndGet();
+        } catch (IOException e) {
+            LOG.error("{}: the supervisor could not start it again", name, e);
+        }
+    }
+
+    private synchronized void launch() throws IOException {
         Files.createDirectories(logFile.getParent());
         Files.writeString(logFile, "### " + Instant.now() + " start: " + String.join(" ", command) + "\n",
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -94,6 +145,11 @@ public final class NodeProcess implements AutoCloseable {
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();
         paused = false;
+        exitExpected = false;
+        if (supervised) {
+            Process p = process;
+            p.onExit().thenRun(() -> exited(p));
+        }
         LOG.info("{} started (pid {}), log {}", name, process.pid(), logFile);
     }
 
@@ -113,7 +169,8 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     /** SIGKILL, then waits until the process is gone: nothing of it runs, no close hook, no last write. */
-    public void kill() throws InterruptedException {
+    public synchronized void kill() throws InterruptedException {
+        exitExpected = true;
         Process p = process;
         if (p == null || !p.isAlive()) {
             return;
@@ -148,7 +205,8 @@ public final class NodeProcess implements AutoCloseable {
      * SIGTERM and a wait for the process's own shutdown (the product's shutdown hooks run), SIGKILL past the grace
      * period. Idempotent.
      */
-    public void stop() throws InterruptedException {
+    public synchronized void stop() throws InterruptedException {
+        exitExpected = true;
         Process p = process;
         if (p == null || !p.isAlive()) {
             return;
@@ -222,6 +280,7 @@ public final class NodeProcess implements AutoCloseable {
 
     /** SIGKILL without waiting or logging (a shutdown hook's last resort). */
     void destroyNow() {
+        closed = true;
         Process p = process;
         if (p != null) {
             p.destroyForcibly();
@@ -231,6 +290,7 @@ public final class NodeProcess implements AutoCloseable {
     /** Kills the process if it still runs (a fixture closing after a failed test must leave no JVM behind). */
     @Override
     public void close() throws InterruptedException {
+        closed = true;
         kill();
     }
 

@@ -114,6 +114,14 @@ public final class ProcessCluster implements AutoCloseable {
         return Collections.unmodifiableList(bookies.get(bookieCluster));
     }
 
+    /** Bookies the supervisor started again after they exited by themselves, with how often (none: empty). */
+    public Map<String, Integer> supervisorRestarts() {
+        Map<String, Integer> out = new TreeMap<>();
+        bookies.values().forEach(list -> list.stream().filter(p -> p.restartsBySupervisor() > 0)
+                .forEach(p -> out.put(p.name(), p.restartsBySupervisor())));
+        return out;
+    }
+
     /** The ZooKeeper server's JVM. */
     public NodeProcess zooKeeper() {
         return zooKeeper;
@@ -201,7 +209,7 @@ public final class ProcessCluster implements AutoCloseable {
             NodeProcess bookie = NodeProcess.start(name + "-bookie-" + i, javaCommand(tools, "256m",
                     List.of("-XX:MaxDirectMemorySize=128m"), "org.apache.bookkeeper.server.Main",
                     List.of("--conf", conf.toString())), tools.home(),
-                    logDir.resolve(name + "-bookie-" + i + ".log"));
+                    logDir.resolve(name + "-bookie-" + i + ".log")).supervised();
             bookies.get(name).add(bookie);
         }
         for (int i = 0; i < count; i++) {

@@ -101,6 +101,19 @@ public final class MessageAccount {
     }
 
     /** Acknowledged sends never received, in order. */
+    /**
+     * For a read of the whole topic that misses messages: how many acknowledged ones are missing, by the ledger the
+     * broker acknowledged them in, and how many of the missing were sends that failed (not stored, rightly).
+     */
+    public String wherePutAway(List<Long> stored) {
+        Set<Long> read = new HashSet<>(stored);
+        Map<Long, Long> byLedger = new java.util.TreeMap<>();
+        acked.values().stream().filter(a -> !read.contains(a.seq()))
+                .forEach(a -> byLedger.merge(a.ledgerId(), 1L, Long::sum));
+        long failedMissing = failed.keySet().stream().filter(s -> !read.contains(s)).count();
+        return "acknowledged but not read, by ledger: " + byLedger + "; failed sends not read: " + failedMissing;
+    }
+
     public List<Long> missing() {
         return acked.keySet().stream().filter(s -> !distinct.contains(s)).toList();
     }

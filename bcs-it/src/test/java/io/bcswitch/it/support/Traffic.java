@@ -29,6 +29,23 @@ public final class Traffic implements AutoCloseable {
 
     public Traffic(PulsarClient client, List<String> topics, String subscription, int messagesPerSecondPerTopic)
             throws PulsarClientException {
+        this(client, topics, subscription, messagesPerSecondPerTopic, 60);
+    }
+
+    /**
+     * Traffic whose producers never give a send up (no send timeout), as an application that must not lose a
+     * message is configured: a send waits out a broker's restart, crash or pause however long it takes under load,
+     * and ends acknowledged, so every message sent must be stored exactly once. With a timeout, a restart that
+     * outlasts it fails every send pending by then (the producer fails its whole queue), and those messages are
+     * rightly not stored.
+     */
+    public static Traffic neverGivingUp(PulsarClient client, List<String> topics, String subscription,
+                                        int messagesPerSecondPerTopic) throws PulsarClientException {
+        return new Traffic(client, topics, subscription, messagesPerSecondPerTopic, 0);
+    }
+
+    private Traffic(PulsarClient client, List<String> topics, String subscription, int messagesPerSecondPerTopic,
+                    int sendTimeoutSeconds) throws PulsarClientException {
         for (String topic : topics) {
             MessageAccount c = new MessageAccount(topic);
             counts.add(c);
@@ -43,7 +60,7 @@ public final class Traffic implements AutoCloseable {
             consumers.add(consumer);
             Producer<String> producer = client.newProducer(Schema.STRING).topic(topic)
                     .producerName("p-" + topic.substring(topic.lastIndexOf('/') + 1))
-                    .enableBatching(false).sendTimeout(60, TimeUnit.SECONDS)
+                    .enableBatching(false).sendTimeout(sendTimeoutSeconds, TimeUnit.SECONDS)
                     .blockIfQueueFull(true).create();
             producers.add(producer);
             long pauseMicros = 1_000_000L / messagesPerSecondPerTopic;
@@ -79,7 +96,8 @@ public final class Traffic implements AutoCloseable {
             t.join(10_000);
         }
         for (Producer<String> p : producers) {
-            p.flush();
+            // bounded: a producer without a send timeout would otherwise wait for ever on a cluster that never recovers
+            p.flushAsync().get(180, TimeUnit.SECONDS);
         }
     }
 
@@ -115,8 +133,12 @@ public final class Traffic implements AutoCloseable {
                 problems.add(c.topic + ": nothing was acknowledged");
                 continue;
             }
-            MessageAccount.assertSequence(MessageAccount.readToEnd(client, c.topic), c.acked.lastKey() + 1,
-                    c.topic + " read from the earliest");
+            List<Long> stored = MessageAccount.readToEnd(client, c.topic);
+            try {
+                MessageAccount.assertSequence(stored, c.acked.lastKey() + 1, c.topic + " read from the earliest");
+            } catch (AssertionError e) {
+                problems.add(e.getMessage() + "; " + c.wherePutAway(stored));
+            }
         }
         org.junit.jupiter.api.Assertions.assertEquals(List.of(), problems, "message accounts: " + summary());
     }
