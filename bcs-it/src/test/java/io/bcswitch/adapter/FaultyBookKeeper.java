@@ -30,6 +30,11 @@ final class FaultyBookKeeper extends org.apache.bookkeeper.client.BcsForwardingB
          * fails the writes pending behind a failed one)
          */
         WRITE_FAILS,
+        /**
+         * as {@link #WRITE_FAILS}, with the error BookKeeper gives when the bookies do not answer (a cluster that
+         * cannot be reached for now): entries before it are written
+         */
+        WRITE_UNREACHABLE,
         /** entry {@link #FAULTY_ENTRY} is written with other bytes of the same length */
         WRITE_CORRUPTED,
         /** the write of the last entry is answered as done but never made: the copy is one entry short */
@@ -141,6 +146,12 @@ final class FaultyBookKeeper extends org.apache.bookkeeper.client.BcsForwardingB
                     broken.set(true);
                     data.release();
                     return injected(Fault.WRITE_FAILS);
+                }
+                if (armed(Fault.WRITE_UNREACHABLE) && (entry == FAULTY_ENTRY || broken.get())) {
+                    broken.set(true);
+                    data.release();
+                    return CompletableFuture.failedFuture(org.apache.bookkeeper.client.BKException.create(
+                            org.apache.bookkeeper.client.BKException.Code.BookieHandleNotAvailableException));
                 }
                 if (entry == FAULTY_ENTRY && armed(Fault.WRITE_CORRUPTED)) {
                     byte[] other = new byte[data.readableBytes()];

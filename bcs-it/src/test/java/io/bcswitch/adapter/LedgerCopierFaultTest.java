@@ -89,7 +89,55 @@ class LedgerCopierFaultTest extends CopierTestBase {
             default -> "injected fault: " + fault;
         };
         assertTrue(out.detail().contains(expected), fault + ": " + out.detail());
+        assertFalse(out.retriable(), fault + ": a later try would not mend it: " + out.detail());
         assertFalse(isOnB(id), fault + ": what the failed copy made is deleted from cluster-b");
+    }
+
+    /**
+     * The target's bookies stop answering half way through a copy that another try follows: what it wrote is left
+     * (deleting ledger entries the bookies wrote would burn the id there once their garbage collector has run), and
+     * the next try replaces it with a verified copy. On the last try it is deleted, as any failed copy is.
+     */
+    @Test
+    void whatACopyWroteBeforeTheTargetWentAwayIsLeftForTheNextTryWhichReplacesIt() throws Exception {
+        long id = sourceLedger(ENTRIES);
+        faultyB.arm(ENTRIES - 1, Fault.WRITE_UNREACHABLE);
+        Outcome out = copier().copy(id, "cluster-a", "cluster-b", NO_PACE, true).get(60, TimeUnit.SECONDS);
+        assertEquals(Result.FAILED, out.result(), out.detail());
+        assertTrue(out.retriable(), out.detail());
+        assertTrue(isOnB(id), "left for the next try");
+        faultyB.heal();
+        Outcome again = copier().copy(id, "cluster-a", "cluster-b", NO_PACE, true).get(60, TimeUnit.SECONDS);
+        assertEquals(Result.COPIED, again.result(), again.detail());
+        assertTrue(again.detail().contains("replaced an interrupted copy"), again.detail());
+
+        long last = sourceLedger(ENTRIES);
+        faultyB.arm(ENTRIES - 1, Fault.WRITE_UNREACHABLE);
+        Outcome lastTry = copier().copy(last, "cluster-a", "cluster-b", NO_PACE, false).get(60, TimeUnit.SECONDS);
+        assertTrue(lastTry.retriable(), lastTry.detail());
+        assertFalse(isOnB(last), "no try follows: deleted");
+    }
+
+    /**
+     * The source's bookies are down (restarting, say): the copy fails as one worth trying again, leaves nothing on
+     * the target, and once they are back the same copy is made and verified.
+     */
+    @Test
+    void aSourceWhoseBookiesAreDownFailsAsWorthTryingAgainAndIsCopiedOnceTheyAreBack() throws Exception {
+        long id = sourceLedger(ENTRIES);
+        io.bcswitch.testkit.TestBookieCluster source = cluster.bookieCluster("cluster-a");
+        Outcome out;
+        source.stopBookies();
+        try {
+            out = copy(id);
+        } finally {
+            source.startBookies();
+        }
+        assertEquals(Result.FAILED, out.result(), out.detail());
+        assertTrue(out.retriable(), "the source cannot be reached for now: " + out.detail());
+        assertFalse(isOnB(id), "what the failed copy made is deleted from cluster-b");
+        Outcome again = copy(id);
+        assertEquals(Result.COPIED, again.result(), again.detail());
     }
 
     @Test
@@ -191,5 +239,6 @@ class LedgerCopierFaultTest extends CopierTestBase {
         Outcome out = copy(id);
         assertEquals(Result.FAILED, out.result(), out.detail());
         assertEquals(CopyWriter.burnedId(id, "cluster-a", "cluster-b"), out.detail());
+        assertFalse(out.retriable(), "the bookies refuse the id for days: " + out.detail());
     }
 }

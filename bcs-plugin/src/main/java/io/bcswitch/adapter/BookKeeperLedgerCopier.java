@@ -70,6 +70,12 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     @Override
     public CompletableFuture<Outcome> copy(long id, String from, String to,
                                            LongFunction<CompletableFuture<Void>> pace) {
+        return copy(id, from, to, pace, false);
+    }
+
+    @Override
+    public CompletableFuture<Outcome> copy(long id, String from, String to,
+                                           LongFunction<CompletableFuture<Void>> pace, boolean anotherTryFollows) {
         return clients.apply(from).thenCombine(clients.apply(to), (src, dst) -> new Pair(src, dst))
                 .thenCompose(p -> metadata(p.src(), id).thenCompose(srcMeta -> {
                     if (srcMeta.isEmpty()) {
@@ -80,10 +86,13 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         return done(Result.NOT_CLOSED, 0, "ledger " + id + " on " + from + " is open");
                     }
                     return metadata(p.dst(), id).thenCompose(existing -> existing.isEmpty()
-                            ? writer.copyAndVerify(p.src(), p.dst(), id, m, pace, from, to, "")
+                            ? writer.copyAndVerify(p.src(), p.dst(), id, m, pace, from, to, "", anotherTryFollows)
                             : existingTarget.existingOnTarget(p.src(), p.dst(), id, m, existing.get(), pace, from,
-                                    to));
-                }));
+                                    to, anotherTryFollows));
+                }))
+                // a metadata read or a client that failed: an outcome that says whether trying later may work
+                .exceptionally(e -> new Outcome(Result.FAILED, 0, "copy of ledger " + id + " from " + from + " to "
+                        + to + " failed: " + unwrap(e), UnreachableCluster.isCause(unwrap(e))));
     }
 
     private record Pair(BookKeeper src, BookKeeper dst) {

@@ -23,7 +23,15 @@ public interface LedgerCopier {
         FAILED
     }
 
-    record Outcome(Result result, long bytes, String detail) {
+    /**
+     * @param retriable for {@link Result#FAILED}: the failure says a cluster cannot be reached for now (its bookies do
+     *                  not answer, too few of them are writable, a read or write timed out, its metadata service is
+     *                  away), not that anything is wrong with the ledger: the same copy may well work a little later
+     */
+    record Outcome(Result result, long bytes, String detail, boolean retriable) {
+        public Outcome(Result result, long bytes, String detail) {
+            this(result, bytes, detail, false);
+        }
     }
 
     /**
@@ -59,6 +67,19 @@ public interface LedgerCopier {
      */
     CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
                                     java.util.function.LongFunction<CompletableFuture<Void>> pace);
+
+    /**
+     * {@link #copy(long, String, String, java.util.function.LongFunction)}, knowing whether another try follows a
+     * copy that fails because a cluster cannot be reached for now ({@link Outcome#retriable}): then what the failed
+     * copy made on the target is left for that try, which replaces it at once, instead of deleted. A ledger the
+     * target's bookies wrote and then deleted cannot be written there again under its id for days once their
+     * garbage collector has run, so a delete between two tries can turn a passing outage into a lasting failure.
+     */
+    default CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
+                                            java.util.function.LongFunction<CompletableFuture<Void>> pace,
+                                            boolean anotherTryFollows) {
+        return copy(ledgerId, from, to, pace);
+    }
 
     /** The ledger's metadata on {@code cluster}, empty when it does not exist there. */
     CompletableFuture<Optional<LedgerFacts>> facts(long ledgerId, String cluster);

@@ -23,6 +23,23 @@ final class FakeClusters implements LedgerCopier {
 
     private final Map<String, Map<Long, Ledger>> clusters = new ConcurrentHashMap<>();
     private final java.util.Set<String> unreachable = ConcurrentHashMap.newKeySet();
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> failingCopies = new ConcurrentHashMap<>();
+    private final Map<Long, java.util.concurrent.atomic.AtomicInteger> copyAttempts = new ConcurrentHashMap<>();
+
+    /**
+     * The next {@code copies} copies from {@code cluster} fail the way a copy fails while its bookies restart: as
+     * worth trying again ({@link Outcome#retriable}).
+     */
+    FakeClusters restartingFor(String cluster, int copies) {
+        failingCopies.put(cluster, new java.util.concurrent.atomic.AtomicInteger(copies));
+        return this;
+    }
+
+    /** How often ledger {@code id} was asked to be copied, from any cluster. */
+    int copyAttempts(long id) {
+        java.util.concurrent.atomic.AtomicInteger n = copyAttempts.get(id);
+        return n == null ? 0 : n.get();
+    }
 
     /** Metadata reads of {@code cluster} fail (its metadata service or bookies do not answer) until set false. */
     FakeClusters unreachable(String cluster, boolean down) {
@@ -57,6 +74,12 @@ final class FakeClusters implements LedgerCopier {
 
     @Override
     public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> pace) {
+        copyAttempts.computeIfAbsent(id, x -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+        java.util.concurrent.atomic.AtomicInteger restarting = failingCopies.get(from);
+        if (restarting != null && restarting.getAndDecrement() > 0) {
+            return CompletableFuture.completedFuture(new Outcome(Result.FAILED, 0, "reading ledger " + id + " from "
+                    + from + ": Bookie handle is not available", true));
+        }
         if (unreachable.contains(from)) {
             return done(Result.FAILED, "reading ledger " + id + " from " + from + ": its bookies do not answer");
         }

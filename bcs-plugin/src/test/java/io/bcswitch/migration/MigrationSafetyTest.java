@@ -318,6 +318,48 @@ class MigrationSafetyTest {
         assertEquals(clusters.get("a", SCHEMA_LEDGER).payload(), clusters.get("c", SCHEMA_LEDGER).payload());
     }
 
+    /**
+     * Found on a cluster of separate processes: after ZooKeeper's outage a bookie of the source exited and was
+     * restarted by its supervisor while BUILD read from it, and the run ended DONE_WITH_FAILURES for a ledger
+     * that a copy a few seconds later moved without a fault. A copy that failed because a cluster cannot be reached
+     * for now is tried again, further apart each time.
+     */
+    @Test
+    void aCopyThatFailsWhileTheSourceRestartsIsTriedAgainAndTheRunEndsDone() throws Exception {
+        switchedToB();
+        clusters.restartingFor("a", 2);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        MigrationState done = awaitPhase(o, 1, Phase.DONE);
+        assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), String.valueOf(done));
+        assertEquals(3, clusters.copyAttempts(SCHEMA_LEDGER), "two failed tries, then the copy");
+        assertEquals(0, done.failed(), String.valueOf(done));
+    }
+
+    /** ... for a while only: a source that stays away fails the ledger after the last try; it stays home. */
+    @Test
+    void aSourceThatStaysAwayFailsTheLedgerAfterItsLastTry() throws Exception {
+        switchedToB();
+        clusters.restartingFor("a", 100);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        MigrationState done = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
+        assertEquals(1 + LedgerCopyStep.RETRY_WAITS.length, clusters.copyAttempts(SCHEMA_LEDGER), String.valueOf(done));
+        assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), String.valueOf(done));
+        assertFalse(clusters.has("b", SCHEMA_LEDGER));
+    }
+
+    /** A failure that a later try cannot mend (here: the fake's dead source, not marked retriable) is tried once. */
+    @Test
+    void aFailureNotWorthTryingAgainIsTriedOnce() throws Exception {
+        switchedToB();
+        clusters.unreachable("a", true);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        MigrationState done = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
+        assertEquals(1, clusters.copyAttempts(SCHEMA_LEDGER), String.valueOf(done));
+    }
+
     /** Metadata of every cluster answers; advancing a's id generator fails while {@code aBroken}. */
     private final AtomicBoolean aBroken = new AtomicBoolean();
     private final AtomicInteger aAdvances = new AtomicInteger();

@@ -102,7 +102,11 @@ public final class SequenceExplorer {
         // the broker running a migration's BUILD is cut off from the metadata store past its session timeout while
         // it copies (a long GC pause): the other broker takes the migration over, and what the cut-off one still
         // writes when it comes back must not overwrite the new owner's records
-        PAUSE_DURING_BUILD(1);
+        PAUSE_DURING_BUILD(1),
+        // weight 0 (a script runs it): the bookies of the cluster a migration copies from stop for a few seconds
+        // while it copies, as a bookie restarts after its metadata session expired; the migration must end DONE,
+        // the copies that failed meanwhile tried again, not left for the operator
+        BOOKIES_RESTART_DURING_BUILD(0);
 
         final int weight;
 
@@ -729,6 +733,9 @@ public final class SequenceExplorer {
             case PAUSE_DURING_BUILD -> {
                 return pauseDuringBuild();
             }
+            case BOOKIES_RESTART_DURING_BUILD -> {
+                return bookiesRestartDuringBuild();
+            }
             case COMPACT -> {
                 workload.compact();
                 return "compact the compacted topics";
@@ -1027,6 +1034,55 @@ public final class SequenceExplorer {
         }
         abruptFailover = true;
         return what.append(", broker ").append(i).append(" back").toString();
+    }
+
+    /**
+     * A switch away from the active cluster with copying slowed; once BUILD copies, the left cluster's bookies stop
+     * for 2 to 5 s and start again (registered before copying goes on at full speed). A copy that failed meanwhile
+     * must be tried again: the run ends DONE, with no FAILED ledger other than one whose id the target's bookies
+     * refuse (an earlier step's deleted copy, which no later try mends).
+     */
+    private String bookiesRestartDuringBuild() throws Exception {
+        String t = anyOf(healthyInactive());
+        String source = status().path("activeCluster").asText(null);
+        if (t == null || source == null || !bookiesDown.isEmpty()) {
+            return "bookies restart during BUILD: no healthy cluster to switch to, or bookies down " + bookiesDown;
+        }
+        StringBuilder what = new StringBuilder("copying slowed -> ").append(answer(rest().post("/tuning",
+                SLOW_COPYING)));
+        Rest.Response sw = rest().switchTo(t);
+        what.append(", switch to ").append(t).append(" -> ").append(answer(sw));
+        String phase = sw.status() == 200 ? awaitMigrationPhase("BUILD", 30) : "not started";
+        what.append(", migration ").append(phase);
+        if (phase.equals("BUILD")) {
+            long downMillis = 2_000 + random.nextInt(3_000);
+            cluster.bookieCluster(source).stopBookies();
+            bookiesDown.add(source);
+            Thread.sleep(downMillis);
+            startBookies(source);
+            what.append(", the bookies of ").append(source).append(" stopped for ").append(downMillis)
+                    .append(" ms and back");
+        }
+        what.append(", copying at full speed again -> ").append(answer(rest().post("/tuning", FULL_SPEED)));
+        if (phase.equals("BUILD")) {
+            String end = awaitMigrationPhase("DONE", 180);
+            what.append(", migration ").append(end);
+            JsonNode m = status().get("migration");
+            List<String> failed = new ArrayList<>();
+            if (m != null && !m.isNull()) {
+                m.path("issues").forEach(i -> {
+                    if (i.path("result").asText().equals("FAILED")
+                            && !i.path("detail").asText().contains("refuse writes under ledger id")) {
+                        failed.add(i.toString());
+                    }
+                });
+            }
+            if (!failed.isEmpty()) {
+                problems.add("copies failed while the bookies of " + source + " restarted for a few seconds, not "
+                        + "tried again: " + failed);
+            }
+        }
+        return what.toString();
     }
 
     /** The ids in the probe band on {@code c} (other applications' ledgers there included). */
