@@ -2,6 +2,7 @@ package io.bcswitch.adapter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.adapter.FaultyBookKeeper.Fault;
@@ -116,6 +117,45 @@ class LedgerCopierFaultTest extends CopierTestBase {
         Outcome lastTry = copier().copy(last, "cluster-a", "cluster-b", NO_PACE, false).get(60, TimeUnit.SECONDS);
         assertTrue(lastTry.retriable(), lastTry.detail());
         assertFalse(isOnB(last), "no try follows: deleted");
+    }
+
+    /**
+     * Found by the sequence explorer (seed -4966829370179537111): the clusters' clients are closed (the cluster was
+     * deprecated by another request) while a copy runs through them. The copy holds them: it goes on to a verified
+     * copy, and the clients close when it is over, not under it ("Ledger manager is closed").
+     */
+    @Test
+    void aCopyGoesOnWhileItsClientsAreClosedAndTheyCloseWhenItIsOver() throws Exception {
+        long id = sourceLedger(ENTRIES);
+        java.util.List<BookKeeper> built = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (io.bcswitch.routing.ClusterClientPool pool = new io.bcswitch.routing.ClusterClientPool("test", name -> {
+            try {
+                BookKeeper c = migrationClient(name, org.apache.bookkeeper.common.allocator.PoolingPolicy.UnpooledHeap,
+                        false);
+                built.add(c);
+                return CompletableFuture.completedFuture(c);
+            } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        })) {
+            BookKeeperLedgerCopier copier = BookKeeperLedgerCopier.holding(c -> pool.lease(c)
+                    .thenApply(l -> new BookKeeperLedgerCopier.Held(l.client(), l::release)), io);
+            CompletableFuture<Void> reading = new CompletableFuture<>();
+            CompletableFuture<Void> goOn = new CompletableFuture<>();
+            CompletableFuture<Outcome> copy = copier.copy(id, "cluster-a", "cluster-b", bytes -> {
+                reading.complete(null);
+                return goOn;
+            });
+            reading.get(60, TimeUnit.SECONDS);
+            pool.closeClient("cluster-a").get(60, TimeUnit.SECONDS);
+            pool.closeClient("cluster-b").get(60, TimeUnit.SECONDS);
+            goOn.complete(null);
+            Outcome out = copy.get(60, TimeUnit.SECONDS);
+            assertEquals(Result.COPIED, out.result(), out.detail());
+            assertEquals(2, built.size(), "no client built again: " + built);
+            assertThrows(Exception.class, () -> built.get(0).getLedgerManager().readLedgerMetadata(id).get(10,
+                    TimeUnit.SECONDS), "closed once the copy was over");
+        }
     }
 
     /**

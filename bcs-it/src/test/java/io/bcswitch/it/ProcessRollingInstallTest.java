@@ -26,7 +26,7 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * and the refusal changes nothing under the plugin's metadata root; once all run it, the switch is accepted;
  * nothing is lost on the way.
  */
-@EnabledIfSystemProperty(named = "bcs.process", matches = "true",
-        disabledReason = "process-cluster tests run with -Dbcs.process=true (ProcessClusterTestBase)")
+@DisabledIfSystemProperty(named = "bcs.process", matches = "false",
+        disabledReason = "-Dbcs.process=false leaves the process-cluster tests out (ProcessClusterTestBase)")
 class ProcessRollingInstallTest extends ProcessClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(ProcessRollingInstallTest.class);
     private static final String ROOT = "/admin/bookie-clusters";

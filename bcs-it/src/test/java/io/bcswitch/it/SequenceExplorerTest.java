@@ -110,6 +110,12 @@ class SequenceExplorerTest {
                     SequenceExplorer.Action.PAUSE_SHORT, SequenceExplorer.Action.ACTIVATION_FAILURE,
                     SequenceExplorer.Action.ROLLBACK, SequenceExplorer.Action.SWITCH, SequenceExplorer.Action.COMPACT,
                     SequenceExplorer.Action.REGISTER, SequenceExplorer.Action.DISASTER)),
+            // found by a random run (seed -4966829370179537111: a close-client, then two cleanups of that cluster at
+            // once): the first cleanup's end deprecated the cluster again and closed its clients while the second
+            // listed through the migration's client, which answered 500 ("Ledger manager is closed")
+            new Script(483L, List.of(SequenceExplorer.Action.SWITCH,
+                    SequenceExplorer.Action.CLEANUPS_OF_A_RETIRED_CLUSTER, SequenceExplorer.Action.SWITCH,
+                    SequenceExplorer.Action.CLEANUPS_OF_A_RETIRED_CLUSTER)),
             // the classes of the long-lived round (found by review and by runs from outside the suite, each
             // reproduced before its fix): a ledger near the end of the id space and a probe that cannot write; a
             // switch while the previous migration is still PENDING or copying (it stayed PENDING for ever); close-client

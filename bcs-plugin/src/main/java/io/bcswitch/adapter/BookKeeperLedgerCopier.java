@@ -38,7 +38,17 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     /** Custom-metadata key marking a copy this plugin made; the value names the cluster it was copied from. */
     static final String COPY_OF_KEY = "bookie-cluster-switch/copy-of";
 
-    private final Function<String, CompletableFuture<BookKeeper>> clients;
+    /** A cluster's client, held for one operation; {@code release} ends the hold (exactly once). */
+    record Held(BookKeeper client, Runnable release) {
+    }
+
+    /** Where the copier gets a cluster's client for one operation. */
+    @FunctionalInterface
+    interface ClientSource {
+        CompletableFuture<Held> hold(String cluster);
+    }
+
+    private final ClientSource clients;
     private final Executor blocking;
     /** Set when the broker stops: copies failing from then on failed because of it (see {@link #stopping}). */
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
@@ -50,6 +60,19 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
      * @param blocking runs BookKeeper calls that block (listing ledgers)
      */
     BookKeeperLedgerCopier(Function<String, CompletableFuture<BookKeeper>> clients, Executor blocking) {
+        this((ClientSource) cluster -> clients.apply(cluster).thenApply(c -> new Held(c, () -> { })), blocking);
+    }
+
+    /**
+     * @param clients  client of each cluster, by name, held for each operation (the pool does not close a client an
+     *                 operation holds: a cleanup, a verify or a copy goes on while the cluster's client is closed)
+     * @param blocking runs BookKeeper calls that block (listing ledgers)
+     */
+    static BookKeeperLedgerCopier holding(ClientSource clients, Executor blocking) {
+        return new BookKeeperLedgerCopier(clients, blocking);
+    }
+
+    private BookKeeperLedgerCopier(ClientSource clients, Executor blocking) {
         this.clients = clients;
         this.blocking = blocking;
         this.writer = new CopyWriter(stopping::get);
@@ -76,8 +99,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     @Override
     public CompletableFuture<Outcome> copy(long id, String from, String to,
                                            LongFunction<CompletableFuture<Void>> pace, boolean anotherTryFollows) {
-        return clients.apply(from).thenCombine(clients.apply(to), (src, dst) -> new Pair(src, dst))
-                .thenCompose(p -> metadata(p.src(), id).thenCompose(srcMeta -> {
+        return with(from, to, (src, dst) -> metadata(src, id).thenCompose(srcMeta -> {
                     if (srcMeta.isEmpty()) {
                         return done(Result.SOURCE_MISSING, 0, "no ledger " + id + " on " + from);
                     }
@@ -85,9 +107,9 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                     if (!m.isClosed()) {
                         return done(Result.NOT_CLOSED, 0, "ledger " + id + " on " + from + " is open");
                     }
-                    return metadata(p.dst(), id).thenCompose(existing -> existing.isEmpty()
-                            ? writer.copyAndVerify(p.src(), p.dst(), id, m, pace, from, to, "", anotherTryFollows)
-                            : existingTarget.existingOnTarget(p.src(), p.dst(), id, m, existing.get(), pace, from,
+                    return metadata(dst, id).thenCompose(existing -> existing.isEmpty()
+                            ? writer.copyAndVerify(src, dst, id, m, pace, from, to, "", anotherTryFollows)
+                            : existingTarget.existingOnTarget(src, dst, id, m, existing.get(), pace, from,
                                     to, anotherTryFollows));
                 }))
                 // a metadata read or a client that failed: an outcome that says whether trying later may work
@@ -95,14 +117,31 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         + to + " failed: " + unwrap(e), UnreachableCluster.isCause(unwrap(e))));
     }
 
-    private record Pair(BookKeeper src, BookKeeper dst) {
+    /** {@code op} with {@code cluster}'s client held until the future it returns completes. */
+    private <T> CompletableFuture<T> with(String cluster, Function<BookKeeper, CompletableFuture<T>> op) {
+        return clients.hold(cluster).thenCompose(h -> {
+            CompletableFuture<T> r;
+            try {
+                r = op.apply(h.client());
+            } catch (RuntimeException e) {
+                h.release().run();
+                throw e;
+            }
+            return r.whenComplete((x, e) -> h.release().run());
+        });
+    }
+
+    /** {@code op} with the clients of {@code a} and {@code b} held until the future it returns completes. */
+    private <T> CompletableFuture<T> with(String a, String b,
+                                          java.util.function.BiFunction<BookKeeper, BookKeeper, CompletableFuture<T>> op) {
+        return with(a, ca -> with(b, cb -> op.apply(ca, cb)));
     }
 
     @Override
     public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
                                                   LongFunction<CompletableFuture<Void>> pace) {
-        return clients.apply(a).thenCombine(clients.apply(b), Pair::new).thenCompose(p -> metadata(p.src(), id)
-                .thenCombine(metadata(p.dst(), id), (ma, mb) -> new Object[] {ma, mb}).thenCompose(m -> {
+        return with(a, b, (ca, cb) -> metadata(ca, id)
+                .thenCombine(metadata(cb, id), (ma, mb) -> new Object[] {ma, mb}).thenCompose(m -> {
                     @SuppressWarnings("unchecked")
                     Optional<LedgerMetadata> ma = (Optional<LedgerMetadata>) m[0];
                     @SuppressWarnings("unchecked")
@@ -111,13 +150,13 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                             || ma.get().getLastEntryId() != mb.get().getLastEntryId()) {
                         return CompletableFuture.completedFuture(false);
                     }
-                    return compare(p.src(), p.dst(), id, ma.get(), ma.get().getLastEntryId(), pace);
+                    return compare(ca, cb, id, ma.get(), ma.get().getLastEntryId(), pace);
                 }));
     }
 
     @Override
     public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-        return clients.apply(cluster).thenCompose(c -> metadata(c, id))
+        return with(cluster, c -> metadata(c, id))
                 .thenApply(m -> m.map(x -> new LedgerFacts(x.isClosed(), x.getLength(), x.getLastEntryId(),
                         component(x.getCustomMetadata()), text(x.getCustomMetadata().get(COPY_OF_KEY)),
                         x.getCustomMetadata().containsKey(BrokerClientProbe.PROBE_KEY))));
@@ -138,22 +177,25 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
 
     @Override
     public CompletableFuture<List<Long>> list(String cluster) {
-        return clients.apply(cluster).thenComposeAsync(c -> {
+        return with(cluster, c -> CompletableFuture.supplyAsync(() -> {
             List<Long> ids = new ArrayList<>();
             try (var result = c.newListLedgersOp().execute().get()) {
                 for (long id : result.toIterable()) {
                     ids.add(id);
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CompletionException(e);
             } catch (Exception e) {
-                return CompletableFuture.failedFuture(e);
+                throw new CompletionException(e);
             }
-            return CompletableFuture.completedFuture(ids);
-        }, blocking);
+            return ids;
+        }, blocking));
     }
 
     @Override
     public CompletableFuture<Void> delete(long id, String cluster) {
-        return clients.apply(cluster).thenCompose(c -> c.newDeleteLedgerOp().withLedgerId(id).execute())
+        return with(cluster, c -> c.newDeleteLedgerOp().withLedgerId(id).execute())
                 .exceptionally(e -> {
                     if (noSuchLedger(e)) {
                         return null;

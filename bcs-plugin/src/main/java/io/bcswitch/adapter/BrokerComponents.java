@@ -155,7 +155,8 @@ final class BrokerComponents implements AutoCloseable {
         agent = new BrokerSwitchAgent(registry, config, routingFactory.activation(probe::warm), cutover, presence,
                 clock, PulsarRetryDelays::between, new AgentListener());
 
-        copier = new BookKeeperLedgerCopier(cluster -> migrationPool().get(cluster), migrationIo);
+        copier = BookKeeperLedgerCopier.holding(cluster -> migrationPool().lease(cluster)
+                .thenApply(l -> new BookKeeperLedgerCopier.Held(l.client(), l::release)), migrationIo);
         otelMetrics = new OpenTelemetryMigrationMetrics(openTelemetry, () -> {
             Ownership o = ownership();
             return o == null ? null : o.activeCluster();

@@ -139,6 +139,75 @@ public final class ClusterClientPool implements AutoCloseable {
     }
 
     /**
+     * A client in use by one operation: {@link #closeClient} does not close it before {@link #release} (an operator's
+     * cleanup, verify or copy may run while another request, or the cluster's deprecation, closes the cluster's
+     * client; closing it under them failed them with "Ledger manager is closed"). Release exactly once.
+     */
+    public final class Lease {
+        private final BookKeeper client;
+        private final java.util.concurrent.atomic.AtomicBoolean released =
+                new java.util.concurrent.atomic.AtomicBoolean();
+
+        private Lease(BookKeeper client) {
+            this.client = client;
+        }
+
+        public BookKeeper client() {
+            return client;
+        }
+
+        /** The operation is over: a client closed meanwhile is closed now, once its last lease is released. */
+        public void release() {
+            if (released.compareAndSet(false, true)) {
+                boolean closeNow;
+                synchronized (leases) {
+                    int left = leases.merge(client, -1, Integer::sum);
+                    if (left <= 0) {
+                        leases.remove(client);
+                    }
+                    closeNow = left <= 0 && closeWhenReleased.remove(client);
+                }
+                if (closeNow) {
+                    closer.execute(() -> {
+                        closeQuietly(client);
+                        log.info("[{}] BookKeeper client closed: its last operation is over", name);
+                    });
+                }
+            }
+        }
+    }
+
+    /** Operations running through each client (guarded by itself). */
+    private final Map<BookKeeper, Integer> leases = new java.util.IdentityHashMap<>();
+    /** Clients {@link #closeClient} took out of use while leased: closed by their last release (guarded by leases). */
+    private final java.util.Set<BookKeeper> closeWhenReleased =
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+    /** {@link #get}, held for one operation: the client is not closed until the lease is released. */
+    public CompletableFuture<Lease> lease(String cluster) {
+        return get(cluster).thenApply(c -> {
+            synchronized (leases) {
+                leases.merge(c, 1, Integer::sum);
+            }
+            return new Lease(c);
+        });
+    }
+
+    /** Closes {@code c} now unless an operation holds it, else when its last lease is released. */
+    private void closeUnlessLeased(BookKeeper c, String cluster) {
+        synchronized (leases) {
+            if (leases.containsKey(c)) {
+                closeWhenReleased.add(c);
+                log.info("[{}] bookie-cluster={} BookKeeper client out of use; closed when the operations running "
+                        + "through it are over", name, cluster);
+                return;
+            }
+        }
+        closeQuietly(c);
+        log.info("[{}] bookie-cluster={} BookKeeper client closed", name, cluster);
+    }
+
+    /**
      * Builds, without putting it in use, the client {@link #renew renew(cluster, key)} will put in use: for
      * {@code cluster}'s range starting at {@code key}. Returns the one already prepared or being put in use for that
      * key. At most one prepared client is kept: preparing another closes the one before.
@@ -256,7 +325,8 @@ public final class ClusterClientPool implements AutoCloseable {
 
     /**
      * Closes {@code cluster}'s client (for a cluster that holds nothing any more); a later {@link #get}
-     * would build a new one. Completes when it is closed.
+     * would build a new one. Completes when it is closed, or, when operations hold it ({@link #lease}), when it is
+     * out of use: their last release closes it.
      */
     public CompletableFuture<Void> closeClient(String cluster) {
         Prepared unused = null;
@@ -276,8 +346,7 @@ public final class ClusterClientPool implements AutoCloseable {
             if (f != null) {
                 closing.add(f.handle((c, e) -> {
                     if (c != null) {
-                        closeQuietly(c);
-                        log.info("[{}] bookie-cluster={} BookKeeper client closed", name, cluster);
+                        closeUnlessLeased(c, cluster);
                     }
                     return null;
                 }));
@@ -370,6 +439,10 @@ public final class ClusterClientPool implements AutoCloseable {
             closed = true;
             retired.forEach(r -> all.add(r.client));
             retired.clear();
+        }
+        synchronized (leases) {
+            all.addAll(closeWhenReleased); // their operations end with the broker
+            closeWhenReleased.clear();
         }
         all.forEach(ClusterClientPool::closeQuietly);
     }

@@ -326,11 +326,7 @@ class MigrationSafetyTest {
      */
     @Test
     void aCopyThatFailsWhileTheSourceRestartsIsTriedAgainAndTheRunEndsDone() throws Exception {
-        switchedToB();
-        clusters.restartingFor("a", 2);
-        MigrationOrchestrator o = orchestrator("broker-1");
-        o.switchAccepted(1);
-        MigrationState done = awaitPhase(o, 1, Phase.DONE);
+        MigrationState done = migratedToBWhileAFails(2, Phase.DONE);
         assertEquals("b", home(SCHEMA_LEDGER).orElseThrow(), String.valueOf(done));
         assertEquals(3, clusters.copyAttempts(SCHEMA_LEDGER), "two failed tries, then the copy");
         assertEquals(0, done.failed(), String.valueOf(done));
@@ -339,14 +335,19 @@ class MigrationSafetyTest {
     /** ... for a while only: a source that stays away fails the ledger after the last try; it stays home. */
     @Test
     void aSourceThatStaysAwayFailsTheLedgerAfterItsLastTry() throws Exception {
-        switchedToB();
-        clusters.restartingFor("a", 100);
-        MigrationOrchestrator o = orchestrator("broker-1");
-        o.switchAccepted(1);
-        MigrationState done = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
+        MigrationState done = migratedToBWhileAFails(100, Phase.DONE_WITH_FAILURES);
         assertEquals(1 + LedgerCopyStep.RETRY_WAITS.length, clusters.copyAttempts(SCHEMA_LEDGER), String.valueOf(done));
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), String.valueOf(done));
         assertFalse(clusters.has("b", SCHEMA_LEDGER));
+    }
+
+    /** Switch 1 (a -> b) and its migration, whose first {@code copies} copies from a fail as worth trying again. */
+    private MigrationState migratedToBWhileAFails(int copies, Phase expected) throws Exception {
+        switchedToB();
+        clusters.restartingFor("a", copies);
+        MigrationOrchestrator o = orchestrator("broker-1");
+        o.switchAccepted(1);
+        return awaitPhase(o, 1, expected);
     }
 
     /** A failure that a later try cannot mend (here: the fake's dead source, not marked retriable) is tried once. */

@@ -135,6 +135,40 @@ class ClusterClientPoolTest {
         pool.closeClient("nothing-here").get(TestWaits.SECONDS, TimeUnit.SECONDS); // no client: nothing to do
     }
 
+    /**
+     * Found by the sequence explorer (seed -4966829370179537111): two cleanups of a DEPRECATED cluster at once; the
+     * first one's end deprecated the cluster again and its clients were closed while the second listed the
+     * cluster's ledgers through the migration's client ("Ledger manager is closed", a 500). A client an operation
+     * holds is taken out of use at once and closed when the last operation is over.
+     */
+    @Test
+    void aClientAnOperationHoldsIsClosedWhenTheOperationIsOver() throws Exception {
+        ClusterClientPool.Lease first = pool.lease("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        ClusterClientPool.Lease second = pool.lease("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        DummyClient held = (DummyClient) first.client();
+        assertSame(held, second.client());
+        pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertFalse(held.closed, "two operations still run through it");
+        DummyClient fresh = inUse("b");
+        assertNotSame(held, fresh, "out of use: the next operation gets a new client");
+        first.release();
+        first.release(); // a second release of the same lease counts once
+        assertFalse(held.closed, "one operation still runs through it");
+        second.release();
+        assertTrue(held.closed, "closed once the last operation is over");
+        assertFalse(fresh.closed);
+
+        ClusterClientPool.Lease idle = pool.lease("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        idle.release();
+        pool.closeClient("b").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        assertTrue(((DummyClient) idle.client()).closed, "a client no operation holds is closed at once");
+
+        ClusterClientPool.Lease atShutdown = pool.lease("c").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        pool.closeClient("c").get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        pool.close();
+        assertTrue(((DummyClient) atShutdown.client()).closed, "the pool's close closes a held client too");
+    }
+
     @Test
     void closeClientLeavesAClientPreparedForAnotherCluster() throws Exception {
         inUse("b");

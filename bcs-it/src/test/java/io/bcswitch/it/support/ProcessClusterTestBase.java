@@ -11,9 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The end-to-end tests on a {@link ProcessCluster}: one per class, killed with every process when the class ends.
  *
- * <p>They run with {@code -Dbcs.process=true} only (each class says so), not in {@code mvn verify} yet: they have
- * two findings nobody understands yet (README, Building), and a suite that fails for a reason nobody knows would
- * block every change.
+ * <p>They run in {@code mvn verify}; {@code -Dbcs.process=false} leaves them out (each class says so), for a quick
+ * run of the in-process suites.
  */
 public abstract class ProcessClusterTestBase {
     protected static ProcessCluster cluster;

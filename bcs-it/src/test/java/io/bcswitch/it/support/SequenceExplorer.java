@@ -106,7 +106,11 @@ public final class SequenceExplorer {
         // weight 0 (a script runs it): the bookies of the cluster a migration copies from stop for a few seconds
         // while it copies, as a bookie restarts after its metadata session expired; the migration must end DONE,
         // the copies that failed meanwhile tried again, not left for the operator
-        BOOKIES_RESTART_DURING_BUILD(0);
+        BOOKIES_RESTART_DURING_BUILD(0),
+        // weight 0 (a script runs it): an inactive cluster's client closed (close-client), then two cleanups of it and
+        // another close-client at once through the two brokers: each cleanup's end deprecates the cluster again, which
+        // closes its clients on every broker while the other cleanup still lists and deletes through them
+        CLEANUPS_OF_A_RETIRED_CLUSTER(0);
 
         final int weight;
 
@@ -736,6 +740,9 @@ public final class SequenceExplorer {
             case BOOKIES_RESTART_DURING_BUILD -> {
                 return bookiesRestartDuringBuild();
             }
+            case CLEANUPS_OF_A_RETIRED_CLUSTER -> {
+                return cleanupsOfARetiredCluster();
+            }
             case COMPACT -> {
                 workload.compact();
                 return "compact the compacted topics";
@@ -994,6 +1001,26 @@ public final class SequenceExplorer {
         return "at once: " + retire.get(120, TimeUnit.SECONDS) + " | " + sw.get(120, TimeUnit.SECONDS);
     }
 
+    /** See {@link Action#CLEANUPS_OF_A_RETIRED_CLUSTER}; a 5xx among the answers is a problem (see {@link #restOf}). */
+    private String cleanupsOfARetiredCluster() throws Exception {
+        Rest[] via = twoBrokers();
+        String c = anyOf(healthyInactive());
+        if (c == null) {
+            return "cleanups of a retired cluster: no healthy inactive cluster";
+        }
+        String closed = fire(Command.CLOSE_CLIENT, via[0], c);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<String> one = CompletableFuture.supplyAsync(() -> awaitThen(go,
+                () -> fire(Command.CLEANUP_DELETE, via[0], c)));
+        CompletableFuture<String> two = CompletableFuture.supplyAsync(() -> awaitThen(go,
+                () -> fire(Command.CLEANUP_DELETE, via[1], c)));
+        CompletableFuture<String> three = CompletableFuture.supplyAsync(() -> awaitThen(go,
+                () -> fire(Command.CLOSE_CLIENT, via[1], c)));
+        go.countDown();
+        return closed + ", then at once: " + one.get(120, TimeUnit.SECONDS) + " | " + two.get(120, TimeUnit.SECONDS)
+                + " | " + three.get(120, TimeUnit.SECONDS);
+    }
+
     /**
      * PAUSE_DURING_BUILD: copying slowed, a switch, and once its migration copies, the broker running it is cut off
      * from the metadata store past its session timeout; it comes back after the other broker took the migration over.
@@ -1003,12 +1030,8 @@ public final class SequenceExplorer {
         if (t == null) {
             return "pause during BUILD: no healthy cluster to switch to";
         }
-        StringBuilder what = new StringBuilder("copying slowed -> ").append(answer(rest().post("/tuning",
-                SLOW_COPYING)));
-        Rest.Response sw = rest().switchTo(t);
-        what.append(", switch to ").append(t).append(" -> ").append(answer(sw));
-        String phase = sw.status() == 200 ? awaitMigrationPhase("BUILD", 30) : "not started";
-        what.append(", migration ").append(phase);
+        StringBuilder what = new StringBuilder();
+        String phase = switchWithCopyingSlowed(t, what);
         JsonNode m = status().get("migration");
         String owner = m == null || m.isNull() ? null : m.path("owner").asText(null);
         int i = -1;
@@ -1048,12 +1071,8 @@ public final class SequenceExplorer {
         if (t == null || source == null || !bookiesDown.isEmpty()) {
             return "bookies restart during BUILD: no healthy cluster to switch to, or bookies down " + bookiesDown;
         }
-        StringBuilder what = new StringBuilder("copying slowed -> ").append(answer(rest().post("/tuning",
-                SLOW_COPYING)));
-        Rest.Response sw = rest().switchTo(t);
-        what.append(", switch to ").append(t).append(" -> ").append(answer(sw));
-        String phase = sw.status() == 200 ? awaitMigrationPhase("BUILD", 30) : "not started";
-        what.append(", migration ").append(phase);
+        StringBuilder what = new StringBuilder();
+        String phase = switchWithCopyingSlowed(t, what);
         if (phase.equals("BUILD")) {
             long downMillis = 2_000 + random.nextInt(3_000);
             cluster.bookieCluster(source).stopBookies();
@@ -1083,6 +1102,19 @@ public final class SequenceExplorer {
             }
         }
         return what.toString();
+    }
+
+    /**
+     * Slows copying down, switches to {@code t} and waits until its migration copies (BUILD) or for 30 s; says what
+     * it did in {@code what} and returns the migration's phase then ("not started" when the switch was refused).
+     */
+    private String switchWithCopyingSlowed(String t, StringBuilder what) throws InterruptedException {
+        what.append("copying slowed -> ").append(answer(rest().post("/tuning", SLOW_COPYING)));
+        Rest.Response sw = rest().switchTo(t);
+        what.append(", switch to ").append(t).append(" -> ").append(answer(sw));
+        String phase = sw.status() == 200 ? awaitMigrationPhase("BUILD", 30) : "not started";
+        what.append(", migration ").append(phase);
+        return phase;
     }
 
     /** The ids in the probe band on {@code c} (other applications' ledgers there included). */
