@@ -8,20 +8,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The copy of one planned ledger to the target, paced by the rate limit: from its home, or when that fails from
- * the other clusters that held the same closed ledger. A copy that failed because a cluster could not be reached
- * for now (bookies restarting, too few writable, a timeout) is tried again a few times, further apart each time,
- * before the ledger counts as failed: a bookie that restarts during BUILD must not leave work for the operator. It
- * stops at the next batch once the run must stop.
+ * the other clusters that held the same closed ledger (a copy that failed for a cluster that cannot be reached
+ * for now is tried again by a later pass of {@link BuildPhase}). It stops at the next batch once the run must stop.
  */
 final class LedgerCopyStep {
     // MigrationRun's logger: the run's messages keep the logger name that log settings and filters know
     private static final Logger log = LoggerFactory.getLogger(MigrationRun.class);
-    /**
-     * The waits before the tries again of a copy that failed for an unreachable cluster, in multiples of the run's
-     * open-ledger wait (2 s by default: 5, 15 and 30 s, together about as long as a bookie takes to restart and
-     * register again after it lost its metadata session).
-     */
-    static final double[] RETRY_WAITS = {2.5, 7.5, 15};
 
     private final MigrationOrchestrator o;
     private final long epoch;
@@ -40,26 +32,11 @@ final class LedgerCopyStep {
      * alternates in turn, each of which held the same closed ledger the home copy was verified against. A ledger
      * that is open, missing at home or collides is not looked for elsewhere.
      */
-    CompletableFuture<LedgerCopier.Outcome> copy(Item item) {
-        return copy(item, 0);
-    }
-
-    private CompletableFuture<LedgerCopier.Outcome> copy(Item item, int retries) {
-        boolean anotherTryFollows = retries < RETRY_WAITS.length;
-        return fromAnywhere(item, anotherTryFollows).thenCompose(out -> {
-            if (out.result() != LedgerCopier.Result.FAILED || !out.retriable() || retries >= RETRY_WAITS.length
-                    || watch.stopped() || o.closed()) {
-                return CompletableFuture.completedFuture(out);
-            }
-            long wait = Math.round(o.waits().openRetryMillis() * RETRY_WAITS[retries]);
-            log.warn("switch epoch={} ledger={} copy to bookie-cluster={} failed, a cluster cannot be reached for now "
-                    + "({}); trying again in {} ms ({} of {})", epoch, item.ledgerId(), target, out.detail(), wait,
-                    retries + 1, RETRY_WAITS.length);
-            return o.delay(wait).thenCompose(x -> copy(item, retries + 1));
-        });
-    }
-
-    private CompletableFuture<LedgerCopier.Outcome> fromAnywhere(Item item, boolean anotherTryFollows) {
+    /**
+     * @param anotherTryFollows whether a later pass tries the ledger again when this copy fails for a cluster that
+     *                          cannot be reached for now (then what it made on the target is left for that try)
+     */
+    CompletableFuture<LedgerCopier.Outcome> copy(Item item, boolean anotherTryFollows) {
         // a copy the stop cut short failed for that, not because its home is unreadable
         return copyFrom(item, item.from(), anotherTryFollows)
                 .thenCompose(out -> out.result() == LedgerCopier.Result.FAILED && !item.alternates().isEmpty()

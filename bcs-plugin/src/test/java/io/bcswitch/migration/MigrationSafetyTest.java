@@ -336,7 +336,7 @@ class MigrationSafetyTest {
     @Test
     void aSourceThatStaysAwayFailsTheLedgerAfterItsLastTry() throws Exception {
         MigrationState done = migratedToBWhileAFails(100, Phase.DONE_WITH_FAILURES);
-        assertEquals(1 + LedgerCopyStep.RETRY_WAITS.length, clusters.copyAttempts(SCHEMA_LEDGER), String.valueOf(done));
+        assertEquals(1 + BuildPhase.RETRY_WAITS.length, clusters.copyAttempts(SCHEMA_LEDGER), String.valueOf(done));
         assertEquals("a", home(SCHEMA_LEDGER).orElseThrow(), String.valueOf(done));
         assertFalse(clusters.has("b", SCHEMA_LEDGER));
     }
