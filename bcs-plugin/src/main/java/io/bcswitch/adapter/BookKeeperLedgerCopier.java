@@ -93,12 +93,6 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     @Override
     public CompletableFuture<Outcome> copy(long id, String from, String to,
                                            LongFunction<CompletableFuture<Void>> pace) {
-        return copy(id, from, to, pace, false);
-    }
-
-    @Override
-    public CompletableFuture<Outcome> copy(long id, String from, String to,
-                                           LongFunction<CompletableFuture<Void>> pace, boolean anotherTryFollows) {
         return with(from, to, (src, dst) -> metadata(src, id).thenCompose(srcMeta -> {
                     if (srcMeta.isEmpty()) {
                         return done(Result.SOURCE_MISSING, 0, "no ledger " + id + " on " + from);
@@ -108,9 +102,8 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
                         return done(Result.NOT_CLOSED, 0, "ledger " + id + " on " + from + " is open");
                     }
                     return metadata(dst, id).thenCompose(existing -> existing.isEmpty()
-                            ? writer.copyAndVerify(src, dst, id, m, pace, from, to, "", anotherTryFollows)
-                            : existingTarget.existingOnTarget(src, dst, id, m, existing.get(), pace, from,
-                                    to, anotherTryFollows));
+                            ? writer.copyAndVerify(src, dst, id, m, pace, from, to, "")
+                            : existingTarget.existingOnTarget(src, dst, id, m, existing.get(), pace, from, to));
                 }))
                 // a metadata read or a client that failed: an outcome that says whether trying later may work
                 .exceptionally(e -> new Outcome(Result.FAILED, 0, "copy of ledger " + id + " from " + from + " to "

@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One ledger's copy, as {@link BookKeeperLedgerCopier} makes it: created on the target under the source's id and
  * shape with the copy mark, written from the source, closed, then verified against the checksums taken while
- * writing. A copy that fails is deleted, unless the broker stops or it failed for a cluster that cannot be reached
- * for now and another try follows. Logs under {@link BookKeeperLedgerCopier}'s logger, as before this was part of it.
+ * writing. A copy that fails is deleted, unless the broker stops. Logs under {@link BookKeeperLedgerCopier}'s logger,
+ * as before this was part of it.
  */
 final class CopyWriter {
     private static final Logger log = LoggerFactory.getLogger(BookKeeperLedgerCopier.class);
@@ -53,7 +53,7 @@ final class CopyWriter {
 
     CompletableFuture<Outcome> copyAndVerify(BookKeeper src, BookKeeper dst, long id, LedgerMetadata m,
                                              LongFunction<CompletableFuture<Void>> pace, String from,
-                                             String to, String note, boolean anotherTryFollows) {
+                                             String to, String note) {
         CompletableFuture<WriteAdvHandle> created = dst.newCreateLedgerOp()
                 .withEnsembleSize(m.getEnsembleSize())
                 .withWriteQuorumSize(m.getWriteQuorumSize())
@@ -114,7 +114,6 @@ final class CopyWriter {
                 .thenCompose(out -> out.result() != Result.FAILED || createdAs.get() == null
                         ? CompletableFuture.completedFuture(out)
                         : stopping.getAsBoolean() ? leftForTheNextRun(out, id, to)
-                        : out.retriable() && anotherTryFollows ? leftForTheNextTry(out, id, to)
                         // a failed copy is not left behind: it differs from its source (a source that became
                         // unreadable half way leaves an empty or partial ledger)
                         : deleteOwnCopy(dst, id, createdAs.get(), to)
@@ -132,12 +131,6 @@ final class CopyWriter {
                 + "there before and deleted, and bookies refuse such an id until they restart or 7 days pass without "
                 + "a write to it; the ledger stays home on " + from + ", readable there; after a rolling restart of "
                 + to + "'s bookies, retry-migration moves it";
-    }
-
-    private static CompletableFuture<Outcome> leftForTheNextTry(Outcome out, long id, String to) {
-        log.info("ledger={} bookie-cluster={}: the copy failed for a cluster that cannot be reached for now; what it "
-                + "made is left for the next try, which replaces it ({})", id, to, out.detail());
-        return CompletableFuture.completedFuture(out);
     }
 
     private static CompletableFuture<Outcome> leftForTheNextRun(Outcome out, long id, String to) {

@@ -38,13 +38,10 @@ final class ExistingTargetLedger {
      *
      * @param source     client of the cluster the ledger is copied from, {@code sourceMeta} its metadata there
      * @param target     client of the cluster it is copied to, {@code targetMeta} the metadata of what is there
-     * @param anotherTryFollows see {@link io.bcswitch.migration.LedgerCopier#copy(long, String, String,
-     *                          LongFunction, boolean)}
      */
     CompletableFuture<Outcome> existingOnTarget(BookKeeper source, BookKeeper target, long id,
                                                 LedgerMetadata sourceMeta, LedgerMetadata targetMeta,
-                                                LongFunction<CompletableFuture<Void>> pace, String from, String to,
-                                                boolean anotherTryFollows) {
+                                                LongFunction<CompletableFuture<Void>> pace, String from, String to) {
         if (!sameShape(sourceMeta, targetMeta)) {
             return done(Result.COLLISION, 0, "ledger " + id + " on " + to + " differs from the one on " + from
                     + " (size, quorum, digest or custom metadata)");
@@ -70,7 +67,7 @@ final class ExistingTargetLedger {
             log.info("ledger={} bookie-cluster={}: replacing an interrupted copy", id, to);
             return target.newDeleteLedgerOp().withLedgerId(id).execute()
                     .thenCompose(v -> writer.copyAndVerify(source, target, id, sourceMeta, pace, from, to,
-                            " (replaced an interrupted copy)", anotherTryFollows));
+                            " (replaced an interrupted copy)"));
         });
     }
 

@@ -86,7 +86,7 @@ final class BuildPhase {
             return CompletableFuture.completedFuture(false);
         }
         tally.byId.put(item.ledgerId(), item);
-        return copyStep.copy(item, anotherTryFollows).thenCompose(out -> {
+        return copyStep.copy(item).thenCompose(out -> {
             if (out.result() == LedgerCopier.Result.FAILED && (watch.stopped() || o.closed())) {
                 // cut short by the stop: no failure of the ledger's, and it is not settled (a later run copies it)
                 return CompletableFuture.completedFuture(false);

@@ -68,19 +68,6 @@ public interface LedgerCopier {
     CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
                                     java.util.function.LongFunction<CompletableFuture<Void>> pace);
 
-    /**
-     * {@link #copy(long, String, String, java.util.function.LongFunction)}, knowing whether another try follows a
-     * copy that fails because a cluster cannot be reached for now ({@link Outcome#retriable}): then what the failed
-     * copy made on the target is left for that try, which replaces it at once, instead of deleted. A ledger the
-     * target's bookies wrote and then deleted cannot be written there again under its id for days once their
-     * garbage collector has run, so a delete between two tries can turn a passing outage into a lasting failure.
-     */
-    default CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
-                                            java.util.function.LongFunction<CompletableFuture<Void>> pace,
-                                            boolean anotherTryFollows) {
-        return copy(ledgerId, from, to, pace);
-    }
-
     /** The ledger's metadata on {@code cluster}, empty when it does not exist there. */
     CompletableFuture<Optional<LedgerFacts>> facts(long ledgerId, String cluster);
 

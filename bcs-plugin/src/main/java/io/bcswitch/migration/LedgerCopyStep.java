@@ -32,20 +32,15 @@ final class LedgerCopyStep {
      * alternates in turn, each of which held the same closed ledger the home copy was verified against. A ledger
      * that is open, missing at home or collides is not looked for elsewhere.
      */
-    /**
-     * @param anotherTryFollows whether a later pass tries the ledger again when this copy fails for a cluster that
-     *                          cannot be reached for now (then what it made on the target is left for that try)
-     */
-    CompletableFuture<LedgerCopier.Outcome> copy(Item item, boolean anotherTryFollows) {
+    CompletableFuture<LedgerCopier.Outcome> copy(Item item) {
         // a copy the stop cut short failed for that, not because its home is unreadable
-        return copyFrom(item, item.from(), anotherTryFollows)
+        return copyFrom(item, item.from())
                 .thenCompose(out -> out.result() == LedgerCopier.Result.FAILED && !item.alternates().isEmpty()
-                        && !watch.stopped() && !o.closed() ? fromAlternate(item, 0, out, anotherTryFollows)
+                        && !watch.stopped() && !o.closed() ? fromAlternate(item, 0, out)
                         : CompletableFuture.completedFuture(out));
     }
 
-    private CompletableFuture<LedgerCopier.Outcome> fromAlternate(Item item, int i, LedgerCopier.Outcome atHome,
-                                                                  boolean anotherTryFollows) {
+    private CompletableFuture<LedgerCopier.Outcome> fromAlternate(Item item, int i, LedgerCopier.Outcome atHome) {
         if (i >= item.alternates().size() || watch.stopped() || o.closed()) {
             return CompletableFuture.completedFuture(atHome);
         }
@@ -53,9 +48,8 @@ final class LedgerCopyStep {
         log.warn("switch epoch={} ledger={} cannot be copied from its home bookie-cluster={} ({}); copying the same "
                 + "closed ledger from bookie-cluster={} instead", epoch, item.ledgerId(), item.from(),
                 atHome.detail(), other);
-        return copyFrom(item, other, anotherTryFollows).thenCompose(out -> out.result() == LedgerCopier.Result.FAILED
-                || out.result() == LedgerCopier.Result.SOURCE_MISSING ? fromAlternate(item, i + 1, atHome,
-                anotherTryFollows)
+        return copyFrom(item, other).thenCompose(out -> out.result() == LedgerCopier.Result.FAILED
+                || out.result() == LedgerCopier.Result.SOURCE_MISSING ? fromAlternate(item, i + 1, atHome)
                 : CompletableFuture.completedFuture(out));
     }
 
@@ -71,8 +65,8 @@ final class LedgerCopyStep {
         return watch.unlessStopped(o.limiter().acquire(bytes));
     }
 
-    private CompletableFuture<LedgerCopier.Outcome> copyFrom(Item item, String source, boolean anotherTryFollows) {
-        return o.copier().copy(item.ledgerId(), source, target, this::pace, anotherTryFollows)
+    private CompletableFuture<LedgerCopier.Outcome> copyFrom(Item item, String source) {
+        return o.copier().copy(item.ledgerId(), source, target, this::pace)
                 .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)));
     }
 }
