@@ -34,10 +34,9 @@ final class LedgerCopyStep {
      */
     CompletableFuture<LedgerCopier.Outcome> copy(Item item) {
         // a copy the stop cut short failed for that, not because its home is unreadable
-        return copyFrom(item, item.from())
-                .thenCompose(out -> out.result() == LedgerCopier.Result.FAILED && !item.alternates().isEmpty()
-                        && !watch.stopped() && !o.closed() ? fromAlternate(item, 0, out)
-                        : CompletableFuture.completedFuture(out));
+        return copyFrom(item, item.from()).thenCompose(out -> out.result() == LedgerCopier.Result.FAILED
+                && !item.alternates().isEmpty() && !watch.stopped() && !o.closed() ? fromAlternate(item, 0, out)
+                : CompletableFuture.completedFuture(out));
     }
 
     private CompletableFuture<LedgerCopier.Outcome> fromAlternate(Item item, int i, LedgerCopier.Outcome atHome) {
