@@ -24,6 +24,7 @@ import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.common.policies.data.RetentionPolicies;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * while the others keep serving without it. The operator's commands go through pulsar-admin with the CLI extension
  * from the same archive. A switch is refused while any broker runs without the plugin, naming a broker that does,
  * and the refusal changes nothing under the plugin's metadata root; once all run it, the switch is accepted;
- * nothing is lost on the way.
+ * nothing is lost on the way. Then the removal, one broker at a time, as docs/operations.md has it (see
+ * {@link #removeOneBrokerAtATime}).
  */
 @DisabledIfSystemProperty(named = "bcs.process", matches = "false",
         disabledReason = "-Dbcs.process=false leaves the process-cluster tests out (ProcessClusterTestBase)")
@@ -52,11 +54,14 @@ class ProcessRollingInstallTest extends ProcessClusterTestBase {
                 .bookieCluster("cluster-b", 2)
                 .brokers(3)
                 .brokerConfig("brokerDeduplicationEnabled", "true")
+                // deduplication's cursor holds a topic's last ledger until its next snapshot (120 s by default): the
+                // removal waits for the old cluster's last data ledgers to go
+                .brokerConfig("brokerDeduplicationSnapshotIntervalSeconds", "10")
                 .start();
     }
 
     @Test
-    void brokersInstalledOneAtATimeKeepServingAndSwitchOnceAllRunIt() throws Exception {
+    void brokersInstalledOneAtATimeKeepServingSwitchOnceAllRunItAndLoseItOneAtATime() throws Exception {
         Path plugin = Distribution.unpack(dist);
         String ns = retainingNamespace("install");
         PulsarAdmin admin = cluster.newAdmin();
@@ -125,6 +130,72 @@ class ProcessRollingInstallTest extends ProcessClusterTestBase {
             traffic.stopAndAssertStoredOnce(client);
             SchemaTopics.assertUsable(admin, client, schemaTopics, 9);
             assertEquals(20, MessageAccount.readValuesToEnd(client, compacted).size(), "the compacted topic's log");
+
+            removeOneBrokerAtATime(admin, client, rest, ns, schemaTopics, compacted);
         }
+    }
+
+    /**
+     * The removal as docs/operations.md ("Removing the plugin") has it, under traffic: the old cluster's data goes
+     * the way retention takes it (here the namespace's retention drops to 0 and its consumed topics are trimmed);
+     * cleanup, close-client, unregister; verify says it is safe and names the URI; then each broker in turn loses
+     * the plugin's files and keys, points bookkeeperMetadataServiceUri at that URI and restarts, while the others,
+     * with the plugin or without, serve. At the end cluster-a's bookies are stopped: the schemas and the compacted
+     * view the migration moved are read by stock brokers from cluster-b.
+     */
+    private static void removeOneBrokerAtATime(PulsarAdmin admin, PulsarClient client, Rest rest, String oldNs,
+                                               List<String> schemaTopics, String compacted) throws Exception {
+        Map<String, String> view = Compacted.view(client, compacted);
+        String ns = retainingNamespace("removal");
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            topics.add("persistent://" + ns + "/traffic-" + i);
+        }
+        Traffic traffic = Traffic.neverGivingUp(client, topics, "sub", 20);
+        admin.namespaces().setRetention(oldNs, new RetentionPolicies(0, 0));
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(2)).ignoreExceptions()
+                .untilAsserted(() -> {
+                    for (String t : admin.topics().getList(oldNs)) {
+                        admin.topics().trimTopic(t);
+                    }
+                    JsonNode d = rest.get("/drain/cluster-a").json();
+                    assertTrue(d.get("empty").asBoolean(), "drain report of cluster-a: " + d);
+                });
+        try (PulsarAdminCli cli = new PulsarAdminCli(cluster.broker(0).webServiceUrl(), (String) null)) {
+            Result cleanup = cli.run("bookie-clusters", "cleanup", "--src-cluster", "cluster-a", "--dry-run",
+                    "false", "--force");
+            assertEquals(0, cleanup.exit(), cleanup.all());
+            assertTrue(cleanup.stdout().startsWith("Deleted ") && !cleanup.stdout().startsWith("Deleted 0 "),
+                    "the originals of the moved ledgers are deleted: " + cleanup.stdout());
+            // refused while a broker may still read through a handle on cluster-a (held for 30 s after its open)
+            Result closed = await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(2))
+                    .until(() -> cli.run("bookie-clusters", "close-client", "cluster-a"), r -> r.exit() == 0);
+            log.info("REMOVAL cleanup: {}; close-client: {}", cleanup.stdout(), closed.stdout());
+            Result unregistered = cli.run("bookie-clusters", "unregister", "cluster-a");
+            assertEquals(0, unregistered.exit(), unregistered.all());
+            Result verify = cli.run("bookie-clusters", "verify");
+            log.info("REMOVAL verify before the removal: {}", verify.stdout());
+            assertEquals(0, verify.exit(), verify.all());
+            assertTrue(verify.stdout().contains("Safe to remove the plugin: yes"), verify.stdout());
+        }
+        JsonNode removal = rest.get("/verify").json().get("removal");
+        assertTrue(removal.get("safe").asBoolean(), removal.toString());
+        String uri = removal.get("metadataServiceUri").asText();
+        assertEquals(cluster.metadataServiceUri("cluster-b"), uri, removal.toString());
+
+        for (int i = 0; i < cluster.brokerCount(); i++) {
+            var b = cluster.broker(i);
+            b.installation().removePlugin(); // the jar, the NARs and, with them, the snippet's keys
+            b.setStockSetting("bookkeeperMetadataServiceUri", uri);
+            log.info("REMOVAL broker {}: plugin removed, restarting on {}", i, uri);
+            b.restart();
+        }
+        for (var bookie : cluster.bookies("cluster-a")) {
+            bookie.stop();
+        }
+        log.info("REMOVAL every broker stock, cluster-a's bookies stopped");
+        traffic.stopAndAssertStoredOnce(client);
+        SchemaTopics.assertUsable(admin, client, schemaTopics, 11);
+        assertEquals(view, Compacted.view(client, compacted), "the compacted view, from the moved compacted ledger");
     }
 }

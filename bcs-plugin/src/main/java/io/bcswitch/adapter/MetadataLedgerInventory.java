@@ -36,6 +36,13 @@ final class MetadataLedgerInventory implements LedgerInventory {
     private static final Logger log = LoggerFactory.getLogger(MetadataLedgerInventory.class);
     private static final String MANAGED_LEDGERS = "/managed-ledgers";
     private static final String SCHEMAS = "/schemas";
+    /**
+     * Pulsar's deduplication cursor ({@code PersistentTopic.DEDUPLICATION_CURSOR_NAME}): its properties are each
+     * producer's last sequence id, never ledger ids (read as ledgers they pinned the cluster whose id range holds them).
+     */
+    static final String DEDUPLICATION_CURSOR = "pulsar.dedup";
+    /** A replicated subscription's flag (1) among its cursor's properties (Pulsar's {@code PersistentSubscription}). */
+    static final String REPLICATED_SUBSCRIPTION_PROPERTY = "pulsar.replicated.subscription";
 
     private final MetadataStore store;
     private final Supplier<ManagedLedgerFactory> factory;
@@ -132,7 +139,7 @@ final class MetadataLedgerInventory implements LedgerInventory {
         }).thenCompose(x -> x);
     }
 
-    private static List<LedgerReference> toReferences(String name, ManagedLedgerInfo i) {
+    static List<LedgerReference> toReferences(String name, ManagedLedgerInfo i) {
         if (i == null) {
             return List.<LedgerReference>of();
         }
@@ -151,13 +158,14 @@ final class MetadataLedgerInventory implements LedgerInventory {
                             name + "/" + c.getKey()));
                 }
                 Map<String, Long> props = c.getValue().properties;
-                if (props != null) {
+                if (props != null && !c.getKey().equals(DEDUPLICATION_CURSOR)) {
                     for (Map.Entry<String, Long> p : props.entrySet()) {
-                        if (p.getValue() == null || p.getValue() < 0) {
+                        if (p.getValue() == null || p.getValue() < 0
+                                || p.getKey().equals(REPLICATED_SUBSCRIPTION_PROPERTY)) {
                             continue;
                         }
-                        // other properties may name ledgers (delayed-delivery bucket snapshots): treated
-                        // as references so that cleanup never deletes them
+                        // a property Pulsar does not document may name a ledger: taken as a reference, so that
+                        // cleanup never deletes it (the checks that must not be pinned by a mere number skip them)
                         LedgerKind kind = p.getKey().equals(Compactor.COMPACTED_TOPIC_LEDGER_PROPERTY)
                                 ? LedgerKind.COMPACTION : LedgerKind.OTHER;
                         refs.add(new LedgerReference(p.getValue(), kind, name + "/" + c.getKey() + "#"

@@ -11,8 +11,10 @@ public enum LedgerKind {
     /** A compacted topic's compacted view. */
     COMPACTION,
     /**
-     * A ledger id named in a cursor's properties other than the compacted ledger (for example
-     * delayed-delivery bucket snapshots). Never copied; never deleted by cleanup while named.
+     * A number a cursor's properties hold under a key Pulsar does not document, which may name a ledger (the compacted
+     * ledger is {@link #COMPACTION}; deduplication's sequence ids and a replicated subscription's flag are not
+     * references at all). Never copied; never deleted by cleanup while named; verify and the removal verdict skip it,
+     * the drain report counts it where a ledger has its id, unregister refuses while the cluster owns its id.
      */
     OTHER
 }

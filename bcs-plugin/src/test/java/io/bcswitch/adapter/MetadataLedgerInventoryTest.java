@@ -70,6 +70,31 @@ class MetadataLedgerInventoryTest {
         return new MetadataLedgerInventory(store, () -> factory, new InFlightLimit(4));
     }
 
+    /**
+     * Of a cursor's mark-delete properties only the compacted ledger names a ledger: deduplication keeps each
+     * producer's last sequence id there and a replicated subscription a flag (1). Read as ledger ids they pinned the
+     * cluster whose id range holds them, for good: unregister of a drained cluster was refused ("ledger 999 of
+     * .../pulsar.dedup#p-traffic-0") while the drain report was empty.
+     */
+    @Test
+    void onlyTheCompactedLedgerPropertyOfACursorIsALedger() {
+        ManagedLedgerInfo info = new ManagedLedgerInfo();
+        info.cursors = new java.util.TreeMap<>();
+        info.cursors.put("pulsar.dedup", cursor(12, java.util.Map.of("p-traffic-0", 999L, "p-other", 5L)));
+        info.cursors.put("sub", cursor(13, java.util.Map.of("pulsar.replicated.subscription", 1L)));
+        info.cursors.put("__compaction", cursor(14, java.util.Map.of("CompactedTopicLedger", 77L)));
+        List<LedgerReference> refs = MetadataLedgerInventory.toReferences(ML, info);
+        assertEquals(List.of("12 CURSOR", "13 CURSOR", "14 CURSOR", "77 COMPACTION"),
+                refs.stream().map(r -> r.ledgerId() + " " + r.kind()).sorted().toList(), refs.toString());
+    }
+
+    private static ManagedLedgerInfo.CursorInfo cursor(long ledgerId, java.util.Map<String, Long> properties) {
+        ManagedLedgerInfo.CursorInfo c = new ManagedLedgerInfo.CursorInfo();
+        c.cursorsLedgerId = ledgerId;
+        c.properties = properties;
+        return c;
+    }
+
     @Test
     void aCursorDeletedWhileTheManagedLedgerIsReadLeavesNoLedgerOfItOut() throws Exception {
         answers.add(false); // a subscription removed between listing the cursors and reading one of them

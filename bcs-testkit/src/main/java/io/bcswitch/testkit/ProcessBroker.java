@@ -69,6 +69,14 @@ public final class ProcessBroker implements BrokerEndpoints {
         return "127.0.0.1:" + webPort;
     }
 
+    /**
+     * Changes one of broker.conf's stock settings from the next start on, as an operator edits broker.conf before a
+     * restart (the plugin's removal points {@code bookkeeperMetadataServiceUri} at the active cluster).
+     */
+    public synchronized void setStockSetting(String key, String value) {
+        stockSettings.setProperty(key, value);
+    }
+
     /** The JVM; null before the first start. */
     public NodeProcess process() {
         return process;
