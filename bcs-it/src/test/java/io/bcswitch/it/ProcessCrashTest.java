@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * distribution archive: the broker driving a migration killed with SIGKILL in the middle of BUILD (no close hook
  * runs; its metadata session ends only when ZooKeeper expires it), and the driver of the next migration stopped
  * with SIGSTOP past its metadata session (a GC pause) while another broker takes the run over, then woken with
- * SIGCONT; then ZooKeeper killed for 10 s and started again, and one more switch. Traffic runs throughout; every acknowledged message must be stored once and received, and verify must
- * find nothing wrong after each step.
+ * SIGCONT; then ZooKeeper killed for 10 s and started again, and one more switch; a broker killed in the middle of
+ * its cutover; every bookie of a switch's target killed during the cutover and started again 10 s later. Traffic runs
+ * throughout; every acknowledged message must be stored once and received, and verify must find nothing wrong after
+ * each step.
  */
 @DisabledIfSystemProperty(named = "bcs.process", matches = "false",
         disabledReason = "-Dbcs.process=false leaves the process-cluster tests out (ProcessClusterTestBase)")
@@ -132,6 +134,49 @@ class ProcessCrashTest extends ProcessClusterTestBase {
             assertEquals("DONE", afterZk.get("phase").asText(), afterZk.toString());
             assertVerifyClean(takerRest, "after ZooKeeper was killed and came back");
 
+            // 4. SIGKILL of a broker in the middle of its cutover: its topics' open ledgers on cluster-a are
+            // recovered by the broker that takes them over (routed to cluster-a by their ids) and their next
+            // ledgers are created on cluster-b; the killed broker comes back on cluster-b. The cutover is paced
+            // (2 topics a second per broker) so that it is caught half-way; copies go at full speed.
+            Rest.Response paced = takerRest.post("/tuning",
+                    "{\"cutoverTopicsPerSecond\": 2, \"migrationBytesPerSecond\": 0}");
+            assertEquals(200, paced.status(), paced.raw());
+            assertEquals(200, takerRest.switchTo("cluster-b").status());
+            ProcessBroker cut = awaitBrokerInCutover(takerRest);
+            Rest survivorRest = new Rest(cluster.broker(1 - cut.index()).webServiceUrl());
+            log.info("CRASH SIGKILL of {} in the middle of its cutover: {}", cut, survivorRest.status().get("brokers"));
+            cut.kill();
+            survivorRest.awaitCutoverComplete();
+            cut.start();
+            survivorRest.awaitEveryBrokerRecorded();
+            survivorRest.awaitCutoverComplete();
+            JsonNode afterCut = survivorRest.awaitMigrationFinished();
+            log.info("CRASH migration of the switch whose cutover lost a broker: {}", afterCut);
+            assertEquals("DONE", afterCut.get("phase").asText(), afterCut.toString());
+            assertVerifyClean(survivorRest, "after a broker was killed in the middle of its cutover");
+
+            // 5. SIGKILL of every bookie of the target just after the switch, back 10 s later: the cutover's new
+            // ledgers cannot be created meanwhile (writes wait, producers never give up), then everything resumes
+            Rest.Response sw5 = survivorRest.switchTo("cluster-c");
+            assertEquals(200, sw5.status(), sw5.raw());
+            for (var bookie : cluster.bookies("cluster-c")) {
+                bookie.kill();
+            }
+            log.info("CRASH SIGKILL of cluster-c's bookies during the cutover to it: {}",
+                    survivorRest.status().get("brokers"));
+            Thread.sleep(10_000);
+            for (var bookie : cluster.bookies("cluster-c")) {
+                bookie.restart();
+            }
+            survivorRest.awaitCutoverComplete();
+            JsonNode afterBookies = survivorRest.awaitMigrationFinished();
+            log.info("CRASH migration of the switch whose target's bookies were killed: {}", afterBookies);
+            assertEquals("DONE", afterBookies.get("phase").asText(), afterBookies.toString());
+            Rest.Response unpaced = survivorRest.post("/tuning",
+                    "{\"cutoverTopicsPerSecond\": null, \"migrationBytesPerSecond\": null}");
+            assertEquals(200, unpaced.status(), unpaced.raw());
+            assertVerifyClean(survivorRest, "after the target's bookies were killed during the cutover");
+
             traffic.stopAndAssertStoredOnce(client);
             assertTrue(traffic.totalSent() > 0);
             SchemaTopics.assertUsable(cluster.newAdmin(), client, schemaTopics, 7);
@@ -144,13 +189,33 @@ class ProcessCrashTest extends ProcessClusterTestBase {
                 .until(() -> rest.status().get("migration"),
                         s -> s != null && !s.isNull() && s.get("phase").asText().equals("BUILD")
                                 && s.get("copied").asInt() >= 2);
-        String owner = m.get("owner").asText();
+        return broker(m.get("owner").asText(), m);
+    }
+
+    /** Waits until a broker has moved some but not all of its topics in the latest switch's cutover; returns it. */
+    private static ProcessBroker awaitBrokerInCutover(Rest rest) {
+        long epoch = rest.status().get("epoch").asLong();
+        JsonNode record = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    for (JsonNode b : rest.status().get("brokers")) {
+                        if (b.get("appliedEpoch").asLong() == epoch && b.get("finishedAt").asLong() == 0
+                                && b.get("topicsMoved").asInt() >= 1
+                                && b.get("topicsMoved").asInt() < b.get("topicsTotal").asInt()) {
+                            return b;
+                        }
+                    }
+                    return null;
+                }, b -> b != null);
+        return broker(record.get("broker").asText(), record);
+    }
+
+    private static ProcessBroker broker(String brokerId, JsonNode why) {
         for (int i = 0; i < cluster.brokerCount(); i++) {
-            if (cluster.broker(i).brokerId().equals(owner)) {
+            if (cluster.broker(i).brokerId().equals(brokerId)) {
                 return cluster.broker(i);
             }
         }
-        throw new AssertionError("the migration's owner " + owner + " is none of the brokers: " + m);
+        throw new AssertionError(brokerId + " is none of the brokers: " + why);
     }
 
     private static void assertVerifyClean(Rest rest, String when) {

@@ -320,6 +320,7 @@ public final class Workload implements AutoCloseable {
             String why = compactFully(t, deadline);
             if (why != null) {
                 failed.put(t, why);
+                logCompactionState(t);
             }
         }
         return failed;
@@ -358,6 +359,36 @@ public final class Workload implements AutoCloseable {
             Thread.sleep(500);
         }
         return last;
+    }
+
+    /**
+     * What a compaction that never ends waits for, for the log: the topic's and its compaction cursor's state as the
+     * broker sees them, and every thread of this JVM (where the brokers run) standing in compaction code. A compaction
+     * that never logged its first phase waits for its reader's subscribe or its last-message-id read.
+     */
+    private void logCompactionState(String topic) {
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        try {
+            var internal = admin.topics().getInternalStats(topic);
+            var subscription = admin.topics().getStats(topic).getSubscriptions().get("__compaction");
+            LOG.warn("WORKLOAD compaction of {} unfinished: managed ledger {} ledgers {} last confirmed {}; compaction "
+                            + "cursor {}; compaction subscription {}; compacted ledger {}", topic, internal.state,
+                    internal.ledgers.stream().map(l -> l.ledgerId).toList(), internal.lastConfirmedEntry,
+                    json.writeValueAsString(internal.cursors.get("__compaction")),
+                    json.writeValueAsString(subscription), json.writeValueAsString(internal.compactedLedger));
+        } catch (Exception e) {
+            LOG.warn("WORKLOAD compaction of {} unfinished; its stats could not be read: {}", topic, e.toString());
+        }
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            for (StackTraceElement frame : stack) {
+                String c = frame.getClassName().toLowerCase(java.util.Locale.ROOT);
+                if (c.contains("compact") || c.contains("rawreader")) {
+                    LOG.warn("WORKLOAD thread {} in compaction code: {}", thread.getName(),
+                            java.util.Arrays.toString(stack));
+                    break;
+                }
+            }
+        });
     }
 
     public List<String> compactedTopics() {
