@@ -62,8 +62,14 @@ class HostileInputTest extends ClusterTestBase {
         String uriC = cluster.bookieCluster("cluster-c").metadataServiceUri();
         await().atMost(Duration.ofSeconds(60)).until(() -> rest.status().get("brokers").size() == 2
                 && rest.status().get("cutoverComplete").asBoolean());
-        // data on cluster-a, so that A owns ledgers the brokers reference
+        // data on cluster-a, so that A owns ledgers the brokers reference: a subscription that never reads keeps
+        // them (without one, the cutover's rollover let Pulsar trim them at once, and unregister was rightly accepted
+        // on a slow run)
         String ns = cluster.createTenant("hostile");
+        try (PulsarClient client = cluster.newClient()) {
+            client.newConsumer(Schema.STRING).topic("persistent://" + ns + "/t").subscriptionName("unread")
+                    .subscribe().close();
+        }
         try (PulsarClient client = cluster.newClient();
              Producer<String> p = client.newProducer(Schema.STRING).topic("persistent://" + ns + "/t").create()) {
             for (int i = 0; i < 10; i++) {

@@ -54,8 +54,9 @@ class ProcessRollingInstallTest extends ProcessClusterTestBase {
                 .bookieCluster("cluster-b", 2)
                 .brokers(3)
                 .brokerConfig("brokerDeduplicationEnabled", "true")
-                // deduplication's cursor holds a topic's last ledger until its next snapshot (120 s by default): the
-                // removal waits for the old cluster's last data ledgers to go
+                // deduplication's cursor holds a topic's last ledger until its next snapshot (up to 4 min by default):
+                // the removal waits for the old cluster's last data ledgers to go
+                .brokerConfig("brokerDeduplicationSnapshotFrequencyInSeconds", "5")
                 .brokerConfig("brokerDeduplicationSnapshotIntervalSeconds", "10")
                 .start();
     }

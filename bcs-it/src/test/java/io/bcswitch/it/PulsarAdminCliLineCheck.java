@@ -34,11 +34,6 @@ class PulsarAdminCliLineCheck extends ClusterTestBase {
         assertTrue(r.stdout().contains(text), "expected '" + text + "' in: " + r.stdout());
     }
 
-    private static void failsWith(Result r, String text) {
-        assertEquals(1, r.exit(), r.all());
-        assertTrue(r.all().contains(text), "expected '" + text + "' in: " + r.all());
-    }
-
     @Test
     void aSwitchAndItsRollbackGoThroughThisLinesPulsarAdmin() throws Exception {
         String web = cluster.broker(0).webServiceUrl();
@@ -52,8 +47,8 @@ class PulsarAdminCliLineCheck extends ClusterTestBase {
             succeeds(cli.run("bookie-clusters", "register", "cluster-b", "--metadata-service-uri", uriB),
                     "Registered bookie cluster 'cluster-b' as STANDBY");
             Map<String, String> before = Registry.registryAndManagedLedgers(cluster);
-            failsWith(cli.run("bookie-clusters", "register", "bad name", "-u", uriB), "must match");
-            failsWith(cli.run("bookie-clusters", "switch", "cluster-b"), "not confirmed");
+            PulsarAdminCliTest.failsWith(cli.run("bookie-clusters", "register", "bad name", "-u", uriB), "must match");
+            PulsarAdminCliTest.failsWith(cli.run("bookie-clusters", "switch", "cluster-b"), "not confirmed");
             assertEquals(before, Registry.registryAndManagedLedgers(cluster), "refused commands change nothing");
 
             succeeds(cli.run("bookie-clusters", "precheck", "cluster-b"), "Precheck for switching to 'cluster-b': OK");

@@ -36,7 +36,8 @@ class PulsarAdminCliTest extends ClusterTestBase {
         return Registry.registryAndManagedLedgers(cluster);
     }
 
-    private static void failsWith(Result r, String text) {
+    /** pulsar-admin exited 1 and said {@code text} (on either stream). */
+    static void failsWith(Result r, String text) {
         assertEquals(1, r.exit(), r.all());
         assertTrue(r.all().contains(text), "expected '" + text + "' in: " + r.all());
     }
