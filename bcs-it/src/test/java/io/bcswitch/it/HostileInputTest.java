@@ -66,12 +66,10 @@ class HostileInputTest extends ClusterTestBase {
         // them (without one, the cutover's rollover let Pulsar trim them at once, and unregister was rightly accepted
         // on a slow run)
         String ns = cluster.createTenant("hostile");
-        try (PulsarClient client = cluster.newClient()) {
-            client.newConsumer(Schema.STRING).topic("persistent://" + ns + "/t").subscriptionName("unread")
-                    .subscribe().close();
-        }
         try (PulsarClient client = cluster.newClient();
              Producer<String> p = client.newProducer(Schema.STRING).topic("persistent://" + ns + "/t").create()) {
+            client.newConsumer(Schema.STRING).topic("persistent://" + ns + "/t").subscriptionName("unread")
+                    .subscribe().close();
             for (int i = 0; i < 10; i++) {
                 p.send("m" + i);
             }
