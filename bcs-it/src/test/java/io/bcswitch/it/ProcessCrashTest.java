@@ -150,7 +150,7 @@ class ProcessCrashTest extends ProcessClusterTestBase {
             cut.start();
             survivorRest.awaitEveryBrokerRecorded();
             survivorRest.awaitCutoverComplete();
-            JsonNode afterCut = survivorRest.awaitMigrationFinished();
+            JsonNode afterCut = awaitMigrationDoneAfterACrash(survivorRest);
             log.info("CRASH migration of the switch whose cutover lost a broker: {}", afterCut);
             assertEquals("DONE", afterCut.get("phase").asText(), afterCut.toString());
             assertVerifyClean(survivorRest, "after a broker was killed in the middle of its cutover");

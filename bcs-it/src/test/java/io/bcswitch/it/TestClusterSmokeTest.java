@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.testkit.Ports;
 import io.bcswitch.testkit.TestBookieCluster;
 import io.bcswitch.testkit.TestCluster;
 import java.nio.charset.StandardCharsets;
@@ -117,6 +118,20 @@ class TestClusterSmokeTest {
         cluster.broker(0).restart();
         LOG.info("Broker restart took {} ms", elapsedMs(restartStart));
         assertEquals(expectedMessages(), readAll(topic, MESSAGES));
+
+        // a stopped bookie comes back on its port (its address is its identity): while it is down, no outgoing
+        // connection of any process may be given that port, so none of the fixture's listeners is in the kernel's
+        // range for outgoing connections
+        List<String> listeners = new ArrayList<>(List.of(cluster.zkConnectString(),
+                cluster.broker(0).brokerServiceUrl(), cluster.broker(0).webServiceUrl()));
+        for (String name : List.of("cluster-a", "cluster-b")) {
+            cluster.bookieCluster(name).bookies().forEach(b -> listeners.add("bookie:" + b.port()));
+        }
+        for (String listener : listeners) {
+            int port = Integer.parseInt(listener.substring(listener.lastIndexOf(':') + 1));
+            assertTrue(port < Ports.ephemeralLow(), listener + " is in the range the kernel gives outgoing "
+                    + "connections (from " + Ports.ephemeralLow() + ")");
+        }
 
         long bounceStart = System.nanoTime();
         TestBookieCluster clusterA = cluster.bookieCluster("cluster-a");

@@ -70,6 +70,7 @@ public final class ProcessCluster implements AutoCloseable {
     private final Path workDir;
     private final Path logDir;
     private final PulsarInstallation tools;
+    private final Ports ports = Ports.reserve();
     private final Map<String, List<NodeProcess>> bookies = new LinkedHashMap<>();
     private final Map<String, String> bookieUris = new LinkedHashMap<>();
     private final List<ProcessBroker> brokers = new ArrayList<>();
@@ -167,7 +168,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     private void startZooKeeper() throws IOException, InterruptedException {
-        zkPort = Ports.freePorts(1)[0];
+        zkPort = ports.take(1)[0];
         Path data = Files.createDirectories(workDir.resolve("zookeeper"));
         Path conf = tools.conf("zookeeper.conf");
         Files.write(conf, List.of("tickTime=2000", "initLimit=10", "syncLimit=5", "dataDir=" + data,
@@ -198,7 +199,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     private void startBookies(String name, int count) throws IOException, InterruptedException {
-        int[] ports = Ports.freePorts(count);
+        int[] ports = this.ports.take(count);
         for (int i = 0; i < count; i++) {
             Path dir = workDir.resolve("bookies").resolve(name).resolve(Integer.toString(i));
             ServerConfiguration c = TestBookie.leanConfiguration(bookieUris.get(name), ports[i],
@@ -309,6 +310,7 @@ public final class ProcessCluster implements AutoCloseable {
         } catch (IllegalStateException shuttingDown) {
             // the hook runs (or ran) anyway
         }
+        ports.close();
         TestClients.closeQuietly("temp directory " + workDir, () -> TempDirs.deleteRecursively(workDir));
         LOG.info("Process cluster closed; logs in {}", logDir);
     }
@@ -391,7 +393,7 @@ public final class ProcessCluster implements AutoCloseable {
             try {
                 cluster.startZooKeeper();
                 String first = bookieClusters.keySet().iterator().next();
-                int[] ports = Ports.freePorts(2 * Math.max(1, brokers));
+                int[] ports = cluster.ports.take(2 * Math.max(1, brokers));
                 // the one-shot set-up tools side by side: each is a JVM start more than work
                 List<NodeProcess> setup = new ArrayList<>();
                 try (ZooKeeper zk = cluster.connectZooKeeper()) {

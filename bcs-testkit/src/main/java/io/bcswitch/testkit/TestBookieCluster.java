@@ -74,10 +74,11 @@ public final class TestBookieCluster {
      * Initialises the cluster metadata and starts its bookies.
      *
      * @param zk fixture-owned client, used to create parent znodes and to watch registrations
+     * @param ports the fixture's ports, from which the bookies' are taken
      */
     static TestBookieCluster create(String name, int bookieCount, String zkConnectString, ZooKeeper zk,
-                                    Path dataDir) throws Exception {
-        return create(name, bookieCount, zkConnectString, zk, dataDir, null);
+                                    Path dataDir, Ports ports) throws Exception {
+        return create(name, bookieCount, zkConnectString, zk, dataDir, null, ports);
     }
 
     /**
@@ -85,15 +86,15 @@ public final class TestBookieCluster {
      * initialises the cluster metadata in it and starts the bookies. The cluster owns the server
      * and its client; {@link #closeMetadataService()} stops them.
      */
-    static TestBookieCluster createWithOwnZooKeeper(String name, int bookieCount, Path dataDir,
+    static TestBookieCluster createWithOwnZooKeeper(String name, int bookieCount, Path dataDir, Ports ports,
                                                     Duration connectTimeout) throws Exception {
         Path zkDir = dataDir.resolve("zookeeper");
-        TestZooKeeper server = TestZooKeeper.start(zkDir);
+        TestZooKeeper server = TestZooKeeper.start(zkDir, ports.take(1)[0]);
         ZooKeeper client = null;
         try {
             client = server.connect(connectTimeout);
             return create(name, bookieCount, server.connectString(), client, dataDir,
-                    new OwnZooKeeper(zkDir, server));
+                    new OwnZooKeeper(zkDir, server), ports);
         } catch (Exception | Error e) {
             if (client != null) {
                 client.close();
@@ -104,7 +105,7 @@ public final class TestBookieCluster {
     }
 
     private static TestBookieCluster create(String name, int bookieCount, String zkConnectString, ZooKeeper zk,
-                                            Path dataDir, OwnZooKeeper own) throws Exception {
+                                            Path dataDir, OwnZooKeeper own, Ports ports) throws Exception {
         String ledgersRoot = "/bk/" + name + "/ledgers";
         String uri = "zk+hierarchical://" + zkConnectString + ledgersRoot;
 
@@ -117,9 +118,9 @@ public final class TestBookieCluster {
         }
 
         List<TestBookie> bookies = new ArrayList<>(bookieCount);
-        int[] ports = Ports.freePorts(bookieCount);
+        int[] bookiePorts = ports.take(bookieCount);
         for (int i = 0; i < bookieCount; i++) {
-            bookies.add(new TestBookie(name, i, ports[i], uri, dataDir.resolve("bookie-" + i)));
+            bookies.add(new TestBookie(name, i, bookiePorts[i], uri, dataDir.resolve("bookie-" + i)));
         }
         TestBookieCluster cluster = new TestBookieCluster(name, ledgersRoot, uri,
                 Collections.unmodifiableList(bookies), zk, own);

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * One real {@link PulsarService} of the fixture.
  *
  * <p>The broker is configured from operator-style {@link Properties} through
- * {@link PulsarConfigurationLoader}, exactly like {@code broker.conf}. The ports are chosen by the
- * kernel on the first start and then pinned in the properties, so {@link #restart()} comes back
- * on the same addresses. A {@link PulsarService} cannot be started twice: every start builds a new
+ * {@link PulsarConfigurationLoader}, exactly like {@code broker.conf}. The ports are the fixture's
+ * (a listener configured with 0 gets the kernel's choice on the first start), and are pinned in the
+ * properties, so {@link #restart()} comes back on the same addresses. A {@link PulsarService} cannot be started twice: every start builds a new
  * one from a fresh copy of the properties. Lifecycle methods are meant for the test thread.
  */
 public final class TestBroker implements BrokerEndpoints {

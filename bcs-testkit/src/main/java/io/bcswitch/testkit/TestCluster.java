@@ -55,6 +55,7 @@ public final class TestCluster implements AutoCloseable {
     private static final Duration ZK_CONNECT_TIMEOUT = Duration.ofSeconds(30);
 
     private final Path workDir;
+    private final Ports ports = Ports.reserve();
     private final Map<String, TestBookieCluster> bookieClusters = new LinkedHashMap<>();
     private final List<TestBroker> brokers = new ArrayList<>();
     private final List<MetadataLink> links = new ArrayList<>();
@@ -205,12 +206,26 @@ public final class TestCluster implements AutoCloseable {
         if (zooKeeper != null) {
             closeQuietly("ZooKeeper", zooKeeper);
         }
+        ports.close();
         closeQuietly("temp directory " + workDir, () -> TempDirs.deleteRecursively(workDir));
         LOG.info("Test cluster closed in {} ms", Duration.ofNanos(System.nanoTime() - start).toMillis());
     }
 
     private static void closeQuietly(String what, AutoCloseable closeable) {
         TestClients.closeQuietly(what, closeable);
+    }
+
+    /**
+     * Gives each listener a broker is configured to open on "any free port" (0) one of the fixture's ports, so
+     * that it comes back on it after a restart.
+     */
+    private void pinListenPorts(Properties props) {
+        for (String key : List.of("brokerServicePort", "brokerServicePortTls", "webServicePort",
+                "webServicePortTls")) {
+            if ("0".equals(props.getProperty(key, "").trim())) {
+                props.setProperty(key, Integer.toString(ports.take(1)[0]));
+            }
+        }
     }
 
     /** Collects the shape of the cluster; {@link #start()} builds it. Not reusable after start. */
@@ -321,15 +336,16 @@ public final class TestCluster implements AutoCloseable {
             TestCluster cluster = new TestCluster(Files.createTempDirectory("bcs-testcluster-"));
             cluster.clients = new TestClients(() -> cluster.broker(0), clientAuthPlugin, clientAuthParams);
             try {
-                cluster.zooKeeper = TestZooKeeper.start(cluster.workDir.resolve("zookeeper"));
+                cluster.zooKeeper = TestZooKeeper.start(cluster.workDir.resolve("zookeeper"),
+                        cluster.ports.take(1)[0]);
                 cluster.zkClient = cluster.zooKeeper.connect(ZK_CONNECT_TIMEOUT);
                 for (Map.Entry<String, Integer> e : bookieClusters.entrySet()) {
                     Path dataDir = cluster.workDir.resolve("bookies").resolve(e.getKey());
                     TestBookieCluster bk = ownZooKeeper.contains(e.getKey())
                             ? TestBookieCluster.createWithOwnZooKeeper(e.getKey(), e.getValue(), dataDir,
-                                    ZK_CONNECT_TIMEOUT)
+                                    cluster.ports, ZK_CONNECT_TIMEOUT)
                             : TestBookieCluster.create(e.getKey(), e.getValue(),
-                                    cluster.zooKeeper.connectString(), cluster.zkClient, dataDir);
+                                    cluster.zooKeeper.connectString(), cluster.zkClient, dataDir, cluster.ports);
                     cluster.bookieClusters.put(e.getKey(), bk);
                 }
                 long bookiesReady = System.nanoTime();
@@ -345,6 +361,7 @@ public final class TestCluster implements AutoCloseable {
                             : cluster.metadataStoreUrl(), cluster.bookieCluster(brokerCluster));
                     BrokerProperties.applyPlugin(props, plugin, brokerCluster, servletDir);
                     brokerConfig.accept(props);
+                    cluster.pinListenPorts(props);
                     cluster.brokers.add(new TestBroker(i, props, brokerCluster, servletDir, link));
                 }
                 for (TestBroker broker : cluster.brokers) {

@@ -41,22 +41,16 @@ final class TestZooKeeper implements AutoCloseable {
         this.port = connectionFactory.getLocalPort();
     }
 
-    /** Starts a server keeping snapshots and transaction logs under {@code dataDir}. */
-    static TestZooKeeper start(Path dataDir) throws IOException, InterruptedException {
-        return start(dataDir, 0);
-    }
-
     /**
      * Starts a server keeping snapshots and transaction logs under {@code dataDir}, listening on
-     * {@code port} (0: a free port chosen by the kernel). Starting again on the port and data
+     * {@code port} (one of the fixture's {@link Ports}). Starting again on the port and data
      * directory of a stopped server brings back its data and sessions.
      */
     static TestZooKeeper start(Path dataDir, int port) throws IOException, InterruptedException {
         Path snapshots = Files.createDirectories(dataDir.resolve("snapshots"));
         Path txnLogs = Files.createDirectories(dataDir.resolve("txnlogs"));
         ZooKeeperServer server = new ZooKeeperServer(snapshots.toFile(), txnLogs.toFile(), TICK_TIME_MS);
-        // Port 0: the kernel picks a free port, no race with other fixtures. 0 max connections
-        // per client address means unlimited (every client here comes from 127.0.0.1).
+        // 0 max connections per client address means unlimited (every client here comes from 127.0.0.1).
         ServerCnxnFactory factory = ServerCnxnFactory.createFactory(
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         try {
