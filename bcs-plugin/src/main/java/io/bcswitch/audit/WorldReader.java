@@ -5,14 +5,18 @@ import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.migration.LedgerCopier;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.BrokerView;
+import io.bcswitch.registry.MigrationState;
+import io.bcswitch.registry.Phase;
 import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads the {@link AuditWorld} an audit checks against: the routing (each relocation read afresh), the ledgers
@@ -47,7 +51,8 @@ final class WorldReader {
                     }
                     return CompletableFuture.allOf(lists.values().toArray(CompletableFuture[]::new))
                             .thenCompose(v -> BrokerView.read(registry)).thenCompose(brokers -> registry
-                                    .listMigrationStates().thenApply(ms -> {
+                                    .listMigrationStates().thenCompose(ms -> listedForDeletion(ms, found)
+                                            .thenApply(listed -> {
                                         Map<String, List<Long>> ledgers = new TreeMap<>();
                                         lists.forEach((n, f) -> {
                                             if (f.join() != null) {
@@ -56,8 +61,35 @@ final class WorldReader {
                                         });
                                         Set<String> unknown = new HashSet<>();
                                         picture.unknown().forEach(u -> unknown.add(u.referencedBy()));
-                                        return new AuditWorld(view, refs, unknown, clusters, ledgers, brokers, ms);
-                                    }));
+                                        return new AuditWorld(view, refs, unknown, clusters, ledgers, brokers, ms,
+                                                listed);
+                                    })));
                 })));
+    }
+
+    /**
+     * The copies still on a deletion list, per cluster: a rolled-back switch's with deletions pending, a superseded
+     * migration's. A list that cannot be read counts as empty (its copies are then judged like any other) and says
+     * so.
+     */
+    private CompletableFuture<Map<String, Set<Long>>> listedForDeletion(List<MigrationState> all, Findings found) {
+        Map<String, Set<Long>> listed = new ConcurrentHashMap<>();
+        List<CompletableFuture<Void>> reads = new ArrayList<>();
+        for (MigrationState s : all) {
+            if (!s.deletionsPending() && s.phase() != Phase.SUPERSEDED) {
+                continue;
+            }
+            Set<Long> ids = listed.computeIfAbsent(s.target(), t -> ConcurrentHashMap.newKeySet());
+            ids.addAll(s.pendingDeletions()); // an earlier version's list, kept in the state
+            reads.add(registry.readCopies(s.switchEpoch()).handle((chunks, e) -> {
+                if (e != null) {
+                    found.unchecked("the copies switch epoch " + s.switchEpoch() + " lists for deletion", e);
+                } else {
+                    chunks.values().forEach(ids::addAll);
+                }
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> listed);
     }
 }

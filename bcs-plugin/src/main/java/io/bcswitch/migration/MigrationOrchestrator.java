@@ -174,13 +174,15 @@ public final class MigrationOrchestrator implements AutoCloseable {
         OrchestratorLock lock = new OrchestratorLock(registry.lock(registry.paths().orchestratorLock()), brokerId,
                 timer);
         PromotionReversal reversal = new PromotionReversal(registry, copier);
-        this.copies = new RolledBackCopies(registry, states, reversal, copier, metrics, clock);
+        // one judgement of a listed copy for the rollbacks' lists and the superseded migrations'
+        ListedCopies listed = new ListedCopies(registry, copier, inventory);
+        this.copies = new RolledBackCopies(registry, states, reversal, listed, metrics, clock);
         Rollback rollback = new Rollback(registry, states, lock, reversal, copies, switchBack, metrics, clock,
                 brokerId);
         // a run reads what it needs through this orchestrator; it is only created by a pass, after construction
         BiFunction<Long, String, MigrationRun> runs = (epoch, target) -> new MigrationRun(this, epoch, target);
         this.pass = new MigrationPass(registry, states, lock, rollback, copies,
-                new SupersededCopies(registry, inventory, copier, metrics), new PendingPhase(registry, states, runs), runs, clock,
+                new SupersededCopies(registry, listed, metrics), new PendingPhase(registry, states, runs), runs, clock,
                 brokerId);
         this.driver = new MigrationDriver(timer, brokerId, pass::run, metrics);
         this.requests = new OperatorRequests(states, rollback, driver, brokerId);

@@ -1,6 +1,7 @@
 package io.bcswitch.migration;
 
 import io.bcswitch.concurrent.Failures;
+import io.bcswitch.migration.ListedCopies.Look;
 import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.MigrationState;
@@ -14,7 +15,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * The copies a rollback left on its target ({@code copies/<epoch>/}): taken off the list when they are promoted
  * again, and deleted only after every live broker routes without them, never while their cluster is active, and
  * each id checked again right before: a ledger that is now any relocation's home, or that the cluster itself
- * issued, is never deleted.
+ * issued, is never deleted; what is left is judged as every listed copy is ({@link ListedCopies}).
  */
 final class RolledBackCopies {
     // MigrationOrchestrator's logger: the driver's messages keep the logger name that log settings and filters know
@@ -35,16 +35,16 @@ final class RolledBackCopies {
     private final RegistryStore registry;
     private final MigrationStates states;
     private final PromotionReversal reversal;
-    private final LedgerCopier copier;
+    private final ListedCopies listed;
     private final MigrationMetrics metrics;
     private final Clock clock;
 
-    RolledBackCopies(RegistryStore registry, MigrationStates states, PromotionReversal reversal, LedgerCopier copier,
+    RolledBackCopies(RegistryStore registry, MigrationStates states, PromotionReversal reversal, ListedCopies listed,
                      MigrationMetrics metrics, Clock clock) {
         this.registry = registry;
         this.states = states;
         this.reversal = reversal;
-        this.copier = copier;
+        this.listed = listed;
         this.metrics = metrics;
         this.clock = clock;
     }
@@ -210,74 +210,29 @@ final class RolledBackCopies {
                                                      Map<Integer, List<Long>> chunks) {
         String target = s.target();
         RangeTable ranges = view.ranges();
-        List<CompletableFuture<Integer>> each = new ArrayList<>();
-        int[] deleted = {0};
-        for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
-            List<CompletableFuture<Long>> kept = new ArrayList<>();
-            for (long id : chunk.getValue()) {
-                if (view.home(id).map(target::equals).orElse(false) || ranges.owner(id).map(target::equals)
-                        .orElse(false)) {
-                    continue; // home there (or issued there): not a copy to delete any more
-                }
-                if (!brokers.holdingOpen(target, id).isEmpty()) {
-                    kept.add(CompletableFuture.completedFuture(id));
-                    continue;
-                }
-                String home = view.home(id).or(() -> ranges.owner(id)).orElse(null);
-                kept.add(deleteIfHomeHoldsIt(s.switchEpoch(), id, target, home).thenApply(gone -> {
-                    if (gone) {
-                        synchronized (deleted) {
-                            deleted[0]++;
-                        }
+        Map<Long, CompletableFuture<Look>> looks = new TreeMap<>();
+        for (List<Long> ids : chunks.values()) {
+            for (long id : ids) {
+                looks.computeIfAbsent(id, x -> {
+                    if (view.home(id).map(target::equals).orElse(false) || ranges.owner(id).map(target::equals)
+                            .orElse(false)) {
+                        // home there (or issued there): not a copy to delete any more
+                        return CompletableFuture.completedFuture(Look.NOT_ONE);
                     }
-                    return (Long) null;
-                }).exceptionally(e -> {
-                    log.warn("ledger={} bookie-cluster={}: cannot delete rolled-back copy yet: {}", id, target,
-                            e.toString());
-                    return id;
-                }));
+                    if (!brokers.holdingOpen(target, id).isEmpty()) {
+                        return CompletableFuture.completedFuture(Look.LATER);
+                    }
+                    return listed.look(id, target, view.home(id).orElse(null), "rolled-back copy");
+                });
             }
-            each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                List<Long> rest = kept.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList();
-                // only what was decided on leaves the chunk: ids appended to it meanwhile stay
-                List<Long> gone = chunk.getValue().stream().filter(id -> !rest.contains(id)).toList();
-                CompletableFuture<Integer> write = chunk.getKey() < 0 || gone.isEmpty()
-                        ? CompletableFuture.completedFuture(0) : registry.removeCopies(s.switchEpoch(),
-                        chunk.getKey(), gone);
-                return write.thenApply(x -> rest.size());
-            }));
         }
-        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
-            metrics.deleted(target, deleted[0]);
+        return listed.workOff(s.switchEpoch(), target, chunks, looks, "rollback").thenCompose(w -> {
+            metrics.deleted(target, w.deleted());
             log.info("switch epoch={} rollback: deleted {} copy/copies from bookie-cluster={}, {} left",
-                    s.switchEpoch(), deleted[0], target, remaining);
+                    s.switchEpoch(), w.deleted(), target, w.remaining());
             return registry.update(states.path(s.switchEpoch()), MigrationState.class, cur -> cur.map(c ->
-                    c.edit().deletions(remaining, c.deleteAfterRelocationEpoch()).updatedAt(clock.millis()).build()))
-                    .thenApply(x -> null);
+                    c.edit().deletions(w.remaining(), c.deleteAfterRelocationEpoch()).updatedAt(clock.millis())
+                            .build())).thenApply(x -> null);
         });
-    }
-
-    /**
-     * Deletes the rolled-back copy of {@code id} on {@code target} only when the ledger's home holds the same closed
-     * content; completes with whether it deleted one. A copy whose home lost the ledger (or holds something else)
-     * may be the only one left: it stays where it is, off the list, and cleanup's own checks decide about it.
-     */
-    private CompletableFuture<Boolean> deleteIfHomeHoldsIt(long epoch, long id, String target, String home) {
-        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> there = copier.facts(id, target);
-        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> atHome = home == null
-                ? CompletableFuture.completedFuture(Optional.empty()) : copier.facts(id, home);
-        return there.thenCombine(atHome, (copy, original) -> {
-            if (copy.isEmpty()) {
-                return CompletableFuture.completedFuture(false); // already gone
-            }
-            if (original.isEmpty() || !original.get().sameClosedContent(copy.get())) {
-                log.warn("switch epoch={} rollback: ledger={} is kept on bookie-cluster={}: its home {} {}; it is "
-                        + "no longer scheduled for deletion (cleanup decides about it)", epoch, id, target, home,
-                        original.isEmpty() ? "does not hold it" : "holds different content");
-                return CompletableFuture.completedFuture(false);
-            }
-            return copier.delete(id, target).thenApply(v -> true);
-        }).thenCompose(f -> f);
     }
 }

@@ -1,7 +1,8 @@
 package io.bcswitch.migration;
 
 import io.bcswitch.concurrent.Failures;
-import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.migration.ListedCopies.Look;
+import io.bcswitch.migration.ListedCopies.Settled;
 import io.bcswitch.registry.BrokerView;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.MigrationState;
@@ -39,15 +40,12 @@ final class SupersededCopies {
     private static final Logger log = LoggerFactory.getLogger(MigrationOrchestrator.class);
 
     private final RegistryStore registry;
-    private final LedgerInventory inventory;
-    private final LedgerCopier copier;
+    private final ListedCopies listed;
     private final MigrationMetrics metrics;
 
-    SupersededCopies(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
-                     MigrationMetrics metrics) {
+    SupersededCopies(RegistryStore registry, ListedCopies listed, MigrationMetrics metrics) {
         this.registry = registry;
-        this.inventory = inventory;
-        this.copier = copier;
+        this.listed = listed;
         this.metrics = metrics;
     }
 
@@ -105,57 +103,18 @@ final class SupersededCopies {
                                                  Map<Integer, List<Long>> chunks) {
         long epoch = s.switchEpoch();
         String target = s.target();
-        AtomicInteger deleted = new AtomicInteger();
         Map<Long, CompletableFuture<Look>> looks = new TreeMap<>();
         chunks.values().forEach(ids -> ids.forEach(id -> looks.computeIfAbsent(id, x -> look(view, brokers, id,
                 target))));
-        return CompletableFuture.allOf(looks.values().toArray(CompletableFuture[]::new))
-                .thenCompose(v -> unreferencedIfAsked(looks)).thenCompose(unreferenced -> {
-            List<CompletableFuture<Integer>> each = new ArrayList<>();
-            for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
-                List<CompletableFuture<Long>> kept = new ArrayList<>();
-                for (long id : chunk.getValue()) {
-                    kept.add(settle(epoch, id, target, looks.get(id).join(), unreferenced).thenApply(gone -> {
-                        if (gone == Settled.DELETED) {
-                            deleted.incrementAndGet();
-                        }
-                        return gone == Settled.LATER ? (Long) id : null;
-                    }));
-                }
-                each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                    List<Long> rest = kept.stream().map(CompletableFuture::join).filter(x -> x != null).toList();
-                    // only the ids decided on leave the list: one a late write added meanwhile stays on it
-                    List<Long> done = chunk.getValue().stream().filter(id -> !rest.contains(id)).toList();
-                    return done.isEmpty() ? CompletableFuture.completedFuture(rest.size())
-                            : registry.removeCopies(epoch, chunk.getKey(), done).thenApply(x -> rest.size());
-                }));
+        return listed.workOff(epoch, target, chunks, looks, "superseded").thenCompose(w -> {
+            metrics.deleted(target, w.deleted());
+            if (w.deleted() > 0 || w.remaining() == 0) { // (nothing said of a list that only waits, every pass)
+                log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on bookie-cluster={} "
+                        + "and never promoted, {} left", epoch, w.deleted(), target, w.remaining());
             }
-            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-                int remaining = each.stream().mapToInt(CompletableFuture::join).sum();
-                metrics.deleted(target, deleted.get());
-                if (deleted.get() > 0 || remaining == 0) { // (nothing said of a list that only waits, every pass)
-                    log.info("switch epoch={} superseded: deleted {} copy/copies its migration made on "
-                            + "bookie-cluster={} and never promoted, {} left", epoch, deleted.get(), target, remaining);
-                }
-                return remaining == 0 ? registry.dropCopies(epoch) : CompletableFuture.completedFuture(null);
-            });
+            return w.remaining() == 0 ? registry.dropCopies(epoch) : CompletableFuture.completedFuture(null);
         });
     }
-
-    /** What one listed id is, looked at right now. */
-    private enum Look {
-        /** not a copy to delete (a home, the cluster's own, a rollback's way back), or already gone: off the list */
-        NOT_ONE,
-        /** a broker holds it open, or it could not be looked at: listed still */
-        LATER,
-        /** its home holds the same closed ledger: deleted */
-        DUPLICATE,
-        /** its home holds no such ledger, or another: deleted only if nothing references it */
-        ALONE
-    }
-
-    /** What is done with one listed id. */
-    private enum Settled { DELETED, DROPPED, LATER }
 
     private CompletableFuture<Look> look(RegistryView view, BrokerView brokers, long id, String target) {
         if (notACopyToDelete(view, id, target)) {
@@ -164,70 +123,7 @@ final class SupersededCopies {
         if (!brokers.holdingOpen(target, id).isEmpty()) {
             return CompletableFuture.completedFuture(Look.LATER); // a broker still reads it there
         }
-        String home = view.home(id).orElse(null);
-        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> there = copier.facts(id, target);
-        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> atHome = home == null
-                ? CompletableFuture.completedFuture(Optional.empty()) : copier.facts(id, home);
-        return there.thenCombine(atHome, (copy, original) -> copy.isEmpty() || copy.get().copyOf() == null
-                ? Look.NOT_ONE // already gone, or no copy the migration made
-                : original.isPresent() && original.get().sameClosedContent(copy.get()) ? Look.DUPLICATE : Look.ALONE)
-                .exceptionally(e -> {
-                    log.warn("ledger={} bookie-cluster={}: cannot look at the copy a superseded migration made yet: {}",
-                            id, target, Failures.unwrap(e).toString());
-                    return Look.LATER;
-                });
-    }
-
-    /**
-     * The ids nothing references, from a complete inventory, when a copy alone (its home does not hold the same
-     * ledger) is to be judged; else (nothing to judge) empty. When the inventory cannot be read completely: null.
-     */
-    private CompletableFuture<Set<Long>> unreferencedIfAsked(Map<Long, CompletableFuture<Look>> looks) {
-        Set<Long> alone = new TreeSet<>();
-        looks.forEach((id, l) -> {
-            if (l.join() == Look.ALONE) {
-                alone.add(id);
-            }
-        });
-        if (alone.isEmpty()) {
-            return CompletableFuture.completedFuture(alone);
-        }
-        return inventory.references().thenApply(refs -> {
-            refs.forEach(r -> alone.remove(r.ledgerId()));
-            return alone;
-        }).exceptionally(e -> {
-            // not asked again every pass (an inventory that stays incomplete, a topic that cannot load, would be read
-            // in full every two seconds): cleanup deletes such a copy once nothing references it
-            log.warn("the copies superseded migrations made whose home does not hold the same ledger stay for cleanup: "
-                    + "the inventory is incomplete: {}", Failures.unwrap(e).toString());
-            return null;
-        });
-    }
-
-    private CompletableFuture<Settled> settle(long epoch, long id, String target, Look look,
-                                              Set<Long> unreferenced) {
-        switch (look) {
-            case NOT_ONE:
-                return CompletableFuture.completedFuture(Settled.DROPPED);
-            case LATER:
-                return CompletableFuture.completedFuture(Settled.LATER);
-            case ALONE:
-                if (unreferenced == null || !unreferenced.contains(id)) {
-                    // referenced (or not known not to be) while its home has no such ledger: it may be the last one
-                    log.warn("switch epoch={} superseded: ledger={} is kept on bookie-cluster={}: its home does not "
-                            + "hold the same ledger and it may be referenced (cleanup decides about it)", epoch, id,
-                            target);
-                    return CompletableFuture.completedFuture(Settled.DROPPED);
-                }
-                break;
-            default:
-                break;
-        }
-        return copier.delete(id, target).thenApply(v -> Settled.DELETED).exceptionally(e -> {
-            log.warn("switch epoch={} superseded: ledger={} bookie-cluster={}: cannot delete its copy yet: {}", epoch,
-                    id, target, Failures.unwrap(e).toString());
-            return Settled.LATER;
-        });
+        return listed.look(id, target, view.home(id).orElse(null), "copy a superseded migration made");
     }
 
     /**

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bcswitch.inventory.LedgerInventory;
+import io.bcswitch.inventory.LedgerKind;
+import io.bcswitch.inventory.LedgerReference;
 import io.bcswitch.registry.BookieClusterRecord;
 import io.bcswitch.registry.ClusterStatus;
 import io.bcswitch.registry.IdRange;
@@ -38,6 +41,11 @@ class RolledBackCopiesTest {
     private FakeClusters clusters;
     private List<String> deletedMetric;
     private RolledBackCopies copies;
+    /** What the brokers reference; null: the inventory cannot be read completely now. */
+    private volatile List<LedgerReference> references = List.of();
+    private final LedgerInventory inventory = () -> references == null
+            ? CompletableFuture.failedFuture(new IllegalStateException("a compacted topic cannot be loaded"))
+            : CompletableFuture.completedFuture(references);
 
     @BeforeEach
     void setUp() throws Exception {
@@ -47,8 +55,8 @@ class RolledBackCopiesTest {
         deletedMetric = bed.deleted;
         MigrationStates states = new MigrationStates(registry, Clock.systemUTC(), () -> "broker-1",
                 new DriverTimer(bed.scheduler));
-        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, bed.copier), bed.copier,
-                bed.metrics, Clock.systemUTC());
+        copies = new RolledBackCopies(registry, states, new PromotionReversal(registry, bed.copier),
+                new ListedCopies(registry, bed.copier, inventory), bed.metrics, Clock.systemUTC());
         bed.activeClusters("a", "b", "c");
         active("a", 2);
     }
@@ -207,6 +215,7 @@ class RolledBackCopiesTest {
             copied(id);
         }
         clusters.put("a", 2, "payload-2 rewritten", "managed-ledger"); // its home holds something else
+        references = List.of(new LedgerReference(2, LedgerKind.SCHEMA, "t/ns/s2")); // and the id is in use
         clusters.delete(3, "b").get(); // already gone
         long issuedByB = B_FIRST + 1;
         clusters.put("b", issuedByB, "b's own", "managed-ledger");
@@ -227,7 +236,8 @@ class RolledBackCopiesTest {
 
         assertFalse(clusters.has("b", 1), "its home a holds the same closed ledger");
         assertFalse(clusters.has("b", 7));
-        assertTrue(clusters.has("b", 2), "its home holds other content: the copy may be the only one");
+        assertTrue(clusters.has("b", 2), "its home holds other content and it is referenced: the copy may be the only "
+                + "one");
         assertTrue(clusters.has("b", 4), "a broker holds it open");
         assertTrue(clusters.has("b", 5), "its home does not answer");
         assertTrue(clusters.has("b", 6), "home on b");
@@ -239,11 +249,11 @@ class RolledBackCopiesTest {
         assertEquals(2, state(1).pendingDeletionCount());
         assertEquals(List.of("b:2"), deletedMetric);
         assertEquals(3, said.size(), String.valueOf(said));
-        assertTrue(said.get(0).startsWith("ledger=5 bookie-cluster=b: cannot delete rolled-back copy yet: "),
+        assertTrue(said.get(0).startsWith("ledger=5 bookie-cluster=b: cannot look at the rolled-back copy yet: "),
                 said.get(0));
         assertEquals("switch epoch=1 rollback: deleted 2 copy/copies from bookie-cluster=b, 2 left", said.get(1));
-        assertEquals("switch epoch=1 rollback: ledger=2 is kept on bookie-cluster=b: its home a holds different "
-                + "content; it is no longer scheduled for deletion (cleanup decides about it)", said.get(2));
+        assertEquals("switch epoch=1 rollback: ledger=2 is kept on bookie-cluster=b: its home does not hold the same "
+                + "ledger and it may be referenced (cleanup decides about it)", said.get(2));
 
         clusters.unreachable("c", false);
         broker("broker-1", 5, Map.of());
@@ -254,6 +264,32 @@ class RolledBackCopiesTest {
         assertEquals(Map.of(), registry.readCopies(1).get());
         assertEquals(0, state(1).pendingDeletionCount());
         assertEquals(List.of("b:2", "b:2"), deletedMetric);
+    }
+
+    /**
+     * A copy whose ledger Pulsar deleted at its home while it was being moved (a cursor ledger rolled over, then the
+     * rollback): nothing can ever read it. Deleted when a complete inventory says nothing references it, as a
+     * superseded migration's copy is (the same {@link ListedCopies}; its test has the incomplete inventory); kept for
+     * cleanup while it is referenced. Before, it was kept whatever the references, and verify named it ORPHAN_COPY.
+     */
+    @Test
+    void aCopyWhoseHomeLostTheLedgerIsDeletedOnlyWhenNothingReferencesIt() throws Exception {
+        for (long id = 1; id <= 3; id++) {
+            copied(id);
+            clusters.delete(id, "a").get(); // Pulsar deleted it where it is home
+        }
+        references = List.of(new LedgerReference(2, LedgerKind.CURSOR, "t/ns/p/c2"));
+        rolledBack(1, "b", 5, List.of(List.of(1L, 2L, 3L)));
+        broker("broker-1", 5, Map.of());
+
+        process();
+
+        assertFalse(clusters.has("b", 1), "nothing references it: nothing can ever read it");
+        assertFalse(clusters.has("b", 3));
+        assertTrue(clusters.has("b", 2), "referenced: it may be the last copy of data in use");
+        assertEquals(Map.of(), registry.readCopies(1).get(), "every id decided on");
+        assertEquals(0, state(1).pendingDeletionCount());
+        assertEquals(List.of("b:2"), deletedMetric);
     }
 
     @Test
@@ -335,7 +371,7 @@ class RolledBackCopiesTest {
         }, registry.paths());
         RolledBackCopies copies = new RolledBackCopies(failing, new MigrationStates(failing, Clock.systemUTC(),
                 () -> "broker-1", new DriverTimer(bed.scheduler)), new PromotionReversal(failing, bed.copier),
-                bed.copier, bed.metrics, Clock.systemUTC());
+                new ListedCopies(failing, bed.copier, inventory), bed.metrics, Clock.systemUTC());
 
         copies.process(registry.listMigrationStates().get()).get();
         assertTrue(lost.get(), "the bump after the flip was lost");

@@ -48,7 +48,7 @@ class SupersededCopiesTest {
         bed = new RegistryBed();
         registry = bed.registry;
         clusters = bed.clusters;
-        copies = new SupersededCopies(registry, inventory, bed.copier, bed.metrics);
+        copies = new SupersededCopies(registry, new ListedCopies(registry, bed.copier, inventory), bed.metrics);
         bed.activeClusters("a", "b", "c");
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B_FIRST, 1, 0)),
                 -1).get();
@@ -205,7 +205,8 @@ class SupersededCopiesTest {
                         : super.delete(id, cluster);
             }
         };
-        SupersededCopies withFailures = new SupersededCopies(registry, inventory, failing, bed.metrics);
+        SupersededCopies withFailures = new SupersededCopies(registry, new ListedCopies(registry, failing, inventory),
+                bed.metrics);
         withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
             withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();

@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>every REST answer must be a success or a refusal (4xx): a 5xx is a failure;</li>
  *   <li>when verify says the plugin could be removed, every ledger the topics use (as their brokers list them) is on
  *       the active bookie cluster;</li>
- *   <li>at the end, every inactive cluster is cleaned up (which must be accepted) and the removal verdict may wait
- *       only for what retention keeps;</li>
+ *   <li>at the end, the copies rollbacks and superseded migrations list for deletion on inactive clusters must be
+ *       worked off within a minute (verify does not name a listed copy an orphan), then every inactive cluster is
+ *       cleaned up (which must be accepted) and the removal verdict may wait only for what retention keeps;</li>
  *   <li>at the end, every acknowledged message must have been received by its subscription, new messages in
  *       order per producer and partition, and no message whose acknowledgement the broker confirmed may come
  *       again, unless a step moved topics between brokers abruptly (a broker cut off longer than its session).</li>
@@ -1424,12 +1425,59 @@ public final class SequenceExplorer {
         return out;
     }
 
+    /**
+     * Settled, every bookie and broker up: the copies a rolled-back switch or a superseded migration lists for
+     * deletion on a registered cluster that is not the active one must be decided about within a minute (the passes
+     * run every 2 s). verify does not name a listed copy an orphan, since the passes decide about it: a list that
+     * is never worked off would hide one for good.
+     */
+    private void deletionListsWorkedOff() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> waiting = List.of();
+        while (System.nanoTime() < deadline) {
+            JsonNode st = status();
+            String active = st.path("activeCluster").asText();
+            Set<String> usable = new TreeSet<>();
+            for (JsonNode c : rest().get("/").json()) {
+                if (!c.path("status").asText().equals("DEPRECATED")) {
+                    usable.add(c.path("name").asText());
+                }
+            }
+            waiting = new ArrayList<>();
+            for (JsonNode m : Registry.jsonChildren(cluster.zkConnectString(), "/admin/bookie-clusters/orchestrator")
+                    .values()) {
+                String target = m.path("target").asText();
+                String phase = m.path("phase").asText();
+                long epoch = m.path("switchEpoch").asLong();
+                if (target.equals(active) || !usable.contains(target)) {
+                    continue;
+                }
+                if (phase.equals("ROLLED_BACK") && m.path("pendingDeletionCount").asInt() > 0) {
+                    waiting.add("the rollback of switch epoch " + epoch + " still lists "
+                            + m.path("pendingDeletionCount").asInt() + " copy/copies on " + target);
+                } else if (phase.equals("SUPERSEDED") && !Registry.copies(cluster.zkConnectString(), epoch).isEmpty()) {
+                    waiting.add("superseded switch epoch " + epoch + " still lists copies on " + target + ": "
+                            + Registry.copies(cluster.zkConnectString(), epoch));
+                }
+            }
+            if (waiting.isEmpty()) {
+                return;
+            }
+            Thread.sleep(1_000);
+        }
+        problems.add("deletion lists not worked off a minute after everything settled: " + waiting);
+    }
+
     /** Stops producing, brings every cluster back, and checks that every message arrived. */
     private void finish() throws Exception {
         for (String c : new ArrayList<>(bookiesDown)) {
             startBookies(c);
         }
         settleAndVerify("at the end");
+        if (problems.isEmpty()) {
+            // before the cleanup below, which would delete what they leave behind as strays
+            deletionListsWorkedOff();
+        }
         if (problems.isEmpty()) {
             // every inactive cluster cleaned up for real: then the removal verdict may only wait for what retention
             // keeps (data ledgers on old clusters), never for the plugin's own unfinished work; and everything the
