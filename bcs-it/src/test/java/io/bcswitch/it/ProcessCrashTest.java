@@ -2,7 +2,6 @@ package io.bcswitch.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,9 +11,7 @@ import io.bcswitch.it.support.ProcessClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.ProcessBroker;
-import io.bcswitch.testkit.ProcessCluster;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,15 +40,9 @@ class ProcessCrashTest extends ProcessClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = ProcessCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .bookieCluster("cluster-c", 2)
-                .brokers(2)
+        cluster = threeBookieClustersTwoBrokers()
                 .plugin(Distribution.unpack(dist))
                 .brokerConfig("metadataStoreSessionTimeoutMillis", Integer.toString(SESSION_MS))
-                // the broker stores each producer's message once however often it retries after a crash
-                .brokerConfig("brokerDeduplicationEnabled", "true")
                 // slow enough to crash the driver in the middle of BUILD
                 .brokerConfig(ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), "1500")
                 .brokerConfig(ConfigKey.MIGRATION_CONCURRENCY.fullName(), "2")
@@ -61,10 +52,7 @@ class ProcessCrashTest extends ProcessClusterTestBase {
     @Test
     void aKilledDriverAndAPausedOneLoseNothingAndOverwriteNothing() throws Exception {
         String ns = retainingNamespace("crash");
-        List<String> topics = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            topics.add("persistent://" + ns + "/traffic-" + i);
-        }
+        List<String> topics = trafficTopics(ns, 4);
         Rest rest0 = new Rest(cluster.broker(0).webServiceUrl());
         Rest rest1 = new Rest(cluster.broker(1).webServiceUrl());
         try (PulsarClient client = cluster.newClient()) {
@@ -207,22 +195,5 @@ class ProcessCrashTest extends ProcessClusterTestBase {
                     return null;
                 }, b -> b != null);
         return broker(record.get("broker").asText(), record);
-    }
-
-    private static ProcessBroker broker(String brokerId, JsonNode why) {
-        for (int i = 0; i < cluster.brokerCount(); i++) {
-            if (cluster.broker(i).brokerId().equals(brokerId)) {
-                return cluster.broker(i);
-            }
-        }
-        throw new AssertionError(brokerId + " is none of the brokers: " + why);
-    }
-
-    private static void assertVerifyClean(Rest rest, String when) {
-        JsonNode v = rest.get("/verify").json();
-        log.info("CRASH verify {}: {}", when, v);
-        assertTrue(v.get("ok").asBoolean(), "verify " + when + ": " + v);
-        assertEquals(0, v.get("unchecked").size(), "verify " + when + " checked everything: " + v);
-        assertNotEquals(0, v.get("referencedLedgers").asInt(), v.toString());
     }
 }

@@ -2,7 +2,6 @@ package io.bcswitch.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,9 +11,7 @@ import io.bcswitch.it.support.ProcessClusterTestBase;
 import io.bcswitch.it.support.Rest;
 import io.bcswitch.it.support.Traffic;
 import io.bcswitch.testkit.ProcessBroker;
-import io.bcswitch.testkit.ProcessCluster;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -42,14 +39,9 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = ProcessCluster.builder()
-                .bookieCluster("cluster-a", 2)
-                .bookieCluster("cluster-b", 2)
-                .bookieCluster("cluster-c", 2)
-                .brokers(2)
+        cluster = threeBookieClustersTwoBrokers()
                 .plugin(Distribution.unpack(dist))
                 .brokerConfig("metadataStoreSessionTimeoutMillis", Integer.toString(SESSION_MS))
-                .brokerConfig("brokerDeduplicationEnabled", "true")
                 // one ledger per announced promotion: PROMOTE lasts long enough to be caught half-way
                 .brokerConfig(ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE.fullName(), "1")
                 .start();
@@ -58,10 +50,7 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
     @Test
     void aDriverKilledInPromoteInARollbackOrInACleanupLeavesTheOtherBrokerToFinishIt() throws Exception {
         String ns = retainingNamespace("drivers");
-        List<String> topics = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            topics.add("persistent://" + ns + "/traffic-" + i);
-        }
+        List<String> topics = trafficTopics(ns, 4);
         try (PulsarClient client = cluster.newClient()) {
             List<String> schemaTopics = SchemaTopics.create(client, ns, SCHEMA_TOPICS);
             Traffic traffic = Traffic.neverGivingUp(client, topics, "sub", 20);
@@ -74,7 +63,7 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
             assertEquals(200, sw.status(), sw.raw());
             JsonNode promoting = awaitMigration(rest0, true, m -> m.get("phase").asText().equals("PROMOTE")
                     && m.get("promoted").asInt() >= 1);
-            ProcessBroker driver = broker(promoting.get("owner").asText());
+            ProcessBroker driver = broker(promoting.get("owner").asText(), promoting);
             ProcessBroker other = cluster.broker(1 - driver.index());
             driver.kill();
             log.info("DRIVER SIGKILL of {} in PROMOTE: {}; now {}", driver, promoting,
@@ -180,22 +169,5 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
                     return m != null && !m.isNull() && (!latestSwitch
                             || m.get("switchEpoch").asLong() == st.get("epoch").asLong()) ? m : null;
                 }, m -> m != null && until.test(m));
-    }
-
-    private static ProcessBroker broker(String brokerId) {
-        for (int i = 0; i < cluster.brokerCount(); i++) {
-            if (cluster.broker(i).brokerId().equals(brokerId)) {
-                return cluster.broker(i);
-            }
-        }
-        throw new AssertionError(brokerId + " is none of the brokers");
-    }
-
-    private static void assertVerifyClean(Rest rest, String when) {
-        JsonNode v = rest.get("/verify").json();
-        log.info("DRIVER verify {}: {}", when, v);
-        assertTrue(v.get("ok").asBoolean(), "verify " + when + ": " + v);
-        assertEquals(0, v.get("unchecked").size(), "verify " + when + " checked everything: " + v);
-        assertNotEquals(0, v.get("referencedLedgers").asInt(), v.toString());
     }
 }

@@ -8,13 +8,13 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 
-/** Recursive delete for the fixture's temp directory. */
-final class TempDirs {
+/** Recursive delete for temp directories of fixtures and tests. */
+public final class TempDirs {
 
     private TempDirs() {
     }
 
-    static void deleteRecursively(Path root) throws IOException {
+    public static void deleteRecursively(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

@@ -30,9 +30,14 @@ public final class Distribution {
 
     /** Unpacks the archive into {@code into}; returns its top directory. */
     public static Path unpack(Path into) throws IOException {
+        return unpack(archive(), into);
+    }
+
+    /** Unpacks the distribution archive {@code archive} into {@code into}; returns its top directory. */
+    public static Path unpack(Path archive, Path into) throws IOException {
         Files.createDirectories(into);
         Path top = null;
-        try (InputStream in = Files.newInputStream(archive()); ZipInputStream zip = new ZipInputStream(in)) {
+        try (InputStream in = Files.newInputStream(archive); ZipInputStream zip = new ZipInputStream(in)) {
             for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
                 Path out = into.resolve(e.getName()).normalize();
                 if (!out.startsWith(into)) {

@@ -1,8 +1,11 @@
 package io.bcswitch.it.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.testkit.ProcessBroker;
 import io.bcswitch.testkit.ProcessCluster;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.PulsarClientException;
@@ -31,6 +34,29 @@ public abstract class ProcessClusterTestBase {
             cluster.close();
             cluster = null;
         }
+    }
+
+    /**
+     * Three bookie clusters of two bookies (cluster-a, the one the brokers start on, cluster-b, cluster-c) and two
+     * brokers with deduplication on, which stores each producer's message once however often it retries after a
+     * crash; the test adds the plugin and its settings.
+     */
+    protected static ProcessCluster.Builder threeBookieClustersTwoBrokers() {
+        return ProcessCluster.builder()
+                .bookieCluster("cluster-a", 2)
+                .bookieCluster("cluster-b", 2)
+                .bookieCluster("cluster-c", 2)
+                .brokers(2)
+                .brokerConfig("brokerDeduplicationEnabled", "true");
+    }
+
+    /** {@code persistent://<ns>/traffic-<i>} for i below {@code n}. */
+    protected static List<String> trafficTopics(String ns, int n) {
+        List<String> topics = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            topics.add("persistent://" + ns + "/traffic-" + i);
+        }
+        return topics;
     }
 
     /**
@@ -72,5 +98,30 @@ public abstract class ProcessClusterTestBase {
             }
         }
         return migration.get("issues").size() > 0;
+    }
+
+    /** The broker of the cluster whose broker id is {@code brokerId}; {@code why} is said when there is none. */
+    protected static ProcessBroker broker(String brokerId, Object why) {
+        for (int i = 0; i < cluster.brokerCount(); i++) {
+            if (cluster.broker(i).brokerId().equals(brokerId)) {
+                return cluster.broker(i);
+            }
+        }
+        throw new AssertionError(brokerId + " is none of the brokers: " + why);
+    }
+
+    /** verify through {@code rest} finds nothing wrong, checked everything, and saw referenced ledgers. */
+    protected static void assertVerifyClean(Rest rest, String when) {
+        JsonNode v = rest.get("/verify").json();
+        LOG.info("verify {}: {}", when, v);
+        if (!v.get("ok").asBoolean()) {
+            throw new AssertionError("verify " + when + ": " + v);
+        }
+        if (v.get("unchecked").size() != 0) {
+            throw new AssertionError("verify " + when + " did not check everything: " + v);
+        }
+        if (v.get("referencedLedgers").asInt() == 0) {
+            throw new AssertionError("verify " + when + " saw no referenced ledger: " + v);
+        }
     }
 }
