@@ -119,7 +119,7 @@ final class ListedCopies {
 
     /**
      * The ids among {@code looks} that are ALONE and that a complete inventory says nothing references; empty when
-     * none is ALONE (the inventory is not read then); null when the inventory cannot be read completely now.
+     * none is ALONE (the inventory is not read then) or when the inventory cannot be read completely now.
      */
     private CompletableFuture<Set<Long>> unreferencedAlone(Map<Long, CompletableFuture<Look>> looks) {
         Set<Long> alone = new TreeSet<>();
@@ -139,7 +139,7 @@ final class ListedCopies {
             // in full every two seconds): cleanup deletes such a copy once nothing references it
             log.warn("the listed copies whose home does not hold the same ledger stay for cleanup: the inventory is "
                     + "incomplete: {}", Failures.unwrap(e).toString());
-            return null;
+            return Set.of(); // none known to be unreferenced
         });
     }
 
@@ -155,7 +155,7 @@ final class ListedCopies {
             case LATER:
                 return CompletableFuture.completedFuture(Settled.LATER);
             case ALONE:
-                if (unreferenced == null || !unreferenced.contains(id)) {
+                if (!unreferenced.contains(id)) {
                     // referenced (or not known not to be) while its home has no such ledger: it may be the last one
                     log.warn("switch epoch={} {}: ledger={} is kept on bookie-cluster={}: its home does not hold the "
                             + "same ledger and it may be referenced (cleanup decides about it)", epoch, what, id,
