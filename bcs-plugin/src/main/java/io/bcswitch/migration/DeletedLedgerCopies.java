@@ -43,7 +43,7 @@ final class DeletedLedgerCopies {
     CompletableFuture<Void> discard(long token) {
         // every ledger on the target that it did not issue itself, and that is not home there, may be such a copy:
         // the run's own lists would miss one an interrupted run made but had not recorded yet
-        return o.stillMine(epoch, token).thenCompose(mine -> !mine ? CompletableFuture.<Void>completedFuture(null)
+        return o.stillMine(epoch, token).thenCompose(mine -> !mine ? notMine(token)
                 : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
                     List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
                             && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();
@@ -56,6 +56,13 @@ final class DeletedLedgerCopies {
                             + "(they stay until the next run): {}", epoch, target, e.toString());
                     return null;
                 }));
+    }
+
+    private CompletableFuture<Void> notMine(long token) {
+        // said, because the copies of deleted ledgers are looked for only here, at the end of PROMOTE
+        log.info("switch epoch={} bookie-cluster={}: run token {} no longer holds the migration; the copies of ledgers "
+                + "deleted meanwhile are not looked for by it", epoch, target, token);
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
