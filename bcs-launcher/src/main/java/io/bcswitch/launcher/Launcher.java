@@ -2,12 +2,9 @@ package io.bcswitch.launcher;
 
 import io.bcswitch.config.ConfigKey;
 import io.bcswitch.testkit.TestBookieCluster;
+import io.bcswitch.testkit.Ports;
 import io.bcswitch.testkit.TestCluster;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -64,7 +61,7 @@ public final class Launcher {
 
     private int run() throws Exception {
         for (int port : new int[] {options.port, options.webPort}) {
-            if (!portFree(port)) {
+            if (!Ports.bindable(port)) {
                 System.err.println("error: port " + port + " on 127.0.0.1 is in use; choose others with "
                         + "--port P / --web-port W");
                 return 1;
@@ -176,16 +173,6 @@ public final class Launcher {
         root.setLevel(java.util.logging.Level.SEVERE);
         for (java.util.logging.Handler h : root.getHandlers()) {
             h.setLevel(java.util.logging.Level.SEVERE);
-        }
-    }
-
-    private static boolean portFree(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 }

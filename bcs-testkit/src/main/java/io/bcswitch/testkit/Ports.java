@@ -116,7 +116,7 @@ public final class Ports implements AutoCloseable {
     }
 
     /** True when a listening socket can be bound to 127.0.0.1:{@code port} now (as the servers do it). */
-    private static boolean bindable(int port) {
+    public static boolean bindable(int port) {
         try (ServerSocket socket = new ServerSocket()) {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
