@@ -67,7 +67,7 @@ final class CopiesCheck {
             return CompletableFuture.completedFuture(null);
         }
         if (!home && w.listedForDeletion().getOrDefault(cluster, Set.of()).contains(id)) {
-            // still on a rollback's or a superseded migration's deletion list: a pass deletes it once every broker
+            // still on a rollback's or an ended migration's list and not home: a pass deletes it once every broker
             // routes without it, since nothing references it (ListedCopies)
             return CompletableFuture.completedFuture(null);
         }

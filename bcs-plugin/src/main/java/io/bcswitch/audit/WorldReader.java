@@ -68,15 +68,16 @@ final class WorldReader {
     }
 
     /**
-     * The copies still on a deletion list, per cluster: a rolled-back switch's with deletions pending, a superseded
-     * migration's. A list that cannot be read counts as empty (its copies are then judged like any other) and says
-     * so.
+     * The copies still on a deletion list, per cluster: a rolled-back switch's with deletions pending, an ended
+     * (superseded or finished) migration's, whose copies that are not home the passes look at once more. A list that
+     * cannot be read counts as empty (its copies are then judged like any other) and says so.
      */
     private CompletableFuture<Map<String, Set<Long>>> listedForDeletion(List<MigrationState> all, Findings found) {
         Map<String, Set<Long>> listed = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> reads = new ArrayList<>();
         for (MigrationState s : all) {
-            if (!s.deletionsPending() && s.phase() != Phase.SUPERSEDED) {
+            if (!s.deletionsPending() && s.phase() != Phase.SUPERSEDED && s.phase() != Phase.DONE
+                    && s.phase() != Phase.DONE_WITH_FAILURES) {
                 continue;
             }
             Set<Long> ids = listed.computeIfAbsent(s.target(), t -> ConcurrentHashMap.newKeySet());

@@ -182,7 +182,7 @@ public final class MigrationOrchestrator implements AutoCloseable {
         // a run reads what it needs through this orchestrator; it is only created by a pass, after construction
         BiFunction<Long, String, MigrationRun> runs = (epoch, target) -> new MigrationRun(this, epoch, target);
         this.pass = new MigrationPass(registry, states, lock, rollback, copies,
-                new SupersededCopies(registry, listed, metrics), new PendingPhase(registry, states, runs), runs, clock,
+                new UnpromotedCopies(registry, listed, metrics), new PendingPhase(registry, states, runs), runs, clock,
                 brokerId);
         this.driver = new MigrationDriver(timer, brokerId, pass::run, metrics);
         this.requests = new OperatorRequests(states, rollback, driver, brokerId);

@@ -21,8 +21,11 @@ import java.util.function.Supplier;
  * when there is work.
  */
 final class MigrationPass {
-    /** Migrations whose copy list stays after a newer switch: their copies are deleted from it. */
-    private static final Set<Phase> KEPT_LISTS = Set.of(Phase.ROLLING_BACK, Phase.ROLLED_BACK, Phase.SUPERSEDED);
+    /**
+     * Migrations whose copy list stays after a newer switch, for the rollbacks' deletions (the ended migrations'
+     * lists that {@link UnpromotedCopies} works off stay too).
+     */
+    private static final Set<Phase> KEPT_LISTS = Set.of(Phase.ROLLING_BACK, Phase.ROLLED_BACK);
     /** Other brokers leave a fresh switch to the broker that accepted it for this long. */
     static final long START_GRACE_MILLIS = 10_000;
 
@@ -31,7 +34,7 @@ final class MigrationPass {
     private final OrchestratorLock lock;
     private final Rollback rollback;
     private final RolledBackCopies copies;
-    private final SupersededCopies supersededCopies;
+    private final UnpromotedCopies unpromotedCopies;
     private final PendingPhase pending;
     private final BiFunction<Long, String, MigrationRun> runs;
     private final Clock clock;
@@ -40,14 +43,14 @@ final class MigrationPass {
 
     /** @param runs a run of switch (epoch)'s migration to (target) */
     MigrationPass(RegistryStore registry, MigrationStates states, OrchestratorLock lock, Rollback rollback,
-                  RolledBackCopies copies, SupersededCopies supersededCopies, PendingPhase pending, BiFunction<Long, String, MigrationRun> runs,
+                  RolledBackCopies copies, UnpromotedCopies unpromotedCopies, PendingPhase pending, BiFunction<Long, String, MigrationRun> runs,
                   Clock clock, Supplier<String> brokerId) {
         this.registry = registry;
         this.states = states;
         this.lock = lock;
         this.rollback = rollback;
         this.copies = copies;
-        this.supersededCopies = supersededCopies;
+        this.unpromotedCopies = unpromotedCopies;
         this.pending = pending;
         this.runs = runs;
         this.clock = clock;
@@ -108,16 +111,15 @@ final class MigrationPass {
                 : CompletableFuture.completedFuture(null);
         return resumed.thenCompose(v -> alone(registry.copyEpochs().thenCompose(epochs -> {
             long latest = all.stream().mapToLong(MigrationState::switchEpoch).max().orElse(0);
-            // a rollback in progress still reads its list; a rolled-back or superseded migration's copies are
-            // deleted from it
-            List<Long> unneeded = epochs.stream().filter(e -> e < latest && all.stream().noneMatch(s ->
-                    s.switchEpoch() == e && KEPT_LISTS.contains(s.phase()))).toList();
-            boolean superseded = epochs.stream().anyMatch(e -> SupersededCopies.keepsList(all, e));
-            if (!deletions && !superseded && unneeded.isEmpty()) {
+            // a rollback in progress still reads its list; a rolled-back or ended migration's copies that are not
+            // home are deleted from it
+            List<Long> unneeded = epochs.stream().filter(e -> e < latest && !UnpromotedCopies.keepsList(all, e)
+                    && all.stream().noneMatch(s -> s.switchEpoch() == e && KEPT_LISTS.contains(s.phase()))).toList();
+            if (!deletions && !unpromotedCopies.hasWork(all, epochs) && unneeded.isEmpty()) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             return lock.locked(() -> alone(copies.process(all), failed)
-                    .thenCompose(x -> alone(supersededCopies.process(all, epochs), failed))
+                    .thenCompose(x -> alone(unpromotedCopies.process(all, epochs), failed))
                     .thenCompose(x -> copies.dropCopyLists(unneeded)));
         }), failed)).thenCompose(v -> failed.get() == null ? CompletableFuture.<Void>completedFuture(null)
                 : CompletableFuture.<Void>failedFuture(failed.get()));

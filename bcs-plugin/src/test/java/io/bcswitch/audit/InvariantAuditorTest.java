@@ -324,6 +324,19 @@ class InvariantAuditorTest {
         registry.appendCopies(5, 0, List.of(9L)).get();
         r = verify();
         assertTrue(r.ok(), checks(r));
+        registry.removeCopies(5, 0, List.of(9L)).get();
+        assertEquals("ORPHAN_COPY:9@b", checks(verify()));
+        // and a finished one's (the passes look at its copies that are not home once more)
+        for (Phase ended : List.of(Phase.DONE, Phase.DONE_WITH_FAILURES)) {
+            registry.write(registry.paths().orchestrator(6), MigrationState.start(6, "b", "x", 0)
+                    .moveTo(Phase.BUILD, 1).moveTo(Phase.PROMOTE, 1).moveTo(ended, 1), -1).get();
+            registry.appendCopies(6, 0, List.of(9L)).get();
+            r = verify();
+            assertTrue(r.ok(), ended + ": " + checks(r));
+            registry.removeCopies(6, 0, List.of(9L)).get();
+            assertEquals("ORPHAN_COPY:9@b", checks(verify()));
+            store.delete(registry.paths().orchestrator(6), java.util.Optional.empty()).get();
+        }
     }
 
     @Test

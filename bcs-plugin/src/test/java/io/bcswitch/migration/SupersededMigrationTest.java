@@ -387,4 +387,47 @@ class SupersededMigrationTest {
         }, "the list is worked off and dropped");
         assertTrue(clusters.has("a", 5) && clusters.has("c", 5) && clusters.has("a", 6) && clusters.has("c", 6));
     }
+
+    @Test
+    void aCopyAFinishedMigrationLeftUnpromotedIsDeletedByThePassesWhileItIsTheLatestAndAfterANewerSwitch()
+            throws Exception {
+        switched(1, "b", "a", B_FIRST);
+        schemas(5, 6, 7, 8);
+        bed.broker("broker-1", 1, "b", Long.MAX_VALUE, Map.of());
+        // switch 1's migration copied 5 to 8 to b, promoted 5 and 6 and finished; 7 and 8 stayed unpromoted on b
+        // (their end-of-PROMOTE look did not see them, however that came about)
+        for (long id : List.of(5L, 6L, 7L, 8L)) {
+            clusters.copy(id, "a", "b", n -> CompletableFuture.completedFuture(null)).get();
+        }
+        registry.appendCopies(1, 0, List.of(5L, 6L, 7L)).get();
+        registry.updateRelocations(List.of(5L, 6L), (id, cur) -> Optional.of(new Relocation(
+                Relocation.FORMAT_VERSION, id, "b", "a", "SCHEMA", 1, 0))).get();
+        registry.write(registry.paths().orchestrator(1), MigrationState.start(1, "b", "broker-1", 0)
+                .moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0).moveTo(Phase.DONE_WITH_FAILURES, 0), -1).get();
+        references = List.of(references.get(0), references.get(1), references.get(3)); // Pulsar deleted 7 at a
+        clusters.delete(7, "a").get();
+
+        MigrationOrchestrator o = orchestrator("broker-1");
+        bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
+            pass(o);
+            return !clusters.has("b", 7);
+        }, "the copy of 7 (deleted at its home, referenced by nothing) is deleted from b, the active cluster");
+        assertEquals(List.of(5L, 6L), registry.readCopies(1).get().values().stream().flatMap(List::stream).toList(),
+                "the promoted copies stay listed: a rollback of switch 1 flips them back by this list");
+        assertTrue(clusters.has("b", 5) && clusters.has("b", 6) && clusters.has("b", 8));
+
+        // an interrupted run had copied 8 and recorded it late: a newer switch makes switch 1's list one to work off
+        registry.appendCopies(1, 0, List.of(8L)).get();
+        switched(2, "c", "b", C_FIRST);
+        bed.broker("broker-1", 2, "c", Long.MAX_VALUE, Map.of());
+        bugs.waitUntil(TestWaits.PASS_SECONDS, () -> {
+            pass(o);
+            return state(2).phase() == Phase.DONE && !clusters.has("b", 8)
+                    && !bed.store.exists(registry.paths().copiesChunk(1, 0)).get();
+        }, "switch 2's migration is done, the copy of 8 (its home a holds the same) is deleted from b and switch "
+                + "1's list is worked off and dropped");
+        assertTrue(clusters.has("b", 5) && clusters.has("b", 6), "what a rollback of switch 2 goes back to stays");
+        assertEquals(Optional.of("c"), home(5));
+        assertTrue(clusters.has("a", 8) && clusters.has("c", 8));
+    }
 }

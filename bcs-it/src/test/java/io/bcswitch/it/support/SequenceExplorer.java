@@ -1,11 +1,13 @@
 package io.bcswitch.it.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.bcswitch.testkit.TestBookieCluster;
 import io.bcswitch.testkit.TestBroker;
 import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -1426,10 +1428,11 @@ public final class SequenceExplorer {
     }
 
     /**
-     * Settled, every bookie and broker up: the copies a rolled-back switch or a superseded migration lists for
-     * deletion on a registered cluster that is not the active one must be decided about within a minute (the passes
-     * run every 2 s). verify does not name a listed copy an orphan, since the passes decide about it: a list that
-     * is never worked off would hide one for good.
+     * Settled, every bookie and broker up: the copies a rolled-back switch or an ended (superseded, or finished before
+     * a newer switch) migration lists for deletion on a registered cluster that is not the active one must be
+     * decided about within a minute (the passes run every 2 s), and the latest switch's finished migration may list
+     * only copies that are home on its target (those a rollback flips back). verify does not name a listed copy an
+     * orphan, since the passes decide about it: a list that is never worked off would hide one for good.
      */
     private void deletionListsWorkedOff() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -1444,19 +1447,34 @@ public final class SequenceExplorer {
                 }
             }
             waiting = new ArrayList<>();
-            for (JsonNode m : Registry.jsonChildren(cluster.zkConnectString(), "/admin/bookie-clusters/orchestrator")
-                    .values()) {
+            Collection<JsonNode> states = Registry.jsonChildren(cluster.zkConnectString(),
+                    "/admin/bookie-clusters/orchestrator").values();
+            long latest = states.stream().mapToLong(m -> m.path("switchEpoch").asLong()).max().orElse(0);
+            for (JsonNode m : states) {
                 String target = m.path("target").asText();
                 String phase = m.path("phase").asText();
                 long epoch = m.path("switchEpoch").asLong();
+                boolean finished = phase.equals("DONE") || phase.equals("DONE_WITH_FAILURES");
+                if (finished && epoch == latest && usable.contains(target)) {
+                    Map<Long, JsonNode> relocations = Registry.relocations(cluster.zkConnectString());
+                    List<Long> notHome = Registry.copies(cluster.zkConnectString(), epoch).stream().filter(id ->
+                            !target.equals(relocations.getOrDefault(id, MissingNode.getInstance()).path("home")
+                                    .asText())).toList();
+                    if (!notHome.isEmpty()) {
+                        waiting.add("the finished migration of switch epoch " + epoch + " still lists copies on "
+                                + target + " that are not home there: " + notHome);
+                    }
+                    continue;
+                }
                 if (target.equals(active) || !usable.contains(target)) {
                     continue;
                 }
                 if (phase.equals("ROLLED_BACK") && m.path("pendingDeletionCount").asInt() > 0) {
                     waiting.add("the rollback of switch epoch " + epoch + " still lists "
                             + m.path("pendingDeletionCount").asInt() + " copy/copies on " + target);
-                } else if (phase.equals("SUPERSEDED") && !Registry.copies(cluster.zkConnectString(), epoch).isEmpty()) {
-                    waiting.add("superseded switch epoch " + epoch + " still lists copies on " + target + ": "
+                } else if ((phase.equals("SUPERSEDED") || finished)
+                        && !Registry.copies(cluster.zkConnectString(), epoch).isEmpty()) {
+                    waiting.add(phase + " switch epoch " + epoch + " still lists copies on " + target + ": "
                             + Registry.copies(cluster.zkConnectString(), epoch));
                 }
             }

@@ -29,14 +29,14 @@ import org.junit.jupiter.api.Test;
  * directly: which are deleted, which stay and leave the list, which stay on it for a later pass, and when nothing is
  * touched at all.
  */
-class SupersededCopiesTest {
+class UnpromotedCopiesTest {
     private static final long B_FIRST = 1L << 32;
     private static final long C_FIRST = 2L << 32;
 
     private RegistryBed bed;
     private RegistryStore registry;
     private FakeClusters clusters;
-    private SupersededCopies copies;
+    private UnpromotedCopies copies;
     /** What the brokers reference; null: the inventory cannot be read completely now. */
     private volatile List<LedgerReference> references = List.of();
     private final LedgerInventory inventory = () -> references == null
@@ -48,7 +48,7 @@ class SupersededCopiesTest {
         bed = new RegistryBed();
         registry = bed.registry;
         clusters = bed.clusters;
-        copies = new SupersededCopies(registry, new ListedCopies(registry, bed.copier, inventory), bed.metrics);
+        copies = new UnpromotedCopies(registry, new ListedCopies(registry, bed.copier, inventory), bed.metrics);
         bed.activeClusters("a", "b", "c");
         registry.write(registry.paths().ranges(), RangeTable.bootstrap("a", 0).with(new IdRange("b", B_FIRST, 1, 0)),
                 -1).get();
@@ -205,7 +205,7 @@ class SupersededCopiesTest {
                         : super.delete(id, cluster);
             }
         };
-        SupersededCopies withFailures = new SupersededCopies(registry, new ListedCopies(registry, failing, inventory),
+        UnpromotedCopies withFailures = new UnpromotedCopies(registry, new ListedCopies(registry, failing, inventory),
                 bed.metrics);
         withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
@@ -279,13 +279,117 @@ class SupersededCopiesTest {
         process();
         assertTrue(clusters.has("b", 5));
         assertEquals(List.of(5L), list());
-        assertFalse(SupersededCopies.keepsList(registry.listMigrationStates().get(), 1));
+        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1));
         registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
                 MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.SUPERSEDED, 0))).get();
-        assertTrue(SupersededCopies.keepsList(registry.listMigrationStates().get(), 1));
-        assertFalse(SupersededCopies.keepsList(registry.listMigrationStates().get(), 2));
+        assertTrue(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1));
+        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 2));
         // superseded, but its list is not among those given: not looked at
         copies.process(registry.listMigrationStates().get(), List.of()).get();
         assertTrue(clusters.has("b", 5));
+    }
+
+    /** Switch 1 (to b) is the latest, and its migration has ended in {@code phase} at {@code finishedAt}, by run token. */
+    private void finished(Phase phase, long runToken, long finishedAt) throws Exception {
+        switchedTo("b", 1, B_FIRST);
+        MigrationState.Edit run = MigrationState.start(1, "b", "broker-1", 0).edit();
+        for (long t = 0; t < runToken; t++) {
+            run.nextRunToken();
+        }
+        MigrationState ended = run.build().moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0).moveTo(phase, finishedAt);
+        registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(ended)).get();
+    }
+
+    private void promotedToB(long... ids) throws Exception {
+        registry.updateRelocations(java.util.Arrays.stream(ids).boxed().toList(), (id, cur) -> Optional.of(
+                new Relocation(Relocation.FORMAT_VERSION, id, "b", "a", "SCHEMA", 1, 0))).get();
+    }
+
+    @Test
+    void theLatestFinishedMigrationsCopiesThatAreNotHomeLeaveItsListAndThoseThatAreHomeStayOnItForARollback()
+            throws Exception {
+        finished(Phase.DONE_WITH_FAILURES, 1, 10);
+        copied(5);
+        promotedToB(5); // home on b: a rollback flips it back, by this list
+        copied(6);
+        clusters.delete(6, "a").get(); // Pulsar deleted it before the copy was promoted; nothing references it
+        copied(7); // not promoted (its home changed meanwhile, say): a is home and holds the same ledger
+        copied(8);
+        clusters.delete(8, "a").get(); // gone at its home but referenced: it may be the last one
+        references = List.of(new LedgerReference(8, LedgerKind.SCHEMA, "t/ns/s8"));
+        listed(5, 6, 7, 8);
+        List<MigrationState> all = registry.listMigrationStates().get();
+        assertFalse(UnpromotedCopies.keepsList(all, 1), "a rollback still reads the latest switch's list");
+        assertTrue(copies.hasWork(all, List.of(1L)));
+        try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
+            copies.process(all, List.of(1L)).get();
+            assertTrue(log.messages().contains("switch epoch=1 migration finished with failures: deleted 2 "
+                    + "copy/copies it made on bookie-cluster=b and did not promote, found after it ended"),
+                    log.messages().toString());
+        }
+        assertTrue(clusters.has("b", 5), "a home");
+        assertFalse(clusters.has("b", 6), "nothing references it and nothing routes to it");
+        assertFalse(clusters.has("b", 7), "its home holds the same ledger");
+        assertTrue(clusters.has("b", 8), "referenced: cleanup decides about it");
+        assertTrue(clusters.has("a", 7));
+        assertEquals(List.of(5L), list(), "the promoted copy stays listed for a rollback; the others left the list");
+        assertEquals(List.of("b:2"), bed.deleted);
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)),
+                "settled: not read again every pass");
+
+        // a retry runs it again (a new run token) and it ends anew: looked at again
+        copied(9);
+        clusters.delete(9, "a").get();
+        listed(9);
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+        finished(Phase.DONE, 2, 20);
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        assertFalse(clusters.has("b", 9));
+        assertEquals(List.of(5L), list());
+    }
+
+    @Test
+    void theLatestFinishedMigrationsCopiesWaitWhileABrokerRoutesByAnOlderTable() throws Exception {
+        finished(Phase.DONE, 1, 10);
+        copied(6);
+        clusters.delete(6, "a").get();
+        listed(6);
+        bed.broker("broker-2", 1, "b", 0, Map.of()); // has not applied the current relocation epoch
+        registry.bumpRelocationEpoch(0, List.of()).get();
+        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        assertTrue(clusters.has("b", 6));
+        assertEquals(List.of(6L), list());
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)), "looked at again later");
+
+        bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of("b", List.of(6L))); // holds it open there
+        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        assertTrue(clusters.has("b", 6));
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+
+        bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of());
+        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        assertFalse(clusters.has("b", 6));
+        assertEquals(List.of(), list());
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+    }
+
+    @Test
+    void aFinishedMigrationsListIsWorkedOffWholeAndGoesOnceANewerSwitchIsMade() throws Exception {
+        finished(Phase.DONE, 1, 10);
+        switchedTo("c", 2, C_FIRST);
+        registry.write(registry.paths().orchestrator(2), MigrationState.start(2, "c", "broker-1", 0), -1).get();
+        copied(5);
+        promotedToB(5);
+        copied(6);
+        clusters.delete(6, "a").get();
+        listed(5, 6);
+        List<MigrationState> all = registry.listMigrationStates().get();
+        assertTrue(UnpromotedCopies.keepsList(all, 1), "switch 2 was made: switch 1 cannot be rolled back any more");
+        assertTrue(copies.hasWork(all, List.of(1L)));
+        process();
+        assertTrue(clusters.has("b", 5), "a home");
+        assertFalse(clusters.has("b", 6));
+        assertTrue(listGone(), "nothing reads the list any more");
     }
 }
