@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the project and runs the standalone launcher (io.bcswitch.launcher.Launcher): ZooKeeper,
 # bookie clusters cluster-a and cluster-b and one broker with the bookie-cluster-switch plugin, all
-# in one JVM. All arguments are passed to the launcher, e.g.
+# in one JVM, or with --processes each a JVM of its own (the broker started from a Pulsar
+# installation with the plugin installed from the distribution archive this build makes; logs under
+# bcs-launcher/target/process-cluster/). All arguments are passed to the launcher, e.g.
 #   ./run-demo.sh                      # live switch demo under load, then exit (0 = nothing lost)
+#   ./run-demo.sh --processes          # the same on separate processes (ps shows them)
 #   ./run-demo.sh --phase-seconds 3 --topics 8 --rate 100
 #   ./run-demo.sh --serve              # stay up on 6650/8080 for pulsar-admin, pulsar-client, curl
 #   ./run-demo.sh --help

@@ -1,16 +1,13 @@
 package io.bcswitch.launcher;
 
-import io.bcswitch.config.ConfigKey;
-import io.bcswitch.testkit.TestBookieCluster;
 import io.bcswitch.testkit.Ports;
-import io.bcswitch.testkit.TestCluster;
 import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Standalone launcher: one in-process ZooKeeper, bookie clusters {@code cluster-a} and
- * {@code cluster-b}, and one broker with the bookie-cluster-switch plugin and its REST servlet,
- * writing to {@code cluster-a}. With {@code --serve} it stays up for manual use; otherwise it runs
+ * Standalone launcher: ZooKeeper, bookie clusters {@code cluster-a} and {@code cluster-b}, and one broker with the
+ * bookie-cluster-switch plugin and its REST servlet, writing to {@code cluster-a}; all in this JVM, or with
+ * {@code --processes} each a process of its own started from an installation ({@link DemoCluster}). With {@code --serve} it stays up for manual use; otherwise it runs
  * a live switch to {@code cluster-b} under load and reports what the clients saw ({@link SwitchDemo}). This class
  * owns the fixture's lifecycle: start, serve, and closing it once on exit or Ctrl-C.
  */
@@ -22,7 +19,7 @@ public final class Launcher {
 
     private final Options options;
     private final PrintStream out = System.out;
-    private TestCluster cluster;
+    private DemoCluster cluster;
     private boolean closed;
 
     private Launcher(Options options) {
@@ -70,25 +67,8 @@ public final class Launcher {
         Runtime.getRuntime().addShutdownHook(new Thread(this::closeCluster, "launcher-shutdown"));
         long t0 = System.nanoTime();
         Thread watchdog = startWatchdog();
-        TestCluster started = TestCluster.builder()
-                .bookieCluster(CLUSTER_A, options.bookies)
-                .bookieCluster(CLUSTER_B, options.bookies)
-                .brokerBookieCluster(CLUSTER_A)
-                .brokers(1)
-                .plugin(true)
-                .brokerConfig(p -> {
-                    p.setProperty("brokerServicePort", Integer.toString(options.port));
-                    p.setProperty("webServicePort", Integer.toString(options.webPort));
-                    if (options.migrationRate >= 0) {
-                        p.setProperty(ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(),
-                                Long.toString(options.migrationRate));
-                    }
-                    if (options.migrationConcurrency > 0) {
-                        p.setProperty(ConfigKey.MIGRATION_CONCURRENCY.fullName(),
-                                Integer.toString(options.migrationConcurrency));
-                    }
-                })
-                .start();
+        DemoCluster started = options.processes ? ProcessDemoCluster.start(options)
+                : InProcessDemoCluster.start(options);
         watchdog.interrupt();
         synchronized (this) {
             cluster = started;
@@ -98,25 +78,27 @@ public final class Launcher {
                 return 130;
             }
         }
-        for (TestBookieCluster bk : cluster.bookieClusters()) {
-            out.println("bookie-cluster " + bk.name() + " " + bk.metadataServiceUri());
+        for (String bk : cluster.bookieClusters()) {
+            out.println("bookie-cluster " + bk + " " + cluster.metadataServiceUri(bk));
         }
-        out.println("broker-service-url " + cluster.broker(0).brokerServiceUrl());
-        out.println("web-service-url " + cluster.broker(0).webServiceUrl());
-        out.printf("(started in %.1f s, %d bookies per cluster, broker writes to %s)%n",
-                (System.nanoTime() - t0) / 1e9, options.bookies, CLUSTER_A);
+        out.println("broker-service-url " + cluster.brokerServiceUrl());
+        out.println("web-service-url " + cluster.webServiceUrl());
+        cluster.describe(out);
+        out.printf("(started in %.1f s, %s, %d bookies per cluster, broker writes to %s)%n",
+                (System.nanoTime() - t0) / 1e9, options.processes ? "each a process" : "all in this JVM",
+                options.bookies, CLUSTER_A);
         out.flush();
         return options.serve ? serve() : new SwitchDemo(cluster, options, out).run();
     }
 
     private int serve() throws InterruptedException {
-        String web = cluster.broker(0).webServiceUrl();
+        String web = cluster.webServiceUrl();
         String api = web + Rest.BASE_PATH;
-        String uriB = cluster.bookieCluster(CLUSTER_B).metadataServiceUri();
+        String uriB = cluster.metadataServiceUri(CLUSTER_B);
         out.println();
         out.println("Serving until Ctrl-C / SIGTERM. Only " + CLUSTER_A + " is registered (ACTIVE). Examples:");
         out.println("  pulsar-admin --admin-url " + web + " topics list public/default");
-        out.println("  pulsar-client --url " + cluster.broker(0).brokerServiceUrl()
+        out.println("  pulsar-client --url " + cluster.brokerServiceUrl()
                 + " produce persistent://public/default/t1 -m hello -n 10");
         out.println("  curl -s " + api + "/");
         out.println("  curl -s -X POST -H 'Content-Type: application/json' -d '{\"metadataServiceUri\": \""
@@ -159,7 +141,8 @@ public final class Launcher {
         }
         closed = true;
         if (cluster != null) {
-            System.err.println("Shutting down ZooKeeper, bookies and broker...");
+            System.err.println("Shutting down ZooKeeper, bookies and broker" + (options.processes ? " processes" : "")
+                    + "...");
             cluster.close();
         }
     }

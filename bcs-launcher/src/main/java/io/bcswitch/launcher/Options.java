@@ -8,12 +8,19 @@ import picocli.CommandLine.Option;
 /** Command-line options of the launcher (parsed with picocli, as pulsar-admin's are). */
 @Command(name = "run-demo.sh", sortOptions = false, usageHelpWidth = 110,
         description = {"Starts ZooKeeper, bookie clusters cluster-a and cluster-b and one broker with the "
-                + "bookie-cluster-switch plugin in this process. Without --serve it runs the switch demo and exits "
-                + "(0 = no message lost and the switch completed).", ""})
+                + "bookie-cluster-switch plugin, in this process or (--processes) each as a process of its own. "
+                + "Without --serve it runs the switch demo and exits (0 = no message lost and the switch "
+                + "completed).", ""})
 final class Options {
 
     @Option(names = "--serve", description = "stay up for pulsar-admin / pulsar-client / curl (Ctrl-C to stop)")
     boolean serve;
+
+    @Option(names = "--processes", description = "run ZooKeeper, every bookie and the broker each as a JVM of its own,"
+            + " the broker from a Pulsar installation with the plugin installed from this build's distribution "
+            + "archive, as production runs them (ps shows them; each writes its log under "
+            + "bcs-launcher/target/process-cluster/)")
+    boolean processes;
 
     @Option(names = "--bookies", paramLabel = "N", description = "bookies per cluster, 1..3 (default ${DEFAULT-VALUE})")
     int bookies = 2;

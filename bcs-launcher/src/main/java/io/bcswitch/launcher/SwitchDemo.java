@@ -7,8 +7,6 @@ import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
 import io.bcswitch.switching.StatusReport;
 import io.bcswitch.switching.SwitchResult;
-import io.bcswitch.testkit.TestBookieCluster;
-import io.bcswitch.testkit.TestCluster;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,7 +29,7 @@ final class SwitchDemo {
     private static final long CUTOVER_TIMEOUT_MS = 60_000;
     private static final long DRAIN_TIMEOUT_MS = 30_000;
 
-    private final TestCluster cluster;
+    private final DemoCluster cluster;
     private final Options options;
     private final PrintStream out;
     private final DemoConsole console;
@@ -53,13 +51,13 @@ final class SwitchDemo {
     private long buildStartNanos = -1;
     private long buildEndNanos = -1;
 
-    SwitchDemo(TestCluster cluster, Options options, PrintStream out) {
+    SwitchDemo(DemoCluster cluster, Options options, PrintStream out) {
         this.cluster = cluster;
         this.options = options;
         this.out = out;
         this.console = new DemoConsole(out);
         this.ledgers = new DemoLedgers(options, out);
-        this.rest = new Rest(cluster.broker(0).webServiceUrl());
+        this.rest = new Rest(cluster.webServiceUrl());
     }
 
     /** Runs the demo; 0 when nothing failed. */
@@ -86,7 +84,7 @@ final class SwitchDemo {
             console.section("REST (" + rest.url("") + ")");
             console.show(rest.get("/"));
             String register = Json.writeString(Map.of("metadataServiceUri",
-                    cluster.bookieCluster(Launcher.CLUSTER_B).metadataServiceUri()));
+                    cluster.metadataServiceUri(Launcher.CLUSTER_B)));
             Rest.Reply reg = rest.post("/" + Launcher.CLUSTER_B, register);
             console.show(reg);
             if (!reg.ok()) {
@@ -113,8 +111,8 @@ final class SwitchDemo {
                 warnings.add("final GET /status: HTTP " + finalStatus.status() + " " + finalStatus.compact(300));
             }
             Map<String, Set<Long>> onCluster = new LinkedHashMap<>();
-            for (TestBookieCluster bk : cluster.bookieClusters()) {
-                onCluster.put(bk.name(), bk.ledgerIds());
+            for (String bk : cluster.bookieClusters()) {
+                onCluster.put(bk, cluster.ledgerIds(bk));
             }
             new DemoReport(out, DemoConsole.TIME, STATUS_POLL_MS).print(new DemoReport.Results(loads, latencies,
                     failures, warnings, migration, buildStartNanos, buildEndNanos, verifyReport, switchReply,

@@ -14,12 +14,13 @@ class OptionsTest {
     void defaultsAndValuesInBothSpellings() {
         Options d = Options.parse(new String[] {""}); // what "$*" gives when run-demo.sh has no argument
         assertFalse(d.serve);
+        assertFalse(d.processes, "in this JVM unless asked");
         assertEquals(2, d.bookies);
         assertEquals(4, d.topics);
         assertEquals(5.0, d.phaseSeconds);
         assertEquals(-1, d.migrationRate);
         Options o = Options.parse(new String[] {"--serve", "--bookies", "3", "--topics=7", "--phase-seconds", "0.5",
-            "--migration-rate=1000000", "--migration-concurrency", "8", "--port", "7650", "--web-port=9080"});
+            "--migration-rate=1000000", "--migration-concurrency", "8", "--port", "7650", "--web-port=9080", "--processes"});
         assertTrue(o.serve);
         assertEquals(3, o.bookies);
         assertEquals(7, o.topics);
@@ -28,6 +29,7 @@ class OptionsTest {
         assertEquals(8, o.migrationConcurrency);
         assertEquals(7650, o.port);
         assertEquals(9080, o.webPort);
+        assertTrue(o.processes);
         assertTrue(Options.parse(new String[] {"-h"}).help);
     }
 

@@ -323,6 +323,7 @@ public final class ProcessCluster implements AutoCloseable {
         private Path serverLib;
         private Path logDir;
         private String brokerHeap = "384m";
+        private int[] firstBrokerPorts;
         private final Map<String, String> brokerConfig = new LinkedHashMap<>();
 
         private Builder() {
@@ -369,6 +370,15 @@ public final class ProcessCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The first broker's service and web ports (default: ports the fixture reserves, like every other's), for a
+         * cluster a person uses by hand on ports they know; the caller checks that they are free.
+         */
+        public Builder firstBrokerPorts(int servicePort, int webPort) {
+            this.firstBrokerPorts = new int[] {servicePort, webPort};
+            return this;
+        }
+
         /** Each broker JVM's heap (default 384m). */
         public Builder brokerHeap(String heap) {
             this.brokerHeap = heap;
@@ -394,6 +404,9 @@ public final class ProcessCluster implements AutoCloseable {
                 cluster.startZooKeeper();
                 String first = bookieClusters.keySet().iterator().next();
                 int[] ports = cluster.ports.take(2 * Math.max(1, brokers));
+                if (firstBrokerPorts != null) {
+                    System.arraycopy(firstBrokerPorts, 0, ports, 0, 2);
+                }
                 // the one-shot set-up tools side by side: each is a JVM start more than work
                 List<NodeProcess> setup = new ArrayList<>();
                 try (ZooKeeper zk = cluster.connectZooKeeper()) {
