@@ -1,43 +1,151 @@
 package io.bcswitch.launcher;
 
+import io.bcswitch.config.ConfigKey;
+import io.bcswitch.config.PulsarLine;
+import io.bcswitch.testkit.Checkout;
+import io.bcswitch.testkit.Distribution;
+import io.bcswitch.testkit.NodeProcess;
+import io.bcswitch.testkit.ProcessCluster;
+import io.bcswitch.testkit.PulsarAccess;
+import io.bcswitch.testkit.TempDirs;
+import io.bcswitch.testkit.TestCluster;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Set;
-import org.apache.pulsar.client.admin.PulsarAdmin;
-import org.apache.pulsar.client.api.PulsarClient;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.apache.bookkeeper.client.BookKeeperAdmin;
+import org.apache.bookkeeper.conf.ClientConfiguration;
 
 /**
  * What the demo runs on: ZooKeeper, bookie clusters {@code cluster-a} and {@code cluster-b} and one broker with the
- * plugin writing to {@code cluster-a}, either all in this JVM ({@link InProcessDemoCluster}) or each a process of
- * its own started from an installation ({@link ProcessDemoCluster}). Closing it stops everything it started.
+ * plugin writing to {@code cluster-a}, either all in this JVM (the test kit's {@link TestCluster}) or each a process of
+ * its own as production runs them (its {@link ProcessCluster}: the broker started by Pulsar's broker starter from an
+ * installation with the plugin installed from this build's distribution archive, broker.conf written as an operator
+ * writes it; each process logs under {@code bcs-launcher/target/process-cluster/<time>/}, which is kept). Closing it
+ * stops everything it started.
  */
-interface DemoCluster extends AutoCloseable {
+final class DemoCluster implements AutoCloseable {
+    private final PulsarAccess access;
+    private final Consumer<PrintStream> describe;
+    private final Runnable close;
 
-    /** Creates tenant {@code tenant} and its namespace; returns the namespace. */
-    String createTenant(String tenant) throws Exception;
+    private DemoCluster(PulsarAccess access, Consumer<PrintStream> describe, Runnable close) {
+        this.access = access;
+        this.describe = describe;
+        this.close = close;
+    }
 
-    /** An admin client of the broker; closed with the cluster. */
-    PulsarAdmin newAdmin() throws Exception;
+    static DemoCluster inProcess(Options options) throws Exception {
+        TestCluster c = TestCluster.builder()
+                .bookieCluster(Launcher.CLUSTER_A, options.bookies)
+                .bookieCluster(Launcher.CLUSTER_B, options.bookies)
+                .brokerBookieCluster(Launcher.CLUSTER_A)
+                .brokers(1)
+                .plugin(true)
+                .brokerConfig(p -> {
+                    p.setProperty("brokerServicePort", Integer.toString(options.port));
+                    p.setProperty("webServicePort", Integer.toString(options.webPort));
+                    pluginSettings(options).forEach(s -> p.setProperty(s[0], s[1]));
+                })
+                .start();
+        return new DemoCluster(c, out -> { }, c::close);
+    }
 
-    /** A client of the broker; closed with the cluster. */
-    PulsarClient newClient() throws Exception;
+    static DemoCluster processes(Options options) throws Exception {
+        Path archive = Distribution.archive(PulsarLine.ofThisBuild().line());
+        Path unpacked = Files.createTempDirectory("bcs-demo-plugin-");
+        Runnable deleteUnpacked = () -> {
+            try {
+                TempDirs.deleteRecursively(unpacked);
+            } catch (IOException e) {
+                System.err.println("could not delete " + unpacked + ": " + e);
+            }
+        };
+        try {
+            ProcessCluster.Builder builder = ProcessCluster.builder()
+                    .bookieCluster(Launcher.CLUSTER_A, options.bookies)
+                    .bookieCluster(Launcher.CLUSTER_B, options.bookies)
+                    .brokers(1)
+                    .plugin(Distribution.unpack(archive, unpacked))
+                    .firstBrokerPorts(options.port, options.webPort)
+                    .logDir(Checkout.moduleTarget("bcs-launcher").resolve("process-cluster")
+                            .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+            pluginSettings(options).forEach(s -> builder.brokerConfig(s[0], s[1]));
+            ProcessCluster c = builder.start();
+            return new DemoCluster(c, out -> describe(c, out), () -> {
+                c.close();
+                deleteUnpacked.run();
+            });
+        } catch (Exception | Error e) {
+            deleteUnpacked.run();
+            throw e;
+        }
+    }
 
-    String brokerServiceUrl();
+    /** The plugin settings the options give, as key and value. */
+    private static List<String[]> pluginSettings(Options options) {
+        List<String[]> out = new java.util.ArrayList<>();
+        if (options.migrationRate >= 0) {
+            out.add(new String[] {ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), Long.toString(options.migrationRate)});
+        }
+        if (options.migrationConcurrency > 0) {
+            out.add(new String[] {ConfigKey.MIGRATION_CONCURRENCY.fullName(),
+                Integer.toString(options.migrationConcurrency)});
+        }
+        return out;
+    }
 
-    String webServiceUrl();
+    /** The processes and their logs. */
+    private static void describe(ProcessCluster c, PrintStream out) {
+        out.println("processes (each a JVM; logs in " + c.logDir() + "):");
+        out.println("  " + line(c.zooKeeper()));
+        for (String name : List.of(Launcher.CLUSTER_A, Launcher.CLUSTER_B)) {
+            for (NodeProcess bookie : c.bookies(name)) {
+                out.println("  " + line(bookie));
+            }
+        }
+        for (int i = 0; i < c.brokerCount(); i++) {
+            out.println("  " + line(c.broker(i).process()) + "  installation " + c.broker(i).installation().home());
+        }
+    }
+
+    private static String line(NodeProcess p) {
+        return String.format("%-22s pid %d", p.name(), p.pid());
+    }
+
+    /** The fixture's brokers and clients. */
+    PulsarAccess access() {
+        return access;
+    }
 
     /** The bookie clusters, cluster-a (the broker's) first. */
-    List<String> bookieClusters();
-
-    /** The metadata service URI of bookie cluster {@code name}, as an operator registers it. */
-    String metadataServiceUri(String name);
+    List<String> bookieClusters() {
+        return List.of(Launcher.CLUSTER_A, Launcher.CLUSTER_B);
+    }
 
     /** Ids of the ledgers bookie cluster {@code name} holds now (read from its ledger manager). */
-    Set<Long> ledgerIds(String name) throws Exception;
+    Set<Long> ledgerIds(String name) throws Exception {
+        Set<Long> ids = new TreeSet<>();
+        try (BookKeeperAdmin admin = new BookKeeperAdmin(new ClientConfiguration()
+                .setMetadataServiceUri(access.metadataServiceUri(name)))) {
+            admin.listLedgers().forEach(ids::add);
+        }
+        return ids;
+    }
 
-    /** Says what runs where (the processes and their logs, for a process cluster); nothing for one in-process. */
-    void describe(PrintStream out);
+    /** Says what runs where (the processes and their logs); nothing for a cluster in this JVM. */
+    void describe(PrintStream out) {
+        describe.accept(out);
+    }
 
     @Override
-    void close();
+    public void close() {
+        close.run();
+    }
 }

@@ -67,8 +67,7 @@ public final class Launcher {
         Runtime.getRuntime().addShutdownHook(new Thread(this::closeCluster, "launcher-shutdown"));
         long t0 = System.nanoTime();
         Thread watchdog = startWatchdog();
-        DemoCluster started = options.processes ? ProcessDemoCluster.start(options)
-                : InProcessDemoCluster.start(options);
+        DemoCluster started = options.processes ? DemoCluster.processes(options) : DemoCluster.inProcess(options);
         watchdog.interrupt();
         synchronized (this) {
             cluster = started;
@@ -79,10 +78,10 @@ public final class Launcher {
             }
         }
         for (String bk : cluster.bookieClusters()) {
-            out.println("bookie-cluster " + bk + " " + cluster.metadataServiceUri(bk));
+            out.println("bookie-cluster " + bk + " " + cluster.access().metadataServiceUri(bk));
         }
-        out.println("broker-service-url " + cluster.brokerServiceUrl());
-        out.println("web-service-url " + cluster.webServiceUrl());
+        out.println("broker-service-url " + cluster.access().broker(0).brokerServiceUrl());
+        out.println("web-service-url " + cluster.access().broker(0).webServiceUrl());
         cluster.describe(out);
         out.printf("(started in %.1f s, %s, %d bookies per cluster, broker writes to %s)%n",
                 (System.nanoTime() - t0) / 1e9, options.processes ? "each a process" : "all in this JVM",
@@ -92,13 +91,13 @@ public final class Launcher {
     }
 
     private int serve() throws InterruptedException {
-        String web = cluster.webServiceUrl();
+        String web = cluster.access().broker(0).webServiceUrl();
         String api = web + Rest.BASE_PATH;
-        String uriB = cluster.metadataServiceUri(CLUSTER_B);
+        String uriB = cluster.access().metadataServiceUri(CLUSTER_B);
         out.println();
         out.println("Serving until Ctrl-C / SIGTERM. Only " + CLUSTER_A + " is registered (ACTIVE). Examples:");
         out.println("  pulsar-admin --admin-url " + web + " topics list public/default");
-        out.println("  pulsar-client --url " + cluster.brokerServiceUrl()
+        out.println("  pulsar-client --url " + cluster.access().broker(0).brokerServiceUrl()
                 + " produce persistent://public/default/t1 -m hello -n 10");
         out.println("  curl -s " + api + "/");
         out.println("  curl -s -X POST -H 'Content-Type: application/json' -d '{\"metadataServiceUri\": \""

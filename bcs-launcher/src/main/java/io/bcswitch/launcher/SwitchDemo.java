@@ -57,16 +57,16 @@ final class SwitchDemo {
         this.out = out;
         this.console = new DemoConsole(out);
         this.ledgers = new DemoLedgers(options, out);
-        this.rest = new Rest(cluster.webServiceUrl());
+        this.rest = new Rest(cluster.access().broker(0).webServiceUrl());
     }
 
     /** Runs the demo; 0 when nothing failed. */
     int run() throws Exception {
-        String namespace = cluster.createTenant("demo");
-        PulsarAdmin admin = cluster.newAdmin();
+        String namespace = cluster.access().createTenant("demo");
+        PulsarAdmin admin = cluster.access().newAdmin();
         // Keep every ledger so that the report can show where each one lives after the switch.
         admin.namespaces().setRetention(namespace, new RetentionPolicies(-1, -1));
-        PulsarClient client = cluster.newClient();
+        PulsarClient client = cluster.access().newClient();
         try {
             ledgers.create(client, admin, namespace);
             for (int i = 0; i < options.topics; i++) {
@@ -84,7 +84,7 @@ final class SwitchDemo {
             console.section("REST (" + rest.url("") + ")");
             console.show(rest.get("/"));
             String register = Json.writeString(Map.of("metadataServiceUri",
-                    cluster.metadataServiceUri(Launcher.CLUSTER_B)));
+                    cluster.access().metadataServiceUri(Launcher.CLUSTER_B)));
             Rest.Reply reg = rest.post("/" + Launcher.CLUSTER_B, register);
             console.show(reg);
             if (!reg.ok()) {

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * everything else lives in a temp directory that {@link #close()} deletes. {@link #close()} kills every process the
  * fixture started, also after a failed test, and so does a shutdown hook if the test JVM is stopped first.
  */
-public final class ProcessCluster implements AutoCloseable {
+public final class ProcessCluster implements AutoCloseable, PulsarAccess {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
@@ -101,6 +101,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     /** {@code zk+hierarchical://127.0.0.1:<port>/bk/<name>/ledgers} */
+    @Override
     public String metadataServiceUri(String bookieCluster) {
         String uri = bookieUris.get(bookieCluster);
         if (uri == null) {
@@ -134,6 +135,7 @@ public final class ProcessCluster implements AutoCloseable {
         zooKeeper.awaitPort(zkPort, START_TIMEOUT);
     }
 
+    @Override
     public ProcessBroker broker(int i) {
         return brokers.get(i);
     }
@@ -148,16 +150,19 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     /** A client against broker 0; closed by {@link #close()} if the caller has not done so. */
+    @Override
     public PulsarClient newClient() throws PulsarClientException {
         return clients.newClient();
     }
 
     /** An admin client against broker 0; closed by {@link #close()} if the caller has not done so. */
+    @Override
     public PulsarAdmin newAdmin() throws PulsarClientException {
         return clients.newAdmin();
     }
 
     /** Creates tenant {@code tenant} and namespace {@code <tenant>/ns}; returns the namespace. */
+    @Override
     public String createTenant(String tenant) throws PulsarAdminException, PulsarClientException {
         return clients.createTenant(tenant);
     }

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <p>Everything lives in one temp directory that {@link #close()} deletes. The fixture holds no
  * static state; several can run in one JVM. Not thread-safe: drive it from the test thread.
  */
-public final class TestCluster implements AutoCloseable {
+public final class TestCluster implements AutoCloseable, PulsarAccess {
 
     private static final Logger LOG = LoggerFactory.getLogger(TestCluster.class);
     private static final Duration ZK_CONNECT_TIMEOUT = Duration.ofSeconds(30);
@@ -104,12 +104,18 @@ public final class TestCluster implements AutoCloseable {
         return cluster;
     }
 
+    @Override
+    public String metadataServiceUri(String bookieCluster) {
+        return bookieCluster(bookieCluster).metadataServiceUri();
+    }
+
     /** All bookie clusters, in builder order. */
     public List<TestBookieCluster> bookieClusters() {
         return List.copyOf(bookieClusters.values());
     }
 
     /** The {@code i}-th broker (0-based). */
+    @Override
     public TestBroker broker(int i) {
         return brokers.get(i);
     }
@@ -129,11 +135,13 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /** A client against broker 0; closed by {@link #close()} if the caller has not done so. */
+    @Override
     public PulsarClient newClient() throws PulsarClientException {
         return clients.newClient();
     }
 
     /** An admin client against broker 0; closed by {@link #close()} if the caller has not done so. */
+    @Override
     public PulsarAdmin newAdmin() throws PulsarClientException {
         return clients.newAdmin();
     }
@@ -144,6 +152,7 @@ public final class TestCluster implements AutoCloseable {
      *
      * @return {@code <tenant>/ns}
      */
+    @Override
     public String createTenant(String tenant) throws PulsarAdminException, PulsarClientException {
         return clients.createTenant(tenant);
     }
