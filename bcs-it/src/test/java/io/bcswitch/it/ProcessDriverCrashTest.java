@@ -113,6 +113,9 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
             roller.start();
             rest(resumer).awaitEveryBrokerRecorded();
             rest(resumer).awaitCutoverComplete();
+            // the switch back's own migration (to cluster-a) may still promote: verify reads a settled cluster
+            JsonNode back = rest(resumer).awaitMigrationFinished();
+            log.info("DRIVER the switch back's migration: {}", back);
             assertVerifyClean(rest(resumer), "after the rollback's broker was killed");
 
             // 3. a switch again (to a third cluster: cluster-b's bookies refuse for days the ids of the copies the

@@ -110,8 +110,12 @@ public abstract class ProcessClusterTestBase {
         throw new AssertionError(brokerId + " is none of the brokers: " + why);
     }
 
-    /** verify through {@code rest} finds nothing wrong, checked everything, and saw referenced ledgers. */
+    /**
+     * verify through {@code rest} finds nothing wrong, checked everything, and saw referenced ledgers, once every
+     * broker routes with the current relocation epoch (one just started may not yet, which verify names).
+     */
     protected static void assertVerifyClean(Rest rest, String when) {
+        rest.awaitRelocationsApplied();
         JsonNode v = rest.get("/verify").json();
         LOG.info("verify {}: {}", when, v);
         if (!v.get("ok").asBoolean()) {

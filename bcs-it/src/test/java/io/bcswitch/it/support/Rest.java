@@ -113,6 +113,18 @@ public final class Rest {
                 .until(() -> status().get("cutoverComplete").asBoolean());
     }
 
+    /**
+     * Waits (60 s at most) until every live broker routes with the current relocation epoch: a broker that has just
+     * (re)started publishes its record before it has applied the epoch, and verify names that until it has.
+     */
+    public void awaitRelocationsApplied() {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    JsonNode pending = status().get("relocationPendingBrokers");
+                    return pending != null && pending.isEmpty();
+                });
+    }
+
     /** Waits (120 s at most) until the latest switch's migration has finished; returns its state. */
     public JsonNode awaitMigrationFinished() {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
