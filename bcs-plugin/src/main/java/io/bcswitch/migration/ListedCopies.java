@@ -71,6 +71,16 @@ final class ListedCopies {
      */
     CompletableFuture<Worked> workOff(long epoch, String target, Map<Integer, List<Long>> chunks,
                                       Map<Long, CompletableFuture<Look>> looks, String what) {
+        return workOff(epoch, target, chunks, looks, what, id -> CompletableFuture.completedFuture(true));
+    }
+
+    /**
+     * As {@link #workOff(long, String, Map, Map, String)}, asking {@code mayDelete} right before each delete: a copy
+     * it says no to is not deleted and stays listed, for a later pass.
+     */
+    CompletableFuture<Worked> workOff(long epoch, String target, Map<Integer, List<Long>> chunks,
+                                      Map<Long, CompletableFuture<Look>> looks, String what,
+                                      java.util.function.Function<Long, CompletableFuture<Boolean>> mayDelete) {
         AtomicInteger deleted = new AtomicInteger();
         return CompletableFuture.allOf(looks.values().toArray(CompletableFuture[]::new))
                 .thenCompose(v -> unreferencedAlone(looks)).thenCompose(unreferenced -> {
@@ -78,12 +88,13 @@ final class ListedCopies {
             for (Map.Entry<Integer, List<Long>> chunk : chunks.entrySet()) {
                 List<CompletableFuture<Long>> kept = new ArrayList<>();
                 for (long id : chunk.getValue()) {
-                    kept.add(settle(epoch, id, target, looks.get(id).join(), unreferenced, what).thenApply(s -> {
-                        if (s == Settled.DELETED) {
-                            deleted.incrementAndGet();
-                        }
-                        return s == Settled.LATER ? (Long) id : null;
-                    }));
+                    kept.add(settle(epoch, id, target, looks.get(id).join(), unreferenced, what, mayDelete)
+                            .thenApply(s -> {
+                                if (s == Settled.DELETED) {
+                                    deleted.incrementAndGet();
+                                }
+                                return s == Settled.LATER ? (Long) id : null;
+                            }));
                 }
                 each.add(CompletableFuture.allOf(kept.toArray(CompletableFuture[]::new)).thenCompose(v -> {
                     List<Long> rest = kept.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList();
@@ -148,7 +159,8 @@ final class ListedCopies {
      * (from {@link #unreferencedAlone}) say; {@code what} names the list in log lines ("rollback", "superseded").
      */
     private CompletableFuture<Settled> settle(long epoch, long id, String target, Look look, Set<Long> unreferenced,
-                                      String what) {
+                                      String what,
+                                      java.util.function.Function<Long, CompletableFuture<Boolean>> mayDelete) {
         switch (look) {
             case NOT_ONE:
                 return CompletableFuture.completedFuture(Settled.DROPPED);
@@ -166,7 +178,8 @@ final class ListedCopies {
             default:
                 break;
         }
-        return copier.delete(id, target).thenApply(v -> Settled.DELETED).exceptionally(e -> {
+        return mayDelete.apply(id).thenCompose(may -> !may ? CompletableFuture.completedFuture(Settled.LATER)
+                : copier.delete(id, target).thenApply(v -> Settled.DELETED)).exceptionally(e -> {
             log.warn("switch epoch={} {}: ledger={} bookie-cluster={}: cannot delete its copy yet: {}", epoch, what,
                     id, target, Failures.unwrap(e).toString());
             return Settled.LATER;

@@ -67,17 +67,23 @@ final class UnpromotedCopies {
 
     /**
      * Whether switch {@code epoch}'s copy list is one this class works off whole and then drops: a superseded
-     * migration's, or a finished one's that a newer switch made impossible to roll back.
+     * migration's, or a finished one's that a newer switch made impossible to roll back, unless its target is the
+     * {@code active} cluster again: the migration to it then takes over what is there (its BUILD finds those copies
+     * present and lists them, the end of its PROMOTE looks at every ledger there that is not home), and a list kept
+     * until that cluster is left again would be read, under the lock, at every pass meanwhile.
      */
-    static boolean keepsList(List<MigrationState> all, long epoch) {
+    static boolean keepsList(List<MigrationState> all, long epoch, String active) {
         long latest = latest(all);
         return all.stream().anyMatch(s -> s.switchEpoch() == epoch && (s.phase() == Phase.SUPERSEDED
-                || finished(s) && epoch < latest));
+                || finished(s) && epoch < latest && !s.target().equals(active)));
     }
 
-    /** Whether a pass has anything to do here, given the epochs that have a copy list ({@code listed}). */
-    boolean hasWork(List<MigrationState> all, List<Long> listed) {
-        return listed.stream().anyMatch(e -> keepsList(all, e)) || latestToLookAt(all, listed).isPresent();
+    /**
+     * Whether a pass has anything to do here, given the epochs that have a copy list ({@code listed}) and the
+     * {@code active} cluster.
+     */
+    boolean hasWork(List<MigrationState> all, List<Long> listed, String active) {
+        return listed.stream().anyMatch(e -> keepsList(all, e, active)) || latestToLookAt(all, listed).isPresent();
     }
 
     private static long latest(List<MigrationState> all) {
@@ -100,10 +106,10 @@ final class UnpromotedCopies {
      * as far as each can go now; one that cannot (its cluster does not answer) holds up none of the others. Under
      * the lock. Never fails.
      */
-    CompletableFuture<Void> process(List<MigrationState> all, List<Long> listed) {
+    CompletableFuture<Void> process(List<MigrationState> all, List<Long> listed, String active) {
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (MigrationState s : all) {
-            if (listed.contains(s.switchEpoch()) && keepsList(all, s.switchEpoch())) {
+            if (listed.contains(s.switchEpoch()) && keepsList(all, s.switchEpoch(), active)) {
                 chain = chain.thenCompose(v -> workOff(s).exceptionally(e -> {
                     log.warn("switch epoch={} {}: deleting its copies on bookie-cluster={} waits for the next pass: {}",
                             s.switchEpoch(), what(s), s.target(), Failures.unwrap(e).toString());
@@ -150,7 +156,7 @@ final class UnpromotedCopies {
                     RegistryView now = view.withFresh(fresh);
                     Map<Integer, List<Long>> unpromoted = new TreeMap<>();
                     chunks.forEach((chunk, in) -> {
-                        List<Long> rest = in.stream().filter(id -> !notACopyToDelete(now, id, target)).toList();
+                        List<Long> rest = in.stream().filter(id -> !homeOrOwn(now, id, target)).toList();
                         if (!rest.isEmpty()) {
                             unpromoted.put(chunk, rest);
                         }
@@ -164,9 +170,12 @@ final class UnpromotedCopies {
                             + "there; looking at whether each copy is still there and needed", epoch, what(s), named,
                             target);
                     Map<Long, CompletableFuture<Look>> looks = new TreeMap<>();
-                    named.forEach(id -> looks.put(id, look(now, brokers, id, target,
-                            "copy a finished migration made and did not promote")));
-                    return listed.workOff(epoch, target, unpromoted, looks, "migration " + what(s)).thenAccept(w -> {
+                    named.forEach(id -> looks.put(id, !brokers.holdingOpen(target, id).isEmpty()
+                            ? CompletableFuture.completedFuture(Look.LATER) // a broker still reads it there
+                            : listed.look(id, target, now.home(id).orElse(null),
+                                    "copy a finished migration made and did not promote")));
+                    return listed.workOff(epoch, target, unpromoted, looks, "migration " + what(s),
+                            id -> stillUnpromoted(s, id)).thenAccept(w -> {
                         metrics.deleted(target, w.deleted());
                         if (w.deleted() > 0) {
                             log.warn("switch epoch={} migration {}: deleted {} copy/copies it made on bookie-cluster={}"
@@ -180,6 +189,30 @@ final class UnpromotedCopies {
                 });
             });
         }));
+    }
+
+    /**
+     * The ledger {@code id} on the latest switch's target is its home there or the target's own: it stays, and stays
+     * listed (a rollback flips the homes back by this list). Unlike {@link #notACopyToDelete}, a relocation that goes
+     * back to the target on a rollback does not keep it: such a relocation is an older switch's (this switch's
+     * promotions to its target are homes there), and only the latest switch can be rolled back.
+     */
+    private static boolean homeOrOwn(RegistryView view, long id, String target) {
+        return view.home(id).map(target::equals).orElse(false)
+                || view.ranges().owner(id).map(target::equals).orElse(false);
+    }
+
+    /**
+     * Right before a copy of {@code s}'s list is deleted from the active cluster: the migration is still the one that
+     * ended so (a retry, which takes the lock, ends it anew with another run token; a broker whose lock expired may be
+     * the one asking) and the ledger is still not home there. Read from the store now.
+     */
+    private CompletableFuture<Boolean> stillUnpromoted(MigrationState s, long id) {
+        return registry.read(registry.paths().orchestrator(s.switchEpoch()), MigrationState.class).thenCompose(now ->
+                !now.present() || now.value().phase() != s.phase() || now.value().runToken() != s.runToken()
+                        || now.value().finishedAt() != s.finishedAt() ? CompletableFuture.completedFuture(false)
+                        : registry.readRelocations(List.of(id)).thenApply(r -> r.getOrDefault(id, Optional.empty())
+                                .map(x -> !x.home().equals(s.target())).orElse(true)));
     }
 
     private CompletableFuture<Void> workOff(MigrationState s) {
@@ -217,7 +250,9 @@ final class UnpromotedCopies {
                 target, "copy a " + what(s) + " migration made"))));
         return listed.workOff(epoch, target, chunks, looks, what(s)).thenCompose(w -> {
             metrics.deleted(target, w.deleted());
-            if (w.deleted() > 0 || w.remaining() == 0) { // (nothing said of a list that only waits, every pass)
+            // nothing said of a list that only waits (every pass), nor of a finished migration's that held only
+            // copies that became home (the usual end of every switch's list)
+            if (w.deleted() > 0 || w.remaining() == 0 && s.phase() == Phase.SUPERSEDED) {
                 log.info("switch epoch={} {}: deleted {} copy/copies its migration made on bookie-cluster={} "
                         + "and never promoted, {} left", epoch, what(s), w.deleted(), target, w.remaining());
             }

@@ -75,6 +75,11 @@ class UnpromotedCopiesTest {
                 clusters.copyMetadata(clusters.get("a", id).custom(), "a")));
     }
 
+    /** The active cluster: the switch directive's target. */
+    private String active() throws Exception {
+        return registry.readDirective().get().value().target();
+    }
+
     private void listed(long... ids) throws Exception {
         registry.appendCopies(1, 0, java.util.Arrays.stream(ids).boxed().toList()).get();
     }
@@ -85,7 +90,7 @@ class UnpromotedCopiesTest {
      */
     private void process() throws Exception {
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
-            copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+            copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
             List<String> failed = log.messages().stream().filter(m -> m.contains("waits for the next pass")).toList();
             assertEquals(List.of(), failed);
         }
@@ -207,9 +212,9 @@ class UnpromotedCopiesTest {
         };
         UnpromotedCopies withFailures = new UnpromotedCopies(registry, new ListedCopies(registry, failing, inventory),
                 bed.metrics);
-        withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        withFailures.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
-            withFailures.process(registry.listMigrationStates().get(), List.of(1L)).get();
+            withFailures.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
             assertEquals(List.of(), log.messages().stream().filter(m -> m.contains("superseded: deleted")).toList(),
                     "a list that only waits is not logged every pass");
         }
@@ -279,13 +284,13 @@ class UnpromotedCopiesTest {
         process();
         assertTrue(clusters.has("b", 5));
         assertEquals(List.of(5L), list());
-        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1));
+        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1, active()));
         registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
                 MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.SUPERSEDED, 0))).get();
-        assertTrue(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1));
-        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 2));
+        assertTrue(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1, active()));
+        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 2, active()));
         // superseded, but its list is not among those given: not looked at
-        copies.process(registry.listMigrationStates().get(), List.of()).get();
+        copies.process(registry.listMigrationStates().get(), List.of(), active()).get();
         assertTrue(clusters.has("b", 5));
     }
 
@@ -319,10 +324,10 @@ class UnpromotedCopiesTest {
         references = List.of(new LedgerReference(8, LedgerKind.SCHEMA, "t/ns/s8"));
         listed(5, 6, 7, 8);
         List<MigrationState> all = registry.listMigrationStates().get();
-        assertFalse(UnpromotedCopies.keepsList(all, 1), "a rollback still reads the latest switch's list");
-        assertTrue(copies.hasWork(all, List.of(1L)));
+        assertFalse(UnpromotedCopies.keepsList(all, 1, active()), "a rollback still reads the latest switch's list");
+        assertTrue(copies.hasWork(all, List.of(1L), active()));
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
-            copies.process(all, List.of(1L)).get();
+            copies.process(all, List.of(1L), active()).get();
             assertTrue(log.messages().contains("switch epoch=1 migration finished with failures: deleted 2 "
                     + "copy/copies it made on bookie-cluster=b and did not promote, found after it ended"),
                     log.messages().toString());
@@ -334,17 +339,17 @@ class UnpromotedCopiesTest {
         assertTrue(clusters.has("a", 7));
         assertEquals(List.of(5L), list(), "the promoted copy stays listed for a rollback; the others left the list");
         assertEquals(List.of("b:2"), bed.deleted);
-        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)),
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()),
                 "settled: not read again every pass");
 
         // a retry runs it again (a new run token) and it ends anew: looked at again
         copied(9);
         clusters.delete(9, "a").get();
         listed(9);
-        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
         finished(Phase.DONE, 2, 20);
-        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
-        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
+        copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertFalse(clusters.has("b", 9));
         assertEquals(List.of(5L), list());
     }
@@ -357,21 +362,21 @@ class UnpromotedCopiesTest {
         listed(6);
         bed.broker("broker-2", 1, "b", 0, Map.of()); // has not applied the current relocation epoch
         registry.bumpRelocationEpoch(0, List.of()).get();
-        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6));
         assertEquals(List.of(6L), list());
-        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)), "looked at again later");
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()), "looked at again later");
 
         bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of("b", List.of(6L))); // holds it open there
-        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6));
-        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
 
         bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of());
-        copies.process(registry.listMigrationStates().get(), List.of(1L)).get();
+        copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertFalse(clusters.has("b", 6));
         assertEquals(List.of(), list());
-        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L)));
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
     }
 
     @Test
@@ -385,11 +390,74 @@ class UnpromotedCopiesTest {
         clusters.delete(6, "a").get();
         listed(5, 6);
         List<MigrationState> all = registry.listMigrationStates().get();
-        assertTrue(UnpromotedCopies.keepsList(all, 1), "switch 2 was made: switch 1 cannot be rolled back any more");
-        assertTrue(copies.hasWork(all, List.of(1L)));
+        assertTrue(UnpromotedCopies.keepsList(all, 1, active()),
+                "switch 2 was made: switch 1 cannot be rolled back any more");
+        assertTrue(copies.hasWork(all, List.of(1L), active()));
         process();
         assertTrue(clusters.has("b", 5), "a home");
         assertFalse(clusters.has("b", 6));
         assertTrue(listGone(), "nothing reads the list any more");
+    }
+
+    @Test
+    void aFinishedListWhoseTargetIsActiveAgainIsNotKeptForItsNextMigrationTakesOverThere() throws Exception {
+        finished(Phase.DONE, 1, 10);
+        registry.write(registry.paths().orchestrator(2), MigrationState.start(2, "c", "broker-1", 0)
+                .moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0).moveTo(Phase.DONE, 20), -1).get();
+        registry.write(registry.paths().orchestrator(3), MigrationState.start(3, "b", "broker-1", 0), -1).get();
+        switchedTo("b", 3, 3L << 32); // b, switch 1's target, is active again
+        copied(6);
+        listed(6);
+        List<MigrationState> all = registry.listMigrationStates().get();
+        assertFalse(UnpromotedCopies.keepsList(all, 1, "b"), "b's own migration takes over what is there");
+        assertFalse(copies.hasWork(all, List.of(1L), "b"), "no lock taken every pass while b stays active");
+        assertTrue(UnpromotedCopies.keepsList(all, 1, "c"), "once b is left again, it is worked off");
+    }
+
+    @Test
+    void aCopyTheLatestFinishedMigrationListsIsLookedAtAlsoWhenAnOlderRelocationGoesBackToItsTarget()
+            throws Exception {
+        finished(Phase.DONE_WITH_FAILURES, 1, 10);
+        // ledger 12 was made home on b by an older switch, then moved on to c (which a rollback of that older switch,
+        // impossible now, would have undone to b); switch 1 found b's copy present but did not promote it
+        copied(12);
+        clusters.put("c", 12L, clusters.get("b", 12L));
+        registry.updateRelocations(List.of(12L), (id, cur) -> Optional.of(new Relocation(Relocation.FORMAT_VERSION,
+                12, "c", "a", "SCHEMA", 0, 0, "b", 0L))).get();
+        listed(12);
+        copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
+        assertFalse(clusters.has("b", 12), "its home c holds the same ledger; nothing can route to b's copy any more");
+        assertTrue(clusters.has("c", 12));
+        assertEquals(List.of(), list());
+    }
+
+    @Test
+    void aCopyIsNotDeletedFromTheActiveClusterWhenTheMigrationRanAgainWhileItWasLookedAt() throws Exception {
+        finished(Phase.DONE, 1, 10);
+        copied(6);
+        clusters.delete(6, "a").get();
+        listed(6);
+        // a broker whose lock expired while it looked: another took the lock and ran the migration again (a retry),
+        // which finds the copy present and may promote it
+        LedgerCopier retriedMeanwhile = new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                if (id == 6 && cluster.equals("b")) {
+                    try {
+                        finished(Phase.DONE, 2, 30);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return super.facts(id, cluster);
+            }
+        };
+        UnpromotedCopies racing = new UnpromotedCopies(registry, new ListedCopies(registry, retriedMeanwhile,
+                inventory), bed.metrics);
+        MigrationState before = registry.listMigrationStates().get().get(0);
+        racing.process(List.of(before), List.of(1L), active()).get();
+        assertTrue(clusters.has("b", 6), "the run that ended anew decides about it");
+        assertEquals(List.of(6L), list());
+        assertTrue(racing.hasWork(List.of(before), List.of(1L), active()), "not settled: looked at again");
     }
 }
