@@ -41,16 +41,34 @@ final class DeletedLedgerCopies {
 
     /** @param token the run's: a run that lost the migration looks for nothing */
     CompletableFuture<Void> discard(long token) {
+        return discard(token, Set.of());
+    }
+
+    /**
+     * @param token the run's: a run that lost the migration looks for nothing
+     * @param gone  the ledgers PROMOTE found deleted at the cluster they were copied from: one whose copy is not
+     *              deleted here is said, with why (a finished migration's copies are looked at once more later)
+     */
+    CompletableFuture<Void> discard(long token, Set<Long> gone) {
         // every ledger on the target that it did not issue itself, and that is not home there, may be such a copy:
         // the run's own lists would miss one an interrupted run made but had not recorded yet
         return o.stillMine(epoch, token).thenCompose(mine -> !mine ? notMine(token)
                 : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
                     List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
                             && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();
+                    Set<Long> listed = new HashSet<>(ids);
+                    for (long id : new java.util.TreeSet<>(gone)) {
+                        if (!candidates.contains(id)) {
+                            log.info("switch epoch={} ledger={} bookie-cluster={}: its copy is not looked at here: {}",
+                                    epoch, id, target, listed.contains(id) ? "home " + view.home(id).orElse("(none)")
+                                            + ", issued by " + view.ranges().owner(id).orElse("(none)")
+                                            : "not among the " + ids.size() + " ledgers listed there");
+                        }
+                    }
                     List<Long> promoted = ids.stream().filter(id -> view.home(id).map(target::equals).orElse(false)
                             && !view.ranges().owner(id).map(target::equals).orElse(false)
                             && view.relocations().get(id).switchEpoch() == epoch).sorted().toList();
-                    return discardUnpromoted(view, candidates).thenCompose(x -> discardPromoted(promoted));
+                    return discardUnpromoted(view, candidates, gone).thenCompose(x -> discardPromoted(promoted));
                 })).exceptionally(e -> {
                     log.warn("switch epoch={} bookie-cluster={}: copies of ledgers deleted meanwhile not looked for "
                             + "(they stay until the next run): {}", epoch, target, e.toString());
@@ -124,13 +142,13 @@ final class DeletedLedgerCopies {
     }
 
     /** Copies on the target, not home there, whose ledger is gone from its home and from where it was copied. */
-    private CompletableFuture<Void> discardUnpromoted(RegistryView view, List<Long> candidates) {
+    private CompletableFuture<Void> discardUnpromoted(RegistryView view, List<Long> candidates, Set<Long> gone) {
         if (candidates.isEmpty()) {
             return CompletableFuture.<Void>completedFuture(null);
         }
         return o.registry().readRelocations(candidates).thenApply(view::withFresh).thenCompose(fresh ->
                 Windows.map(candidates, Math.max(1, o.concurrency()),
-                        id -> discardIfDeleted(id, fresh).exceptionally(e -> {
+                        id -> discardIfDeleted(id, fresh, gone.contains(id)).exceptionally(e -> {
                             log.warn("switch epoch={} ledger={} bookie-cluster={}: could not tell whether "
                                     + "its copy is left over from a deleted ledger; it stays: {}", epoch,
                                     id, target, e.toString());
@@ -145,21 +163,26 @@ final class DeletedLedgerCopies {
                         }));
     }
 
-    private CompletableFuture<Boolean> discardIfDeleted(long id, RegistryView view) {
+    /** @param said whether to say why the copy stays, if it does (PROMOTE found its ledger deleted) */
+    private CompletableFuture<Boolean> discardIfDeleted(long id, RegistryView view, boolean said) {
         Optional<String> home = view.home(id);
         if (home.isEmpty() || home.get().equals(target)
                 || view.ranges().owner(id).map(target::equals).orElse(false)) {
-            return CompletableFuture.completedFuture(false);
+            return stays(said, id, "home " + home.orElse("(none)") + " (read again)");
         }
         return o.copier().facts(id, target).thenCompose(copy -> {
             String copyOf = copy.map(LedgerCopier.LedgerFacts::copyOf).orElse(null);
             if (copyOf == null) {
-                return CompletableFuture.completedFuture(false); // no copy (or not ours): nothing to do
+                // no copy (or not ours): nothing to do
+                return stays(said, id, copy.isEmpty() ? "no ledger there" : "not marked as a copy");
             }
             return o.copier().facts(id, home.get()).thenCombine(o.copier().facts(id, copyOf),
-                    (atHome, atSource) -> atHome.isEmpty() && atSource.isEmpty()).thenCompose(gone -> {
-                        if (!gone) {
-                            return CompletableFuture.completedFuture(false);
+                    (atHome, atSource) -> atHome.isEmpty() && atSource.isEmpty() ? ""
+                            : (atHome.isPresent() ? "still on its home " + home.get() : "")
+                            + (atSource.isPresent() ? " still on " + copyOf + ", which it was copied from" : ""))
+                    .thenCompose(still -> {
+                        if (!still.isEmpty()) {
+                            return stays(said, id, still.trim());
                         }
                         log.info("switch epoch={} ledger={} bookie-cluster={}: deleting its copy: Pulsar deleted "
                                 + "the ledger (no longer on {}) before the copy became its home", epoch, id, target,
@@ -167,5 +190,12 @@ final class DeletedLedgerCopies {
                         return o.copier().delete(id, target).thenApply(v -> true);
                     });
         });
+    }
+
+    private CompletableFuture<Boolean> stays(boolean said, long id, String why) {
+        if (said) {
+            log.info("switch epoch={} ledger={} bookie-cluster={}: its copy stays: {}", epoch, id, target, why);
+        }
+        return CompletableFuture.completedFuture(false);
     }
 }

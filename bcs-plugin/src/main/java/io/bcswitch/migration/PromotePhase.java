@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,7 @@ final class PromotePhase {
         return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
                 // a run that stopped (superseded, rolled back, taken over) concludes nothing: what it did is recorded
                 : o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? progress.persist(tally, s -> s)
-                : deletedCopies.discard(tally.token).thenCompose(x -> homes.verify(tally))
+                : deletedCopies.discard(tally.token, Set.copyOf(tally.gone)).thenCompose(x -> homes.verify(tally))
                         .thenCompose(x -> finish(tally))))
                 .thenAccept(s -> log.info("switch epoch={} migration to bookie-cluster={} {}: {} promoted, {} "
                         + "failed, {} skipped, {} collisions, {} not promoted", epoch, target, s.phase(), s.promoted(),
