@@ -46,8 +46,9 @@ final class DeletedLedgerCopies {
 
     /**
      * @param token the run's: a run that lost the migration looks for nothing
-     * @param gone  the ledgers PROMOTE found deleted at the cluster they were copied from: one whose copy is not
-     *              deleted here is said, with why (a finished migration's copies are looked at once more later)
+     * @param gone  the ledgers the run found gone from the cluster it copies them from (at BUILD or at PROMOTE): one
+     *              whose copy is there and is not deleted here is said, with why (a finished migration's copies are
+     *              looked at once more later)
      */
     CompletableFuture<Void> discard(long token, Set<Long> gone) {
         // every ledger on the target that it did not issue itself, and that is not home there, may be such a copy:
@@ -56,13 +57,14 @@ final class DeletedLedgerCopies {
                 : RegistryView.read(o.registry()).thenCompose(view -> o.copier().list(target).thenCompose(ids -> {
                     List<Long> candidates = ids.stream().filter(id -> !view.home(id).map(target::equals).orElse(true)
                             && !view.ranges().owner(id).map(target::equals).orElse(false)).sorted().toList();
-                    Set<Long> listed = new HashSet<>(ids);
+                    // (a ledger gone from its source before it was copied has no copy here: nothing to say)
+                    Set<Long> looked = new HashSet<>(candidates);
+                    Set<Long> there = new HashSet<>(ids);
                     for (long id : new java.util.TreeSet<>(gone)) {
-                        if (!candidates.contains(id)) {
-                            log.info("switch epoch={} ledger={} bookie-cluster={}: its copy is not looked at here: {}",
-                                    epoch, id, target, listed.contains(id) ? "home " + view.home(id).orElse("(none)")
-                                            + ", issued by " + view.ranges().owner(id).orElse("(none)")
-                                            : "not among the " + ids.size() + " ledgers listed there");
+                        if (!looked.contains(id) && there.contains(id)) {
+                            log.info("switch epoch={} ledger={} bookie-cluster={}: its copy is not looked at here: "
+                                    + "home {}, issued by {}", epoch, id, target, view.home(id).orElse("(none)"),
+                                    view.ranges().owner(id).orElse("(none)"));
                         }
                     }
                     List<Long> promoted = ids.stream().filter(id -> view.home(id).map(target::equals).orElse(false)
@@ -177,12 +179,11 @@ final class DeletedLedgerCopies {
                 return stays(said, id, copy.isEmpty() ? "no ledger there" : "not marked as a copy");
             }
             return o.copier().facts(id, home.get()).thenCombine(o.copier().facts(id, copyOf),
-                    (atHome, atSource) -> atHome.isEmpty() && atSource.isEmpty() ? ""
-                            : (atHome.isPresent() ? "still on its home " + home.get() : "")
-                            + (atSource.isPresent() ? " still on " + copyOf + ", which it was copied from" : ""))
+                    (atHome, atSource) -> atHome.isPresent() ? "still on its home " + home.get()
+                            : atSource.isPresent() ? "still on " + copyOf + ", which it was copied from" : "")
                     .thenCompose(still -> {
                         if (!still.isEmpty()) {
-                            return stays(said, id, still.trim());
+                            return stays(said, id, still);
                         }
                         log.info("switch epoch={} ledger={} bookie-cluster={}: deleting its copy: Pulsar deleted "
                                 + "the ledger (no longer on {}) before the copy became its home", epoch, id, target,

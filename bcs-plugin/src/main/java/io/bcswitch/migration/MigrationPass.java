@@ -79,7 +79,7 @@ final class MigrationPass {
                 boolean work = !state.present() || !state.value().phase().terminal();
                 if (state.present() && (!work || state.value().phase() == Phase.ROLLING_BACK)) {
                     // a rollback of the latest switch is finished by the housekeeping, beside the rest of it
-                    return housekeeping(all, d.target());
+                    return housekeeping(all);
                 }
                 if (!state.present() && !acceptedHere.contains(d.epoch())
                         && clock.millis() - d.ts() < START_GRACE_MILLIS) {
@@ -91,7 +91,7 @@ final class MigrationPass {
                         return CompletableFuture.<Void>completedFuture(null); // its broker is running it
                     }
                     return lock.locked(() -> drive(d)).thenCompose(v -> states.all())
-                            .thenCompose(x -> housekeeping(x, d.target()));
+                            .thenCompose(this::housekeeping);
                 });
             }));
         });
@@ -102,6 +102,11 @@ final class MigrationPass {
      * is stuck (a rollback waiting for a cluster that does not answer, a deletion that fails) holds up none of the
      * others. Fails (the pass failed, it is tried again) with the first step that failed, after every step ran.
      */
+    private CompletableFuture<Void> housekeeping(List<MigrationState> all) {
+        // the active cluster read now: a drive may have run long, and a newer switch been made meanwhile
+        return registry.readDirective().thenCompose(d -> housekeeping(all, d.present() ? d.value().target() : null));
+    }
+
     private CompletableFuture<Void> housekeeping(List<MigrationState> all, String active) {
         boolean rollingBack = all.stream().anyMatch(s -> s.phase() == Phase.ROLLING_BACK);
         boolean deletions = all.stream().anyMatch(MigrationState::deletionsPending);
@@ -113,8 +118,7 @@ final class MigrationPass {
             long latest = all.stream().mapToLong(MigrationState::switchEpoch).max().orElse(0);
             // a rollback in progress still reads its list; a rolled-back or ended migration's copies that are not
             // home are deleted from it
-            List<Long> unneeded = epochs.stream().filter(e -> e < latest
-                    && !UnpromotedCopies.keepsList(all, e, active)
+            List<Long> unneeded = epochs.stream().filter(e -> e < latest && !UnpromotedCopies.keepsList(all, e)
                     && all.stream().noneMatch(s -> s.switchEpoch() == e && KEPT_LISTS.contains(s.phase()))).toList();
             if (!deletions && !unpromotedCopies.hasWork(all, epochs, active) && unneeded.isEmpty()) {
                 return CompletableFuture.<Void>completedFuture(null);

@@ -67,23 +67,28 @@ final class UnpromotedCopies {
 
     /**
      * Whether switch {@code epoch}'s copy list is one this class works off whole and then drops: a superseded
-     * migration's, or a finished one's that a newer switch made impossible to roll back, unless its target is the
-     * {@code active} cluster again: the migration to it then takes over what is there (its BUILD finds those copies
-     * present and lists them, the end of its PROMOTE looks at every ledger there that is not home), and a list kept
-     * until that cluster is left again would be read, under the lock, at every pass meanwhile.
+     * migration's, or a finished one's that a newer switch made impossible to roll back. Kept also while its target
+     * is the active cluster again, but not worked on then ({@link #workable}): that cluster's own migration may find
+     * those copies present and promote them, and it may also be rolled back or superseded before it has.
      */
-    static boolean keepsList(List<MigrationState> all, long epoch, String active) {
+    static boolean keepsList(List<MigrationState> all, long epoch) {
         long latest = latest(all);
         return all.stream().anyMatch(s -> s.switchEpoch() == epoch && (s.phase() == Phase.SUPERSEDED
-                || finished(s) && epoch < latest && !s.target().equals(active)));
+                || finished(s) && epoch < latest));
+    }
+
+    /** A kept list that a pass works on now: its target is not the {@code active} cluster. */
+    private static boolean workable(List<MigrationState> all, MigrationState s, String active) {
+        return keepsList(all, s.switchEpoch()) && !s.target().equals(active);
     }
 
     /**
      * Whether a pass has anything to do here, given the epochs that have a copy list ({@code listed}) and the
-     * {@code active} cluster.
+     * {@code active} cluster: a kept list whose target is active waits without the lock being taken every pass.
      */
     boolean hasWork(List<MigrationState> all, List<Long> listed, String active) {
-        return listed.stream().anyMatch(e -> keepsList(all, e, active)) || latestToLookAt(all, listed).isPresent();
+        return all.stream().anyMatch(s -> listed.contains(s.switchEpoch()) && workable(all, s, active))
+                || latestToLookAt(all, listed).isPresent();
     }
 
     private static long latest(List<MigrationState> all) {
@@ -109,7 +114,7 @@ final class UnpromotedCopies {
     CompletableFuture<Void> process(List<MigrationState> all, List<Long> listed, String active) {
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (MigrationState s : all) {
-            if (listed.contains(s.switchEpoch()) && keepsList(all, s.switchEpoch(), active)) {
+            if (listed.contains(s.switchEpoch()) && workable(all, s, active)) {
                 chain = chain.thenCompose(v -> workOff(s).exceptionally(e -> {
                     log.warn("switch epoch={} {}: deleting its copies on bookie-cluster={} waits for the next pass: {}",
                             s.switchEpoch(), what(s), s.target(), Failures.unwrap(e).toString());

@@ -284,11 +284,11 @@ class UnpromotedCopiesTest {
         process();
         assertTrue(clusters.has("b", 5));
         assertEquals(List.of(5L), list());
-        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1, active()));
+        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1));
         registry.update(registry.paths().orchestrator(1), MigrationState.class, cur -> Optional.of(
                 MigrationState.start(1, "b", "broker-1", 0).moveTo(Phase.SUPERSEDED, 0))).get();
-        assertTrue(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1, active()));
-        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 2, active()));
+        assertTrue(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 1));
+        assertFalse(UnpromotedCopies.keepsList(registry.listMigrationStates().get(), 2));
         // superseded, but its list is not among those given: not looked at
         copies.process(registry.listMigrationStates().get(), List.of(), active()).get();
         assertTrue(clusters.has("b", 5));
@@ -324,7 +324,7 @@ class UnpromotedCopiesTest {
         references = List.of(new LedgerReference(8, LedgerKind.SCHEMA, "t/ns/s8"));
         listed(5, 6, 7, 8);
         List<MigrationState> all = registry.listMigrationStates().get();
-        assertFalse(UnpromotedCopies.keepsList(all, 1, active()), "a rollback still reads the latest switch's list");
+        assertFalse(UnpromotedCopies.keepsList(all, 1), "a rollback still reads the latest switch's list");
         assertTrue(copies.hasWork(all, List.of(1L), active()));
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
             copies.process(all, List.of(1L), active()).get();
@@ -390,7 +390,7 @@ class UnpromotedCopiesTest {
         clusters.delete(6, "a").get();
         listed(5, 6);
         List<MigrationState> all = registry.listMigrationStates().get();
-        assertTrue(UnpromotedCopies.keepsList(all, 1, active()),
+        assertTrue(UnpromotedCopies.keepsList(all, 1),
                 "switch 2 was made: switch 1 cannot be rolled back any more");
         assertTrue(copies.hasWork(all, List.of(1L), active()));
         process();
@@ -400,7 +400,7 @@ class UnpromotedCopiesTest {
     }
 
     @Test
-    void aFinishedListWhoseTargetIsActiveAgainIsNotKeptForItsNextMigrationTakesOverThere() throws Exception {
+    void aFinishedListWhoseTargetIsActiveAgainWaitsWithoutTheLockUntilThatClusterIsLeft() throws Exception {
         finished(Phase.DONE, 1, 10);
         registry.write(registry.paths().orchestrator(2), MigrationState.start(2, "c", "broker-1", 0)
                 .moveTo(Phase.BUILD, 0).moveTo(Phase.PROMOTE, 0).moveTo(Phase.DONE, 20), -1).get();
@@ -409,9 +409,17 @@ class UnpromotedCopiesTest {
         copied(6);
         listed(6);
         List<MigrationState> all = registry.listMigrationStates().get();
-        assertFalse(UnpromotedCopies.keepsList(all, 1, "b"), "b's own migration takes over what is there");
+        assertTrue(UnpromotedCopies.keepsList(all, 1), "kept: switch 3 may be rolled back before it lists the copy");
         assertFalse(copies.hasWork(all, List.of(1L), "b"), "no lock taken every pass while b stays active");
-        assertTrue(UnpromotedCopies.keepsList(all, 1, "c"), "once b is left again, it is worked off");
+        copies.process(all, List.of(1L), "b").get();
+        assertTrue(clusters.has("b", 6));
+        assertEquals(List.of(6L), list());
+        // switch 3 rolled back (or superseded) before its migration listed the copy: b is left, the list worked off
+        switchedTo("c", 4, 4L << 32);
+        assertTrue(copies.hasWork(all, List.of(1L), "c"));
+        process();
+        assertFalse(clusters.has("b", 6));
+        assertTrue(listGone());
     }
 
     @Test
