@@ -224,4 +224,29 @@ class DeletedLedgerCopiesTest {
         }
         assertEquals(new TreeSet<>(List.of(8L, 9L, 10L, 11L, issuedByB)), onB());
     }
+
+    @Test
+    void theEndOfPromoteSaysWhyTheCopyOfALedgerItFoundGoneStays() throws Exception {
+        copyOnB(2, "a");
+        clusters.put("a", 2, "payload-2", "managed-ledger"); // back on a (or never gone): the copy stays
+        clusters.put("b", 3, "not ours", "managed-ledger"); // no mark
+        copyOnB(4, "c");
+        clusters.put("c", 4, "payload-4", "managed-ledger"); // still where it was copied from
+        copyOnB(B_FIRST + 1, "a"); // an id b issued
+        List<String> said;
+        try (LogCapture log = new LogCapture(MigrationRun.class)) {
+            new DeletedLedgerCopies(orchestrator, 1, "b").discard(0, java.util.Set.of(2L, 3L, 4L, 8L, B_FIRST + 1))
+                    .get();
+            said = log.messages();
+        }
+        assertEquals(List.of(
+                "switch epoch=1 ledger=" + (B_FIRST + 1) + " bookie-cluster=b: its copy is not looked at here: home b, "
+                        + "issued by b",
+                "switch epoch=1 ledger=2 bookie-cluster=b: its copy stays: still on its home a",
+                "switch epoch=1 ledger=3 bookie-cluster=b: its copy stays: not marked as a copy",
+                "switch epoch=1 ledger=4 bookie-cluster=b: its copy stays: still on c, which it was copied from"),
+                said.stream().sorted(java.util.Comparator.comparing((String m) -> !m.contains("not looked at"))
+                        .thenComparing(m -> m)).toList(), "8 never had a copy there: nothing is said of it");
+        assertTrue(clusters.has("b", 2) && clusters.has("b", 3) && clusters.has("b", 4));
+    }
 }

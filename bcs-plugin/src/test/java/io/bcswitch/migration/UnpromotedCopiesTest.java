@@ -468,4 +468,32 @@ class UnpromotedCopiesTest {
         assertEquals(List.of(6L), list());
         assertTrue(racing.hasWork(List.of(before), List.of(1L), active()), "not settled: looked at again");
     }
+
+    @Test
+    void aCopyPromotedWhileItWasLookedAtIsNotDeleted() throws Exception {
+        finished(Phase.DONE, 1, 10);
+        copied(6); // its home a holds the same ledger: a copy to delete, unless it becomes home meanwhile
+        listed(6);
+        LedgerCopier promotedMeanwhile = new FakeClusters.Delegating(bed.copier) {
+            @Override
+            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+                if (id == 6 && cluster.equals("b")) {
+                    try {
+                        promotedToB(6);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return super.facts(id, cluster);
+            }
+        };
+        UnpromotedCopies racing = new UnpromotedCopies(registry, new ListedCopies(registry, promotedMeanwhile,
+                inventory), bed.metrics);
+        racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
+        assertTrue(clusters.has("b", 6), "home on b now");
+        assertEquals(List.of(6L), list(), "listed still: a home stays on the list");
+        racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
+        assertTrue(clusters.has("b", 6));
+        assertFalse(racing.hasWork(registry.listMigrationStates().get(), List.of(1L), active()), "settled");
+    }
 }
