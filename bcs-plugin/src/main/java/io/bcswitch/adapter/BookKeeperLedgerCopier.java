@@ -168,12 +168,18 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
         return new String(component, java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    /**
+     * Every ledger id the cluster's ledger manager holds. Through BookKeeperAdmin's listing, not the client API's
+     * {@code newListLedgersOp}: on a hierarchical ledger manager that one names only the ids under the legacy paths
+     * (below 2^31) and none under the long ones, where every id of a range issued after the first cluster's lives.
+     */
     @Override
     public CompletableFuture<List<Long>> list(String cluster) {
         return with(cluster, c -> CompletableFuture.supplyAsync(() -> {
             List<Long> ids = new ArrayList<>();
-            try (var result = c.newListLedgersOp().execute().get()) {
-                for (long id : result.toIterable()) {
+            // borrows the client: closing this admin does not close it
+            try (org.apache.bookkeeper.client.BookKeeperAdmin admin = new org.apache.bookkeeper.client.BookKeeperAdmin(c)) {
+                for (long id : admin.listLedgers()) {
                     ids.add(id);
                 }
             } catch (InterruptedException e) {
