@@ -120,12 +120,12 @@ final class MigrationPass {
             // home are deleted from it
             List<Long> unneeded = epochs.stream().filter(e -> e < latest && !UnpromotedCopies.keepsList(all, e)
                     && all.stream().noneMatch(s -> s.switchEpoch() == e && KEPT_LISTS.contains(s.phase()))).toList();
-            if (!deletions && !unpromotedCopies.hasWork(all, epochs, active) && unneeded.isEmpty()) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            return lock.locked(() -> alone(copies.process(all), failed)
+            // (the lock, a metadata write, only when there is something to do: asked without it first)
+            return unpromotedCopies.hasWork(all, epochs, active).thenCompose(work -> !deletions && !work
+                    && unneeded.isEmpty() ? CompletableFuture.<Void>completedFuture(null)
+                    : lock.locked(() -> alone(copies.process(all), failed)
                     .thenCompose(x -> alone(unpromotedCopies.process(all, epochs, active), failed))
-                    .thenCompose(x -> copies.dropCopyLists(unneeded)));
+                    .thenCompose(x -> copies.dropCopyLists(unneeded))));
         }), failed)).thenCompose(v -> failed.get() == null ? CompletableFuture.<Void>completedFuture(null)
                 : CompletableFuture.<Void>failedFuture(failed.get()));
     }

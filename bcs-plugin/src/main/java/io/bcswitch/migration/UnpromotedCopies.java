@@ -86,9 +86,29 @@ final class UnpromotedCopies {
      * Whether a pass has anything to do here, given the epochs that have a copy list ({@code listed}) and the
      * {@code active} cluster: a kept list whose target is active waits without the lock being taken every pass.
      */
-    boolean hasWork(List<MigrationState> all, List<Long> listed, String active) {
-        return all.stream().anyMatch(s -> listed.contains(s.switchEpoch()) && workable(all, s, active))
-                || latestToLookAt(all, listed).isPresent();
+    CompletableFuture<Boolean> hasWork(List<MigrationState> all, List<Long> listed, String active) {
+        if (all.stream().anyMatch(s -> listed.contains(s.switchEpoch()) && workable(all, s, active))) {
+            return CompletableFuture.completedFuture(true);
+        }
+        Optional<MigrationState> latest = latestToLookAt(all, listed);
+        if (latest.isEmpty()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        // read without the lock: a list holding only homes (every switch's usual end) is settled here, and no
+        // pass takes the lock (a metadata write) for it
+        MigrationState s = latest.get();
+        return registry.readCopies(s.switchEpoch()).thenCompose(chunks -> {
+            List<Long> ids = new ArrayList<>();
+            chunks.values().forEach(ids::addAll);
+            return RegistryView.read(registry).thenCombine(registry.readRelocations(ids), RegistryView::withFresh)
+                    .thenApply(now -> {
+                        boolean any = ids.stream().anyMatch(id -> !homeOrOwn(now, id, s.target()));
+                        if (!any) {
+                            settled.add(Finished.of(s));
+                        }
+                        return any;
+                    });
+        }).exceptionally(e -> true); // looked at under the lock, which says what failed
     }
 
     private static long latest(List<MigrationState> all) {

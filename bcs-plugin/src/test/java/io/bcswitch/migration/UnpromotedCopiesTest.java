@@ -325,7 +325,7 @@ class UnpromotedCopiesTest {
         listed(5, 6, 7, 8);
         List<MigrationState> all = registry.listMigrationStates().get();
         assertFalse(UnpromotedCopies.keepsList(all, 1), "a rollback still reads the latest switch's list");
-        assertTrue(copies.hasWork(all, List.of(1L), active()));
+        assertTrue(copies.hasWork(all, List.of(1L), active()).get());
         try (LogCapture log = new LogCapture(MigrationOrchestrator.class)) {
             copies.process(all, List.of(1L), active()).get();
             assertTrue(log.messages().contains("switch epoch=1 migration finished with failures: deleted 2 "
@@ -339,16 +339,16 @@ class UnpromotedCopiesTest {
         assertTrue(clusters.has("a", 7));
         assertEquals(List.of(5L), list(), "the promoted copy stays listed for a rollback; the others left the list");
         assertEquals(List.of("b:2"), bed.deleted);
-        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()),
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get(),
                 "settled: not read again every pass");
 
         // a retry runs it again (a new run token) and it ends anew: looked at again
         copied(9);
         clusters.delete(9, "a").get();
         listed(9);
-        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get());
         finished(Phase.DONE, 2, 20);
-        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get());
         copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertFalse(clusters.has("b", 9));
         assertEquals(List.of(5L), list());
@@ -365,18 +365,18 @@ class UnpromotedCopiesTest {
         copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6));
         assertEquals(List.of(6L), list());
-        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()), "looked at again later");
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get(), "looked at again later");
 
         bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of("b", List.of(6L))); // holds it open there
         copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6));
-        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
+        assertTrue(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get());
 
         bed.broker("broker-2", 1, "b", Long.MAX_VALUE, Map.of());
         copies.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertFalse(clusters.has("b", 6));
         assertEquals(List.of(), list());
-        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()));
+        assertFalse(copies.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get());
     }
 
     @Test
@@ -392,7 +392,7 @@ class UnpromotedCopiesTest {
         List<MigrationState> all = registry.listMigrationStates().get();
         assertTrue(UnpromotedCopies.keepsList(all, 1),
                 "switch 2 was made: switch 1 cannot be rolled back any more");
-        assertTrue(copies.hasWork(all, List.of(1L), active()));
+        assertTrue(copies.hasWork(all, List.of(1L), active()).get());
         process();
         assertTrue(clusters.has("b", 5), "a home");
         assertFalse(clusters.has("b", 6));
@@ -410,13 +410,13 @@ class UnpromotedCopiesTest {
         listed(6);
         List<MigrationState> all = registry.listMigrationStates().get();
         assertTrue(UnpromotedCopies.keepsList(all, 1), "kept: switch 3 may be rolled back before it lists the copy");
-        assertFalse(copies.hasWork(all, List.of(1L), "b"), "no lock taken every pass while b stays active");
+        assertFalse(copies.hasWork(all, List.of(1L), "b").get(), "no lock taken every pass while b stays active");
         copies.process(all, List.of(1L), "b").get();
         assertTrue(clusters.has("b", 6));
         assertEquals(List.of(6L), list());
         // switch 3 rolled back (or superseded) before its migration listed the copy: b is left, the list worked off
         switchedTo("c", 4, 4L << 32);
-        assertTrue(copies.hasWork(all, List.of(1L), "c"));
+        assertTrue(copies.hasWork(all, List.of(1L), "c").get());
         process();
         assertFalse(clusters.has("b", 6));
         assertTrue(listGone());
@@ -466,7 +466,7 @@ class UnpromotedCopiesTest {
         racing.process(List.of(before), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6), "the run that ended anew decides about it");
         assertEquals(List.of(6L), list());
-        assertTrue(racing.hasWork(List.of(before), List.of(1L), active()), "not settled: looked at again");
+        assertTrue(racing.hasWork(List.of(before), List.of(1L), active()).get(), "not settled: looked at again");
     }
 
     @Test
@@ -494,6 +494,6 @@ class UnpromotedCopiesTest {
         assertEquals(List.of(6L), list(), "listed still: a home stays on the list");
         racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6));
-        assertFalse(racing.hasWork(registry.listMigrationStates().get(), List.of(1L), active()), "settled");
+        assertFalse(racing.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get(), "settled");
     }
 }
