@@ -447,21 +447,7 @@ class UnpromotedCopiesTest {
         listed(6);
         // a broker whose lock expired while it looked: another took the lock and ran the migration again (a retry),
         // which finds the copy present and may promote it
-        LedgerCopier retriedMeanwhile = new FakeClusters.Delegating(bed.copier) {
-            @Override
-            public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
-                if (id == 6 && cluster.equals("b")) {
-                    try {
-                        finished(Phase.DONE, 2, 30);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-                return super.facts(id, cluster);
-            }
-        };
-        UnpromotedCopies racing = new UnpromotedCopies(registry, new ListedCopies(registry, retriedMeanwhile,
-                inventory), bed.metrics);
+        UnpromotedCopies racing = whileLookingAt6(() -> finished(Phase.DONE, 2, 30));
         MigrationState before = registry.listMigrationStates().get().get(0);
         racing.process(List.of(before), List.of(1L), active()).get();
         assertTrue(clusters.has("b", 6), "the run that ended anew decides about it");
@@ -474,12 +460,28 @@ class UnpromotedCopiesTest {
         finished(Phase.DONE, 1, 10);
         copied(6); // its home a holds the same ledger: a copy to delete, unless it becomes home meanwhile
         listed(6);
-        LedgerCopier promotedMeanwhile = new FakeClusters.Delegating(bed.copier) {
+        UnpromotedCopies racing = whileLookingAt6(() -> promotedToB(6));
+        racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
+        assertTrue(clusters.has("b", 6), "home on b now");
+        assertEquals(List.of(6L), list(), "listed still: a home stays on the list");
+        racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
+        assertTrue(clusters.has("b", 6));
+        assertFalse(racing.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get(), "settled");
+    }
+
+    /** What a change made meanwhile does. */
+    private interface Meanwhile {
+        void happen() throws Exception;
+    }
+
+    /** Copies whose look at ledger 6's copy on b first lets {@code meanwhile} happen (another broker's work). */
+    private UnpromotedCopies whileLookingAt6(Meanwhile meanwhile) {
+        LedgerCopier racing = new FakeClusters.Delegating(bed.copier) {
             @Override
             public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
                 if (id == 6 && cluster.equals("b")) {
                     try {
-                        promotedToB(6);
+                        meanwhile.happen();
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
@@ -487,13 +489,6 @@ class UnpromotedCopiesTest {
                 return super.facts(id, cluster);
             }
         };
-        UnpromotedCopies racing = new UnpromotedCopies(registry, new ListedCopies(registry, promotedMeanwhile,
-                inventory), bed.metrics);
-        racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
-        assertTrue(clusters.has("b", 6), "home on b now");
-        assertEquals(List.of(6L), list(), "listed still: a home stays on the list");
-        racing.process(registry.listMigrationStates().get(), List.of(1L), active()).get();
-        assertTrue(clusters.has("b", 6));
-        assertFalse(racing.hasWork(registry.listMigrationStates().get(), List.of(1L), active()).get(), "settled");
+        return new UnpromotedCopies(registry, new ListedCopies(registry, racing, inventory), bed.metrics);
     }
 }
