@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the project and runs a benchmark scenario (io.bcswitch.bench.Bench): each starts its own
-# in-process clusters (ZooKeeper, bookies, brokers; stock storage on one side, the plugin's on the
-# other), alternates the two sides for a few rounds and writes <scenario>.json and <scenario>.txt.
+# clusters (ZooKeeper, bookies, brokers; stock storage on one side, the plugin's on the other), in this
+# JVM or, for steady-processes and cutover-processes, each node a JVM of its own (logs under
+# bcs-bench/target/process-cluster/), alternates the two sides for a few rounds and writes
+# <scenario>.json and <scenario>.txt.
 #   ./run-bench.sh steady                 # steady-state overhead, 3 rounds per side
 #   ./run-bench.sh all --rounds 5 --out /tmp/bench
 #   ./run-bench.sh all --smoke            # seconds per scenario: checks the bench works, figures mean nothing
@@ -15,7 +17,8 @@ mvn_quiet() {
   mvn -B -q -Dstyle.color=never "$@" 2>&1 | sed -e $'s/\x1b\\[[0-9;]*m//g'
 }
 
-# The whole reactor: brokers with the plugin load the servlet NAR from bcs-servlet/target.
+# The whole reactor: brokers with the plugin load the servlet NAR from bcs-servlet/target; the process
+# layout needs the distribution archive, the Pulsar server's jars and the rollover NAR built.
 mvn_quiet -DskipTests install
 
 classpath_file="$PWD/bcs-bench/target/classpath.txt"

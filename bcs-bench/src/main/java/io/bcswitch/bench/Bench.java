@@ -15,8 +15,9 @@ public final class Bench {
     private final Map<String, Scenario> scenarios = new LinkedHashMap<>();
 
     public Bench() {
-        for (Scenario s : List.of(new SteadyState(), new CutoverAtScale(), new BuildAtScale(),
-                new InventoryAtScale(), new DataSize(), new DisasterSwitch())) {
+        for (Scenario s : List.of(new SteadyState(Sides.Layout.ONE_JVM), new SteadyState(Sides.Layout.PROCESSES),
+                new CutoverAtScale(Sides.Layout.ONE_JVM), new CutoverAtScale(Sides.Layout.PROCESSES),
+                new BuildAtScale(), new InventoryAtScale(), new DataSize(), new DisasterSwitch())) {
             scenarios.put(s.name(), s);
         }
     }

@@ -21,6 +21,13 @@ final class CutoverAtScale implements Scenario {
     static final int PAYLOAD = 1024;
     private static final String PREFIX = "cutover-t";
 
+    private final Sides.Layout layout;
+
+    /** {@code cutover} in one JVM, {@code cutover-processes} on a JVM per broker, bookie and ZooKeeper. */
+    CutoverAtScale(Sides.Layout layout) {
+        this.layout = layout;
+    }
+
     /** One shape: how many producing topics on how many brokers. */
     record Shape(int topics, int brokers) {
     }
@@ -58,16 +65,25 @@ final class CutoverAtScale implements Scenario {
 
     @Override
     public String name() {
-        return "cutover";
+        return layout == Sides.Layout.PROCESSES ? "cutover-processes" : "cutover";
     }
 
     @Override
     public String title() {
-        return "Cutover at scale: a switch's cutover vs stock Pulsar rolling the same topics over";
+        return "Cutover at scale: a switch's cutover vs stock Pulsar rolling the same topics over"
+                + (layout == Sides.Layout.PROCESSES ? " (a JVM per broker, bookie and ZooKeeper)" : "");
     }
 
     /** Overrides the shapes (JAVA_OPTS=-Dbench.cutover.shapes=50x1,100x3), to look into one closely. */
     static final String SHAPES_PROPERTY = "bench.cutover.shapes";
+
+    List<Shape> layoutShapes(BenchOptions o) {
+        if (layout == Sides.Layout.PROCESSES && !o.smoke() && System.getProperty(SHAPES_PROPERTY) == null) {
+            // where one JVM could not tell the sides apart (several brokers), and one broker to compare with
+            return List.of(new Shape(100, 1), new Shape(1000, 1), new Shape(100, 3), new Shape(1000, 3));
+        }
+        return shapes(o);
+    }
 
     static List<Shape> shapes(BenchOptions o) {
         String given = System.getProperty(SHAPES_PROPERTY);
@@ -93,11 +109,11 @@ final class CutoverAtScale implements Scenario {
         List<Comparison> comparisons = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         Map<String, Object> series = new LinkedHashMap<>();
-        for (Shape shape : shapes(o)) {
+        for (Shape shape : layoutShapes(o)) {
             int rate = Math.max(o.size(500, 50), 2 * shape.topics());
             String label = shape.topics() + " topics, " + shape.brokers() + " broker(s)";
             Map<String, List<Round>> rounds;
-            try (Sides sides = Sides.stockAndPlugin(shape.brokers(), 2)) {
+            try (Sides sides = Sides.stockAndPlugin(layout, shape.brokers(), 2)) {
                 rounds = sides.alternate(o.rounds(), (side, s, round) -> {
                     List<String> topics = new ArrayList<>();
                     for (int i = 0; i < shape.topics(); i++) {
@@ -109,7 +125,7 @@ final class CutoverAtScale implements Scenario {
                                 switchAndAwaitCutover(admin, Sides.otherCluster(admin.status().activeCluster()));
                             }
                         } else {
-                            StockRollover.rollAll(s.cluster(), ml -> ml.contains("/" + PREFIX), pace)
+                            StockRollover.rollAll(s.cluster(), "/" + PREFIX, pace)
                                     .get(5, TimeUnit.MINUTES);
                         }
                     });
@@ -152,7 +168,7 @@ final class CutoverAtScale implements Scenario {
                     p99Before.get(Sides.STOCK), p99Before.get(Sides.PLUGIN)));
         }
         Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put("shapes", shapes(o).stream().map(s -> s.topics() + "x" + s.brokers()).toList());
+        settings.put("shapes", layoutShapes(o).stream().map(s -> s.topics() + "x" + s.brokers()).toList());
         settings.put("ratePerSecond", "max(" + o.size(500, 50) + ", 2 per topic)");
         settings.put("payloadBytes", PAYLOAD);
         settings.put("cutoverTopicsPerSecond", pace);
@@ -161,7 +177,8 @@ final class CutoverAtScale implements Scenario {
             settings.put("pluginConfig", Sides.pluginConfig());
         }
         settings.put("secondsWarmUpBeforeTail", List.of(warm, before, tail));
-        settings.put("shape", "per side: ZooKeeper, brokers, 1 bookie per bookie cluster (plugin: 2 clusters)");
+        settings.put("shape", "per side: ZooKeeper, brokers, 1 bookie per bookie cluster (plugin: 2 clusters); "
+                + layout.description);
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, series);
     }
 

@@ -1,7 +1,15 @@
 package io.bcswitch.bench;
 
+import io.bcswitch.bench.rollover.RolloverProtocolHandler;
 import io.bcswitch.client.BookieClustersAdmin;
+import io.bcswitch.config.PulsarLine;
+import io.bcswitch.testkit.Checkout;
+import io.bcswitch.testkit.Distribution;
+import io.bcswitch.testkit.ProcessCluster;
+import io.bcswitch.testkit.PulsarAccess;
 import io.bcswitch.testkit.TestCluster;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +26,27 @@ final class Sides implements AutoCloseable {
     static final String PLUGIN = "plugin";
     static final String NAMESPACE_TENANT = "bench";
 
+    /** Where a side's ZooKeeper, bookies and brokers run. */
+    enum Layout {
+        /** all of them, and every side, in the bench's own JVM */
+        ONE_JVM("ZooKeeper, bookies and brokers of both sides in the bench's JVM"),
+        /**
+         * each a JVM of its own started from a Pulsar installation (the plugin's brokers with the plugin installed
+         * from its distribution archive), as production runs them; the bench's JVM holds only the clients
+         */
+        PROCESSES("ZooKeeper, every bookie and every broker a JVM of its own (broker heap " + PROCESS_BROKER_HEAP
+                + "); the bench's JVM holds the clients");
+
+        final String description;
+
+        Layout(String description) {
+            this.description = description;
+        }
+    }
+
+    /** Each broker JVM's heap in the process layout: the 1,000-topic shapes on one broker fit with room to spare. */
+    static final String PROCESS_BROKER_HEAP = "1g";
+
     /**
      * How to build one side.
      *
@@ -27,8 +56,12 @@ final class Sides implements AutoCloseable {
      * @param bookies  bookies per bookie cluster
      * @param brokers  brokers
      * @param config   extra broker settings
+     * @param layout   where its processes run
      */
-    record Spec(boolean plugin, int clusters, int bookies, int brokers, Map<String, String> config) {
+    record Spec(boolean plugin, int clusters, int bookies, int brokers, Map<String, String> config, Layout layout) {
+        Spec(boolean plugin, int clusters, int bookies, int brokers, Map<String, String> config) {
+            this(plugin, clusters, bookies, brokers, config, Layout.ONE_JVM);
+        }
     }
 
     /** What one round measures on one side. */
@@ -36,8 +69,8 @@ final class Sides implements AutoCloseable {
         T on(String side, Side s, int round) throws Exception;
     }
 
-    /** One side: its cluster, a client and the namespace the scenario works in. */
-    record Side(TestCluster cluster, PulsarClient client, String namespace) {
+    /** One side: its cluster (of either layout), a client and the namespace the scenario works in. */
+    record Side(PulsarAccess cluster, PulsarClient client, String namespace) {
     }
 
     private final Map<String, Side> sides = new LinkedHashMap<>();
@@ -58,7 +91,7 @@ final class Sides implements AutoCloseable {
     }
 
     /** The plugin's REST API on the cluster's first broker. */
-    static BookieClustersAdmin admin(TestCluster c) {
+    static BookieClustersAdmin admin(PulsarAccess c) {
         return BookieClustersAdmin.builder().serviceUrl(c.broker(0).webServiceUrl()).build();
     }
 
@@ -89,10 +122,10 @@ final class Sides implements AutoCloseable {
     }
 
     /** Stock storage and the plugin's, one bookie per cluster. */
-    static Sides stockAndPlugin(int brokers, int pluginClusters) throws Exception {
+    static Sides stockAndPlugin(Layout layout, int brokers, int pluginClusters) throws Exception {
         Map<String, Spec> specs = new LinkedHashMap<>();
-        specs.put(STOCK, new Spec(false, 1, 1, brokers, Map.of()));
-        specs.put(PLUGIN, new Spec(true, pluginClusters, 1, brokers, pluginConfig()));
+        specs.put(STOCK, new Spec(false, 1, 1, brokers, Map.of(), layout));
+        specs.put(PLUGIN, new Spec(true, pluginClusters, 1, brokers, pluginConfig(), layout));
         return start(specs);
     }
 
@@ -111,18 +144,52 @@ final class Sides implements AutoCloseable {
     }
 
     private static Side side(Spec spec) throws Exception {
+        return spec.layout() == Layout.PROCESSES ? processSide(spec) : oneJvmSide(spec);
+    }
+
+    private static Side oneJvmSide(Spec spec) throws Exception {
         TestCluster.Builder b = TestCluster.builder().brokers(spec.brokers()).plugin(spec.plugin())
                 .brokerConfig(p -> spec.config().forEach(p::setProperty));
         for (int i = 0; i < spec.clusters(); i++) {
             b.bookieCluster(clusterName(i), spec.bookies());
         }
         TestCluster c = b.start();
+        return prepared(spec, c);
+    }
+
+    /**
+     * The plugin's brokers get the plugin from this build's distribution archive, as an operator installs it; the
+     * stock brokers get the bench's rollover endpoint ({@link RolloverProtocolHandler}, idle but in cutover rounds),
+     * each on a port of its own.
+     */
+    private static Side processSide(Spec spec) throws Exception {
+        ProcessCluster.Builder b = ProcessCluster.builder().brokers(spec.brokers()).brokerHeap(PROCESS_BROKER_HEAP)
+                .logDir(Checkout.moduleTarget("bcs-bench").resolve("process-cluster").resolve(
+                        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"))
+                                + (spec.plugin() ? "-plugin" : "-stock")));
+        for (int i = 0; i < spec.clusters(); i++) {
+            b.bookieCluster(clusterName(i), spec.bookies());
+        }
+        if (spec.plugin()) {
+            b.pluginArchive(Distribution.archive(PulsarLine.ofThisBuild().line()));
+        } else {
+            b.brokerConfig("messagingProtocols", RolloverProtocolHandler.NAME)
+                    .brokerConfig("protocolHandlerDirectory", Checkout.moduleTarget("bcs-bench-rollover").toString())
+                    .brokerPortSetting(RolloverProtocolHandler.PORT_KEY);
+        }
+        spec.config().forEach(b::brokerConfig);
+        ProcessCluster c = b.start();
+        return prepared(spec, c);
+    }
+
+    /** The bench's tenant, the plugin side's other bookie clusters registered; on failure the cluster is closed. */
+    private static Side prepared(Spec spec, PulsarAccess c) throws Exception {
         try {
             String ns = c.createTenant(NAMESPACE_TENANT);
             if (spec.plugin() && spec.clusters() > 1) {
                 try (BookieClustersAdmin admin = admin(c)) {
                     for (int i = 1; i < spec.clusters(); i++) {
-                        admin.register(clusterName(i), c.bookieCluster(clusterName(i)).metadataServiceUri());
+                        admin.register(clusterName(i), c.metadataServiceUri(clusterName(i)));
                     }
                 }
             }

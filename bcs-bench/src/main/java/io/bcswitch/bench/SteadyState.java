@@ -17,9 +17,16 @@ import org.apache.pulsar.client.admin.PulsarAdmin;
 final class SteadyState implements Scenario {
     static final int PAYLOAD = 1024;
 
+    private final Sides.Layout layout;
+
+    /** {@code steady} in one JVM, {@code steady-processes} on a JVM per broker, bookie and ZooKeeper. */
+    SteadyState(Sides.Layout layout) {
+        this.layout = layout;
+    }
+
     @Override
     public String name() {
-        return "steady";
+        return layout == Sides.Layout.PROCESSES ? "steady-processes" : "steady";
     }
 
     /** The fixed rate of the latency rounds, as a fraction of the lower measured maximum (batching off). */
@@ -27,7 +34,8 @@ final class SteadyState implements Scenario {
 
     @Override
     public String title() {
-        return "Steady-state overhead: stock storage vs the plugin's, no switch running";
+        return "Steady-state overhead: stock storage vs the plugin's, no switch running"
+                + (layout == Sides.Layout.PROCESSES ? " (a JVM per broker, bookie and ZooKeeper)" : "");
     }
 
     @Override
@@ -41,7 +49,7 @@ final class SteadyState implements Scenario {
         List<Comparison> comparisons = new ArrayList<>();
         Map<String, Object> settings = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
-        try (Sides sides = Sides.stockAndPlugin(1, 1)) {
+        try (Sides sides = Sides.stockAndPlugin(layout, 1, 1)) {
             Map<String, List<Double>> off = sides.alternate(o.rounds(), (side, s, round) -> {
                 PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "off", round, topics), false,
                         PAYLOAD, 1000, warmUp, window);
@@ -93,7 +101,7 @@ final class SteadyState implements Scenario {
         settings.put("rounds", o.rounds());
         settings.put("maxPendingPerProducer", 1000);
         settings.put("fixedRateOfMax", RATE_OF_MAX);
-        settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side, both sides in one JVM");
+        settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side; " + layout.description);
         errors.forEach((side, n) -> notes.add(side + ": " + n.get() + " send error(s)"));
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
     }

@@ -1,71 +1,72 @@
 package io.bcswitch.bench;
 
-import io.bcswitch.adapter.ForcedRollover;
+import io.bcswitch.bench.rollover.PacedRollover;
+import io.bcswitch.bench.rollover.RolloverProtocolHandler;
+import io.bcswitch.testkit.ProcessBroker;
+import io.bcswitch.testkit.ProcessCluster;
+import io.bcswitch.testkit.PulsarAccess;
 import io.bcswitch.testkit.TestBroker;
 import io.bcswitch.testkit.TestCluster;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import org.apache.bookkeeper.mledger.ManagedLedger;
-import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 
 /**
  * The baseline of the cutover: stock Pulsar rolling the same topics over to new ledgers, with no switch. Pulsar has
- * no admin call for it, so each broker's managed ledgers are rolled in-process with the plugin's own
- * {@link ForcedRollover}, at the cutover's pace.
+ * no admin call for it, so each broker's managed ledgers are rolled with the plugin's own rollover
+ * ({@link PacedRollover}), at the cutover's pace: in-process directly, on brokers that are processes of their own
+ * through the rollover endpoint the bench loads into them ({@link RolloverProtocolHandler}).
  */
 final class StockRollover {
+    private static final Duration DEADLINE = Duration.ofMinutes(2);
+
     private StockRollover() {
     }
 
     /**
-     * Rolls every managed ledger whose name {@code matches}, on every broker, each broker at
+     * Rolls every managed ledger whose name contains {@code namePart}, on every broker, each broker at
      * {@code topicsPerSecond}; completes when each of them writes a new ledger.
      */
-    static CompletableFuture<Void> rollAll(TestCluster cluster, Predicate<String> matches, int topicsPerSecond) {
-        List<CompletableFuture<Void>> each = new ArrayList<>();
-        for (int i = 0; i < cluster.brokerCount(); i++) {
-            TestBroker b = cluster.broker(i);
-            each.add(CompletableFuture.runAsync(() -> rollOn(b, matches, topicsPerSecond)));
+    static CompletableFuture<Void> rollAll(PulsarAccess cluster, String namePart, int topicsPerSecond) {
+        List<CompletableFuture<?>> each = new ArrayList<>();
+        if (cluster instanceof TestCluster c) {
+            for (int i = 0; i < c.brokerCount(); i++) {
+                TestBroker b = c.broker(i);
+                each.add(CompletableFuture.runAsync(() -> PacedRollover.rollAll(
+                        b.pulsar().getDefaultManagedLedgerFactory().getManagedLedgers(),
+                        name -> name.contains(namePart), topicsPerSecond, DEADLINE)));
+            }
+        } else if (cluster instanceof ProcessCluster c) {
+            HttpClient http = HttpClient.newHttpClient();
+            for (int i = 0; i < c.brokerCount(); i++) {
+                each.add(rollOver(http, c.broker(i), namePart, topicsPerSecond));
+            }
+        } else {
+            throw new IllegalArgumentException("no rollover for " + cluster);
         }
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
     }
 
-    private static void rollOn(TestBroker broker, Predicate<String> matches, int topicsPerSecond) {
-        Map<ManagedLedgerImpl, Long> before = new HashMap<>();
-        for (Map.Entry<String, ManagedLedger> e : broker.pulsar().getDefaultManagedLedgerFactory().getManagedLedgers()
-                .entrySet()) {
-            if (matches.test(e.getKey()) && e.getValue() instanceof ManagedLedgerImpl ml) {
-                before.put(ml, current(ml));
+    private static CompletableFuture<String> rollOver(HttpClient http, ProcessBroker broker, String namePart,
+                                                      int topicsPerSecond) {
+        String port = broker.setting(RolloverProtocolHandler.PORT_KEY);
+        URI uri = URI.create("http://127.0.0.1:" + port + RolloverProtocolHandler.PATH + "?match="
+                + URLEncoder.encode(namePart, StandardCharsets.UTF_8) + "&perSecond=" + topicsPerSecond);
+        HttpRequest post = HttpRequest.newBuilder(uri).timeout(DEADLINE.multipliedBy(2))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        return http.sendAsync(post, HttpResponse.BodyHandlers.ofString()).thenApply(r -> {
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("rollover on broker-" + broker.index() + ": " + r.statusCode() + " "
+                        + r.body().trim(), null);
             }
-        }
-        long periodNanos = 1_000_000_000L / Math.max(1, topicsPerSecond);
-        long next = System.nanoTime();
-        for (ManagedLedgerImpl ml : before.keySet()) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(wait);
-            }
-            next += periodNanos;
-            ForcedRollover.roll(ml); // exactly what the plugin's cutover does to each topic
-        }
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        for (Map.Entry<ManagedLedgerImpl, Long> e : before.entrySet()) {
-            while (current(e.getKey()) == e.getValue()) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(e.getKey().getName() + " did not roll over within 2 minutes");
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-            }
-        }
-    }
-
-    private static long current(ManagedLedgerImpl ml) {
-        var ledgers = ml.getLedgersInfo();
-        return ledgers.isEmpty() ? -1 : ledgers.lastKey();
+            return r.body();
+        });
     }
 }

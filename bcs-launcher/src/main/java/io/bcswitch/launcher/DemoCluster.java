@@ -7,12 +7,8 @@ import io.bcswitch.testkit.Distribution;
 import io.bcswitch.testkit.NodeProcess;
 import io.bcswitch.testkit.ProcessCluster;
 import io.bcswitch.testkit.PulsarAccess;
-import io.bcswitch.testkit.TempDirs;
 import io.bcswitch.testkit.TestCluster;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -58,34 +54,17 @@ final class DemoCluster implements AutoCloseable {
     }
 
     static DemoCluster processes(Options options) throws Exception {
-        Path archive = Distribution.archive(PulsarLine.ofThisBuild().line());
-        Path unpacked = Files.createTempDirectory("bcs-demo-plugin-");
-        Runnable deleteUnpacked = () -> {
-            try {
-                TempDirs.deleteRecursively(unpacked);
-            } catch (IOException e) {
-                System.err.println("could not delete " + unpacked + ": " + e);
-            }
-        };
-        try {
-            ProcessCluster.Builder builder = ProcessCluster.builder()
-                    .bookieCluster(Launcher.CLUSTER_A, options.bookies)
-                    .bookieCluster(Launcher.CLUSTER_B, options.bookies)
-                    .brokers(1)
-                    .plugin(Distribution.unpack(archive, unpacked))
-                    .firstBrokerPorts(options.port, options.webPort)
-                    .logDir(Checkout.moduleTarget("bcs-launcher").resolve("process-cluster")
-                            .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
-            pluginSettings(options).forEach(s -> builder.brokerConfig(s[0], s[1]));
-            ProcessCluster c = builder.start();
-            return new DemoCluster(c, out -> describe(c, out), () -> {
-                c.close();
-                deleteUnpacked.run();
-            });
-        } catch (Exception | Error e) {
-            deleteUnpacked.run();
-            throw e;
-        }
+        ProcessCluster.Builder builder = ProcessCluster.builder()
+                .bookieCluster(Launcher.CLUSTER_A, options.bookies)
+                .bookieCluster(Launcher.CLUSTER_B, options.bookies)
+                .brokers(1)
+                .pluginArchive(Distribution.archive(PulsarLine.ofThisBuild().line()))
+                .firstBrokerPorts(options.port, options.webPort)
+                .logDir(Checkout.moduleTarget("bcs-launcher").resolve("process-cluster")
+                        .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))));
+        pluginSettings(options).forEach(s -> builder.brokerConfig(s[0], s[1]));
+        ProcessCluster c = builder.start();
+        return new DemoCluster(c, out -> describe(c, out), c::close);
     }
 
     /** The plugin settings the options give, as key and value. */

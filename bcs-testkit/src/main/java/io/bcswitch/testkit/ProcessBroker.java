@@ -77,6 +77,11 @@ public final class ProcessBroker implements BrokerEndpoints {
         stockSettings.setProperty(key, value);
     }
 
+    /** This broker's value of a setting the cluster wrote into its broker.conf after the stock ones; null: none. */
+    public String setting(String key) {
+        return overrides.get(key);
+    }
+
     /** The JVM; null before the first start. */
     public NodeProcess process() {
         return process;

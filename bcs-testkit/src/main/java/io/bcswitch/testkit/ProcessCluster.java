@@ -325,11 +325,13 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         private final Map<String, Integer> bookieClusters = new LinkedHashMap<>();
         private int brokers = 1;
         private Path distribution;
+        private Path archive;
         private Path serverLib;
         private Path logDir;
         private String brokerHeap = "384m";
         private int[] firstBrokerPorts;
         private final Map<String, String> brokerConfig = new LinkedHashMap<>();
+        private final List<String> brokerPortSettings = new ArrayList<>();
 
         private Builder() {
         }
@@ -357,6 +359,15 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             return this;
         }
 
+        /**
+         * Installs the plugin on every broker from this distribution archive, unpacked into the fixture's own
+         * temporary directory (deleted with it) at the start; instead of {@link #plugin}.
+         */
+        public Builder pluginArchive(Path archive) {
+            this.archive = Objects.requireNonNull(archive, "archive");
+            return this;
+        }
+
         /** The release's runtime jars (default: {@code bcs-it-pulsar-server/target/lib} of this checkout). */
         public Builder serverLib(Path serverLib) {
             this.serverLib = serverLib;
@@ -372,6 +383,16 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         /** A broker setting for every broker (the last lines of each broker.conf); calls accumulate. */
         public Builder brokerConfig(String key, String value) {
             brokerConfig.put(key, value);
+            return this;
+        }
+
+        /**
+         * A broker setting whose value is a port of the broker's own (a listener an extension opens beside the
+         * broker's): the fixture reserves one per broker and writes {@code key=<port>} into its broker.conf;
+         * {@link ProcessBroker#setting} reads it back.
+         */
+        public Builder brokerPortSetting(String key) {
+            brokerPortSettings.add(Objects.requireNonNull(key, "key"));
             return this;
         }
 
@@ -406,6 +427,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             Runtime.getRuntime().addShutdownHook(cluster.killOnExit);
             cluster.clients = new TestClients(() -> cluster.broker(0), null, null);
             try {
+                Path plugin = archive != null ? Distribution.unpack(archive, work.resolve("plugin")) : distribution;
                 cluster.startZooKeeper();
                 String first = bookieClusters.keySet().iterator().next();
                 int[] ports = cluster.ports.take(2 * Math.max(1, brokers));
@@ -445,15 +467,19 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                 int bookiesOfFirst = bookieClusters.get(first);
                 for (int i = 0; i < brokers; i++) {
                     PulsarInstallation home = PulsarInstallation.layOut(work.resolve("broker-" + i), lib);
-                    if (distribution != null) {
-                        home.installPlugin(distribution);
+                    if (plugin != null) {
+                        home.installPlugin(plugin);
                     }
                     Properties stock = BrokerProperties.base(cluster.metadataStoreUrl(),
                             cluster.metadataServiceUri(first), bookiesOfFirst);
                     stock.setProperty("brokerServicePort", Integer.toString(ports[2 * i]));
                     stock.setProperty("webServicePort", Integer.toString(ports[2 * i + 1]));
                     List<String> opts = jvmOptions(home, brokerHeap, List.of("-XX:MaxDirectMemorySize=256m"));
-                    cluster.brokers.add(new ProcessBroker(i, home, stock, first, brokerConfig, opts,
+                    Map<String, String> settings = new LinkedHashMap<>(brokerConfig);
+                    for (String key : brokerPortSettings) {
+                        settings.put(key, Integer.toString(cluster.ports.take(1)[0]));
+                    }
+                    cluster.brokers.add(new ProcessBroker(i, home, stock, first, settings, opts,
                             logs.resolve("broker-" + i + ".log"), ports[2 * i], ports[2 * i + 1]));
                 }
                 for (ProcessBroker b : cluster.brokers) {
@@ -466,7 +492,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                                 + " {} brokers, plugin {}; logs in {}",
                         Duration.ofNanos(System.nanoTime() - startNanos).toMillis(),
                         Duration.ofNanos(bookiesReady - startNanos).toMillis(), bookieClusters, brokers,
-                        distribution != null ? distribution.getFileName() : "none", cluster.logDir);
+                        plugin != null ? plugin.getFileName() : "none", cluster.logDir);
                 return cluster;
             } catch (Exception | Error e) {
                 cluster.close();

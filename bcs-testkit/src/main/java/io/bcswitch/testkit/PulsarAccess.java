@@ -6,7 +6,7 @@ import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
 
 /** How a test or a tool reaches the brokers and bookie clusters of either fixture (in-process or of processes). */
-public interface PulsarAccess {
+public interface PulsarAccess extends AutoCloseable {
 
     /** Broker {@code i}, where it is reached. */
     BrokerEndpoints broker(int i);
@@ -22,4 +22,8 @@ public interface PulsarAccess {
 
     /** Creates tenant {@code tenant} and namespace {@code <tenant>/ns}; returns the namespace. */
     String createTenant(String tenant) throws PulsarAdminException, PulsarClientException;
+
+    /** Stops everything the fixture started and deletes its temporary files. */
+    @Override
+    void close();
 }
