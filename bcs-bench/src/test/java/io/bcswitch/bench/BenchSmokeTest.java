@@ -14,13 +14,27 @@ import org.junit.jupiter.api.Test;
  */
 class BenchSmokeTest {
 
+    /** The scenarios whose sides are processes of their own: {@link ProcessBenchSmokeTest} runs them beside this. */
+    static boolean onProcesses(String scenario) {
+        return scenario.endsWith("-processes");
+    }
+
     @Test
     void everyScenarioRunsInItsSmokeSizeAndWritesItsResult() throws Exception {
-        // kept under target/ for a look after the build
-        Path out = Path.of("target", "bench-smoke");
+        smoke(new Bench().names().stream().filter(n -> !onProcesses(n)).toList(), Path.of("target", "bench-smoke"));
+    }
+
+    /**
+     * Runs {@code names} in their smoke size into {@code out} (kept under target/ for a look after the build), checks
+     * each result and the report built from them.
+     */
+    static void smoke(List<String> names, Path out) throws Exception {
         Bench bench = new Bench();
-        List<ScenarioResult> results = bench.run("all", new BenchOptions(true, 1, out));
-        assertEquals(bench.names(), results.stream().map(ScenarioResult::scenario).toList());
+        List<ScenarioResult> results = new java.util.ArrayList<>();
+        for (String name : names) {
+            results.addAll(bench.run(name, new BenchOptions(true, 1, out)));
+        }
+        assertEquals(names, results.stream().map(ScenarioResult::scenario).toList());
         for (ScenarioResult r : results) {
             assertTrue(Files.exists(out.resolve(r.scenario() + ".txt")), r.scenario());
             ScenarioResult read = Results.read(out.resolve(r.scenario() + ".json"));
@@ -64,7 +78,7 @@ class BenchSmokeTest {
         }
 
         // the report is built from the result files alone, with a plot per series
-        Path md = Report.write(out, out.resolve("docs"), bench.names());
+        Path md = Report.write(out, out.resolve("docs"), names);
         String report = Files.readString(md);
         for (ScenarioResult r : results) {
             assertTrue(report.contains("## " + r.title()), report);

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *       every K-th seed is such a run of {@value #LONG_RUN_SWITCHES} switches.</li>
  * </ul>
  *
- * <p>Sequences the explorer found are kept in {@link #FOUND} as scripts and run by CI.
+ * <p>Sequences the explorer found are kept in {@link #FOUND} as scripts, which CI runs in two classes of their own
+ * ({@link FoundSequencesPart1Test}, {@link FoundSequencesPart2Test}) beside this one.
  */
 class SequenceExplorerTest {
     private static final Logger log = LoggerFactory.getLogger(SequenceExplorerTest.class);
@@ -143,15 +144,38 @@ class SequenceExplorerTest {
     record Script(long seed, List<SequenceExplorer.Action> actions) {
     }
 
-    @Test
-    void foundSequencesStayFixed() {
-        String only = System.getProperty("bcs.explorer.script");
-        List<Script> scripts = only == null ? FOUND : List.of(new Script(Long.getLong("bcs.explorer.seed", 1L),
-                java.util.Arrays.stream(only.split(",")).map(String::trim).map(SequenceExplorer.Action::valueOf)
-                        .toList()));
-        if (only == null && (System.getProperty("bcs.explorer.seed") != null
-                || Integer.getInteger("bcs.explorer.random", 0) > 0)) {
-            return; // a replay or a random campaign runs only what it asks for
+    /**
+     * {@link #FOUND} split into {@code parts} parts of about equal length (by their number of steps, longest first,
+     * each to the part with the fewest steps so far), so that CI runs them side by side in test classes of their own
+     * ({@link FoundSequencesPart1Test}, {@link FoundSequencesPart2Test}).
+     */
+    static List<Script> part(int part, int parts) {
+        List<List<Script>> out = new ArrayList<>();
+        int[] steps = new int[parts];
+        for (int i = 0; i < parts; i++) {
+            out.add(new ArrayList<>());
+        }
+        List<Script> longestFirst = new ArrayList<>(FOUND);
+        longestFirst.sort(java.util.Comparator.comparingInt((Script s) -> s.actions().size()).reversed());
+        for (Script s : longestFirst) {
+            int lightest = 0;
+            for (int i = 1; i < parts; i++) {
+                lightest = steps[i] < steps[lightest] ? i : lightest;
+            }
+            out.get(lightest).add(s);
+            steps[lightest] += s.actions().size();
+        }
+        return out.get(part);
+    }
+
+    /**
+     * Runs {@code scripts}; asserts that each passed. Nothing when a replay or a random campaign was asked for (they
+     * run only what they ask for).
+     */
+    static void runScripts(List<Script> scripts) {
+        if (System.getProperty("bcs.explorer.script") != null || System.getProperty("bcs.explorer.seed") != null
+                || Integer.getInteger("bcs.explorer.random", 0) > 0) {
+            return;
         }
         List<String> failed = new ArrayList<>();
         for (Script s : scripts) {
@@ -162,6 +186,32 @@ class SequenceExplorerTest {
             }
         }
         assertTrue(failed.isEmpty(), String.join("\n", failed));
+    }
+
+    @Test
+    void theTwoPartsTogetherRunEveryFoundSequenceOnce() {
+        List<Script> both = new ArrayList<>(part(0, 2));
+        both.addAll(part(1, 2));
+        org.junit.jupiter.api.Assertions.assertEquals(FOUND.size(), both.size());
+        assertTrue(both.containsAll(FOUND), both.toString());
+        int difference = Math.abs(part(0, 2).stream().mapToInt(s -> s.actions().size()).sum()
+                - part(1, 2).stream().mapToInt(s -> s.actions().size()).sum());
+        assertTrue(difference <= FOUND.stream().mapToInt(s -> s.actions().size()).max().orElse(0),
+                "about equal parts: " + difference);
+    }
+
+    /** {@code -Dbcs.explorer.seed=S -Dbcs.explorer.script=SWITCH,DISASTER,...}: exactly those actions. */
+    @Test
+    void aGivenScript() {
+        String only = System.getProperty("bcs.explorer.script");
+        if (only == null) {
+            return;
+        }
+        SequenceExplorer.Result r = new SequenceExplorer(Long.getLong("bcs.explorer.seed", 1L),
+                java.util.Arrays.stream(only.split(",")).map(String::trim).map(SequenceExplorer.Action::valueOf)
+                        .toList()).run();
+        log.info("EXPLORE script {}: {}", r.ok() ? "PASS" : "FAIL", r.describe());
+        assertTrue(r.ok(), r.describe());
     }
 
     @Test

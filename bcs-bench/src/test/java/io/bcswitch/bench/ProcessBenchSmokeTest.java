@@ -1,0 +1,17 @@
+package io.bcswitch.bench;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scenarios whose sides are processes of their own (ZooKeeper, every bookie and every broker a JVM), in their
+ * smoke size, checked as {@link BenchSmokeTest} checks the others: a class of its own, so that they run beside those.
+ */
+class ProcessBenchSmokeTest {
+
+    @Test
+    void everyProcessScenarioRunsInItsSmokeSizeAndWritesItsResult() throws Exception {
+        BenchSmokeTest.smoke(new Bench().names().stream().filter(BenchSmokeTest::onProcesses).toList(),
+                Path.of("target", "bench-smoke-processes"));
+    }
+}
