@@ -55,14 +55,27 @@ final class Results {
     /** A header row, then one row per figure: metric, unit, both sides, ratio, goal, met. */
     static List<String[]> rows(ScenarioResult r) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"metric", "unit", "baseline median [min..max]", "ours median [min..max]", "ratio",
-            "goal", "met"});
+        rows.add(new String[] {"metric", "unit", "baseline median [min..max]", "ours median [min..max]",
+            "ratio [per-round min..max]", "goal", "met"});
         for (Comparison c : r.comparisons()) {
-            rows.add(new String[] {c.metric(), c.unit(), stat(c.baseline()), stat(c.ours()),
-                Double.isNaN(c.ratio()) ? "-" : String.format(Locale.ROOT, "%.3f", c.ratio()), c.goal(),
+            rows.add(new String[] {c.metric(), c.unit(), stat(c.baseline()), stat(c.ours()), ratio(c), c.goal(),
                 c.goal().equals("none") ? "-" : c.met() ? "yes" : "NO"});
         }
         return rows;
+    }
+
+    /** The ratio, and with more than one paired round the range of the per-round ratios. */
+    private static String ratio(Comparison c) {
+        if (Double.isNaN(c.ratio())) {
+            return "-";
+        }
+        String median = String.format(Locale.ROOT, "%.3f", c.ratio());
+        List<Double> paired = Comparison.pairedRatios(c.ours(), c.baseline());
+        if (paired.size() < 2) {
+            return median;
+        }
+        Stat range = Stat.of(paired);
+        return median + String.format(Locale.ROOT, " [%.3f..%.3f]", range.min(), range.max());
     }
 
     static String inline(Map<String, Object> m) {
