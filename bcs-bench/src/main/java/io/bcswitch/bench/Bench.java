@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * Entry point of {@code run-bench.sh}: {@code <scenario>|all [--smoke] [--rounds N] [--out DIR]}. Each scenario
- * starts its own in-process clusters, compares both sides alternately and writes {@code <scenario>.json} and
+ * starts its own clusters (in this JVM, or for the {@code -processes} scenarios each node a JVM of its own), compares
+ * both sides alternately and writes {@code <scenario>.json} and
  * {@code <scenario>.txt} to the output directory (default {@code bench-results}); the table is printed too.
  */
 public final class Bench {

@@ -19,7 +19,8 @@ import org.apache.pulsar.client.api.PulsarClient;
 /**
  * The sides of a comparison, each its own cluster (ZooKeeper, bookie clusters, brokers) of the same shape but for
  * what is compared (stock storage or the plugin's; the plugin's defaults or other settings), all up for the whole
- * scenario so that rounds can alternate between them in one JVM.
+ * scenario so that rounds can alternate between them; in the bench's JVM or each node a process of its own
+ * ({@link Layout}).
  */
 final class Sides implements AutoCloseable {
     static final String STOCK = "stock";

@@ -416,6 +416,9 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             if (bookieClusters.isEmpty()) {
                 throw new IllegalStateException("Add at least one bookieCluster(name, bookies)");
             }
+            if (archive != null && distribution != null) {
+                throw new IllegalStateException("plugin(unpacked distribution) or pluginArchive(archive), not both");
+            }
             long startNanos = System.nanoTime();
             Path lib = serverLib != null ? serverLib : Checkout.moduleTarget("bcs-it-pulsar-server").resolve("lib");
             Path logs = logDir != null ? logDir : Path.of("target", "process-cluster",

@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.broker.protocol.ProtocolHandler;
@@ -100,6 +101,10 @@ public final class RolloverProtocolHandler implements ProtocolHandler {
     private final class Endpoint extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+            if (!req.decoderResult().isSuccess()) {
+                answer(ctx, HttpResponseStatus.BAD_REQUEST, "not a request: " + req.decoderResult().cause());
+                return;
+            }
             QueryStringDecoder q = new QueryStringDecoder(req.uri());
             if (!q.path().equals(PATH) || !req.method().equals(HttpMethod.POST)) {
                 answer(ctx, HttpResponseStatus.NOT_FOUND, "POST " + PATH + "?match=...&perSecond=...");
@@ -124,12 +129,21 @@ public final class RolloverProtocolHandler implements ProtocolHandler {
                 return;
             }
             String part = match.get(0);
-            // the rollover paces itself and waits: never on the event loop
-            CompletableFuture.supplyAsync(() -> PacedRollover.rollAll(
-                            p.getDefaultManagedLedgerFactory().getManagedLedgers(), n -> n.contains(part), perSecond,
-                            DEADLINE), worker)
-                    .whenComplete((n, e) -> answer(ctx, e == null ? HttpResponseStatus.OK
-                            : HttpResponseStatus.INTERNAL_SERVER_ERROR, e == null ? "rolled " + n : e.toString()));
+            try {
+                // the rollover paces itself and waits: never on the event loop
+                CompletableFuture.supplyAsync(() -> PacedRollover.rollAll(
+                                p.getDefaultManagedLedgerFactory().getManagedLedgers(), n -> n.contains(part),
+                                perSecond, DEADLINE), worker)
+                        .whenComplete((n, e) -> answer(ctx, e == null ? HttpResponseStatus.OK
+                                : HttpResponseStatus.INTERNAL_SERVER_ERROR, e == null ? "rolled " + n : e.toString()));
+            } catch (RejectedExecutionException e) {
+                answer(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "broker is shutting down");
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
         }
     }
 
