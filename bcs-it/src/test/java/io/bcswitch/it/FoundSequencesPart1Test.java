@@ -3,12 +3,13 @@ package io.bcswitch.it;
 import org.junit.jupiter.api.Test;
 
 /**
- * Part 1 of the sequences the explorer found ({@link SequenceExplorerTest#FOUND}): the scripts take the longest of
- * the end-to-end classes, so they are split in two classes that run side by side.
+ * Part 1 of the sequences the explorer found ({@link SequenceExplorerTest#FOUND}): together the scripts take
+ * longer than any other end-to-end class, so they are split over {@value SequenceExplorerTest#PARTS} classes that run
+ * side by side.
  */
 class FoundSequencesPart1Test {
     @Test
     void foundSequencesStayFixed() {
-        SequenceExplorerTest.runScripts(SequenceExplorerTest.part(0, 2));
+        SequenceExplorerTest.runScripts(SequenceExplorerTest.part(0, SequenceExplorerTest.PARTS));
     }
 }

@@ -1,0 +1,15 @@
+package io.bcswitch.it;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Part 3 of the sequences the explorer found ({@link SequenceExplorerTest#FOUND}): together the scripts take
+ * longer than any other end-to-end class, so they are split over {@value SequenceExplorerTest#PARTS} classes that run
+ * side by side.
+ */
+class FoundSequencesPart3Test {
+    @Test
+    void foundSequencesStayFixed() {
+        SequenceExplorerTest.runScripts(SequenceExplorerTest.part(2, SequenceExplorerTest.PARTS));
+    }
+}
