@@ -65,13 +65,12 @@ final class CutoverAtScale implements Scenario {
 
     @Override
     public String name() {
-        return layout == Sides.Layout.PROCESSES ? "cutover-processes" : "cutover";
+        return layout.scenario("cutover");
     }
 
     @Override
     public String title() {
-        return "Cutover at scale: a switch's cutover vs stock Pulsar rolling the same topics over"
-                + (layout == Sides.Layout.PROCESSES ? " (a JVM per broker, bookie and ZooKeeper)" : "");
+        return layout.title("Cutover at scale: a switch's cutover vs stock Pulsar rolling the same topics over");
     }
 
     /** Overrides the shapes (JAVA_OPTS=-Dbench.cutover.shapes=50x1,100x3), to look into one closely. */

@@ -43,7 +43,24 @@ final class Sides implements AutoCloseable {
         Layout(String description) {
             this.description = description;
         }
+
+        /** A scenario's name in this layout: {@code base} in one JVM, {@code <base>-processes} on processes. */
+        String scenario(String base) {
+            return this == PROCESSES ? base + PROCESSES_SUFFIX : base;
+        }
+
+        /** A scenario's title in this layout. */
+        String title(String base) {
+            return this == PROCESSES ? base + " (a JVM per broker, bookie and ZooKeeper)" : base;
+        }
+
+        /** Whether scenario {@code name} runs on processes. */
+        static boolean onProcesses(String name) {
+            return name.endsWith(PROCESSES_SUFFIX);
+        }
     }
+
+    private static final String PROCESSES_SUFFIX = "-processes";
 
     /** Each broker JVM's heap in the process layout: the 1,000-topic shapes on one broker fit with room to spare. */
     static final String PROCESS_BROKER_HEAP = "1g";

@@ -26,7 +26,7 @@ final class SteadyState implements Scenario {
 
     @Override
     public String name() {
-        return layout == Sides.Layout.PROCESSES ? "steady-processes" : "steady";
+        return layout.scenario("steady");
     }
 
     /** The fixed rate of the latency rounds, as a fraction of the lower measured maximum (batching off). */
@@ -34,8 +34,7 @@ final class SteadyState implements Scenario {
 
     @Override
     public String title() {
-        return "Steady-state overhead: stock storage vs the plugin's, no switch running"
-                + (layout == Sides.Layout.PROCESSES ? " (a JVM per broker, bookie and ZooKeeper)" : "");
+        return layout.title("Steady-state overhead: stock storage vs the plugin's, no switch running");
     }
 
     @Override

@@ -14,14 +14,10 @@ import org.junit.jupiter.api.Test;
  */
 class BenchSmokeTest {
 
-    /** The scenarios whose sides are processes of their own: {@link ProcessBenchSmokeTest} runs them beside this. */
-    static boolean onProcesses(String scenario) {
-        return scenario.endsWith("-processes");
-    }
-
+    /** All but the scenarios on processes, which {@link ProcessBenchSmokeTest} runs beside this. */
     @Test
     void everyScenarioRunsInItsSmokeSizeAndWritesItsResult() throws Exception {
-        smoke(new Bench().names().stream().filter(n -> !onProcesses(n)).toList(), Path.of("target", "bench-smoke"));
+        smoke(new Bench().names().stream().filter(n -> !Sides.Layout.onProcesses(n)).toList(), Path.of("target", "bench-smoke"));
     }
 
     /**

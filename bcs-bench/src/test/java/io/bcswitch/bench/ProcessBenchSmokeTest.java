@@ -14,7 +14,7 @@ class ProcessBenchSmokeTest {
 
     @Test
     void everyProcessScenarioRunsInItsSmokeSizeAndWritesItsResult() throws Exception {
-        BenchSmokeTest.smoke(new Bench().names().stream().filter(BenchSmokeTest::onProcesses).toList(),
+        BenchSmokeTest.smoke(new Bench().names().stream().filter(Sides.Layout::onProcesses).toList(),
                 Path.of("target", "bench-smoke-processes"));
     }
 }
