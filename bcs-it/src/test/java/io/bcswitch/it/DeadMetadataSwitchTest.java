@@ -49,7 +49,11 @@ class DeadMetadataSwitchTest extends ClusterTestBase {
     private static final Logger log = LoggerFactory.getLogger(DeadMetadataSwitchTest.class);
     private static final int TOPICS = 3;
     private static final int RATE = 20; // messages per second per topic
-    private static final int PROBE_TIMEOUT_SECONDS = 3;
+    /**
+     * Bounds the wait for A's dead metadata service, and also the probe ledger each precheck writes on B through a
+     * new client: at 3 s that probe missed its bound on a loaded 2-core machine and the precheck said no.
+     */
+    private static final int PROBE_TIMEOUT_SECONDS = 6;
 
     @BeforeAll
     static void start() throws Exception {

@@ -183,10 +183,12 @@ class RestApiTest extends ClusterTestBase {
                 "FAILED");
         assertEquals(409, windowed.get("httpStatus").asInt(), windowed.toString());
         assertTrue(windowed.get("result").get("reason").asText().contains("rollback window"), windowed.toString());
+        java.util.Set<Long> onA = cluster.bookieCluster("cluster-a").ledgerIds();
         JsonNode cleanup = finished(rest.post("/cleanup?async=true", "{\"srcCluster\":\"cluster-a\",\"force\":true}"),
                 "cleanup", "DONE");
         assertTrue(cleanup.get("parameters").get("dryRun").asBoolean(), "dry run unless told otherwise: " + cleanup);
-        assertTrue(cleanup.get("result").has("deleted"), cleanup.toString());
+        assertEquals(0, cleanup.get("result").get("deleted").asInt(), cleanup.toString());
+        assertEquals(onA, cluster.bookieCluster("cluster-a").ledgerIds(), "a dry run deletes nothing");
         JsonNode verify = finished(rest.get("/verify?async=true&deep=true"), "verify", "DONE");
         assertTrue(verify.get("parameters").get("deep").asBoolean());
         assertEquals(rest.get("/verify").json().get("ok"), verify.get("result").get("ok"), verify.toString());

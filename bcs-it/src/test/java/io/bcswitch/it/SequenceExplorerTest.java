@@ -6,7 +6,9 @@ import io.bcswitch.it.support.SequenceExplorer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * Seeded random sequences of switches, switch-backs, rollbacks, retries, cleanups, close-client, unregister and
  * register, broker restarts, metadata-store partitions shorter and longer than the session timeout, bookie
  * clusters going down and up, and brokers that cannot build a client, under a continuous workload (see
- * {@link SequenceExplorer} for what each run checks). CI runs the fixed seeds below.
+ * {@link SequenceExplorer} for what each run checks). CI runs the plans of {@link #CI_PLANS}.
  *
  * <ul>
  *   <li>{@code -Dbcs.explorer.seed=S [-Dbcs.explorer.steps=K]}: replays seed S;</li>
@@ -31,8 +33,32 @@ import org.slf4j.LoggerFactory;
  */
 class SequenceExplorerTest {
     private static final Logger log = LoggerFactory.getLogger(SequenceExplorerTest.class);
-    /** Seeds CI runs (each one a fresh cluster); together they pick every kind of step at least once. */
-    static final long[] FIXED_SEEDS = {1, 2};
+    /**
+     * The runs CI makes beside {@link #FOUND}, each on a fresh cluster: plans of actions rather than random draws, so
+     * that what a green run proves does not depend on what a seed happens to draw (seed 1 once drew no switch at all,
+     * and no CI run's rollback was ever accepted). Together with {@link #FOUND} they take every kind of step
+     * ({@link #theCiRunsTogetherTakeEveryKindOfStep}); each must make at least two switches, and one of its rollbacks
+     * must be accepted and settle ROLLED_BACK ({@link #theCiPlansLoseNothingAndNeverWedge}). The seed picks the details.
+     */
+    static final List<Script> CI_PLANS = List.of(
+            // a switch rolled back, then the operator's whole toolbox around further switches: tuning while moving,
+            // a retry, a dry and a real cleanup, unregister and register again, a duplicate registration, a cluster
+            // whose bookies are down while a switch picks among the inactive ones, and a switch back
+            new Script(1L, List.of(SequenceExplorer.Action.SWITCH, SequenceExplorer.Action.ROLLBACK,
+                    SequenceExplorer.Action.SWITCH, SequenceExplorer.Action.TUNING_WHILE_MOVING,
+                    SequenceExplorer.Action.RETRY_MIGRATION, SequenceExplorer.Action.CLEANUP_DRY,
+                    SequenceExplorer.Action.CLEANUP, SequenceExplorer.Action.UNREGISTER,
+                    SequenceExplorer.Action.REGISTER, SequenceExplorer.Action.REGISTER_DUPLICATE,
+                    SequenceExplorer.Action.BOOKIES_DOWN, SequenceExplorer.Action.SWITCH,
+                    SequenceExplorer.Action.BOOKIES_UP, SequenceExplorer.Action.SWITCH_BACK)),
+            // switches around a short metadata outage and a broker restart, a rollback after the restart, operators
+            // racing the driver and each other, a retired client, and a last rollback before a compaction
+            new Script(2L, List.of(SequenceExplorer.Action.SWITCH, SequenceExplorer.Action.PAUSE_SHORT,
+                    SequenceExplorer.Action.SWITCH, SequenceExplorer.Action.BROKER_RESTART,
+                    SequenceExplorer.Action.ROLLBACK, SequenceExplorer.Action.OVERLAP,
+                    SequenceExplorer.Action.CLOSE_CLIENT, SequenceExplorer.Action.REGISTER,
+                    SequenceExplorer.Action.TWO_OPERATORS, SequenceExplorer.Action.SWITCH,
+                    SequenceExplorer.Action.ROLLBACK, SequenceExplorer.Action.COMPACT)));
     private static final int STEPS = Integer.getInteger("bcs.explorer.steps", 12);
     /** Switches a long run makes at least ({@code -Dbcs.explorer.longEvery=K}: every K-th random seed is one). */
     static final int LONG_RUN_SWITCHES = 40;
@@ -95,7 +121,7 @@ class SequenceExplorerTest {
             // range's cluster; here a broker misses two switches while cut off from the metadata store, and then
             // serves every topic, with the ledgers the other broker wrote in the range it never saw
             // (it starts with a broker restarted without the plugin, which refuses the switch while it runs: the
-            // explorer takes that step only before the first switch, and no fixed seed draws it there). Its last step
+            // explorer takes that step only before the first switch, where a random seed seldom draws it). Its last step
             // was found on a cluster of separate processes: a bookie of the cluster a migration copied from restarted
             // during BUILD (after ZooKeeper's outage) and the run ended DONE_WITH_FAILURES for copies a few seconds
             // later would have made
@@ -176,8 +202,7 @@ class SequenceExplorerTest {
      * run only what they ask for).
      */
     static void runScripts(List<Script> scripts) {
-        if (System.getProperty("bcs.explorer.script") != null || System.getProperty("bcs.explorer.seed") != null
-                || Integer.getInteger("bcs.explorer.random", 0) > 0) {
+        if (somethingElseAskedFor()) {
             return;
         }
         List<String> failed = new ArrayList<>();
@@ -208,6 +233,48 @@ class SequenceExplorerTest {
                 "about equal parts: " + least + " to " + most + " steps");
     }
 
+    /**
+     * Runs {@link #CI_PLANS} (the first {@code -Dbcs.explorer.plans=N} of them: the other Pulsar lines' subsets run
+     * one): each must pass, make at least two switches and finish an accepted rollback.
+     */
+    private static void runCiPlans() {
+        List<String> failed = new ArrayList<>();
+        for (Script plan : CI_PLANS.subList(0, Math.min(CI_PLANS.size(),
+                Integer.getInteger("bcs.explorer.plans", CI_PLANS.size())))) {
+            SequenceExplorer.Result r = new SequenceExplorer(plan.seed(), plan.actions()).run();
+            List<String> unmet = new ArrayList<>();
+            if (r.switches() < 2) {
+                unmet.add(r.switches() + " switch(es) accepted, fewer than 2");
+            }
+            if (plan.actions().contains(SequenceExplorer.Action.ROLLBACK) && r.rollbacksFinished() < 1) {
+                unmet.add("no rollback accepted and settled ROLLED_BACK");
+            }
+            log.info("EXPLORE plan {}: {} ({} switch(es), {} rollback(s) finished){}", plan.seed(),
+                    r.ok() && unmet.isEmpty() ? "PASS" : "FAIL", r.describe(), r.switches(), r.rollbacksFinished(),
+                    unmet.isEmpty() ? "" : "; did not do what it is there for: " + unmet);
+            if (!r.ok() || !unmet.isEmpty()) {
+                failed.add(r.describe() + (unmet.isEmpty() ? "" : "\nplan not carried out: " + unmet));
+            }
+        }
+        assertTrue(failed.isEmpty(), String.join("\n", failed));
+    }
+
+    @Test
+    void theCiRunsTogetherTakeEveryKindOfStep() {
+        java.util.Set<SequenceExplorer.Action> missing = java.util.EnumSet.allOf(SequenceExplorer.Action.class);
+        CI_PLANS.forEach(plan -> plan.actions().forEach(missing::remove));
+        FOUND.forEach(script -> script.actions().forEach(missing::remove));
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.Set.of(), missing,
+                "kinds of step no CI run takes: add them to a plan of CI_PLANS");
+        for (Script plan : CI_PLANS) {
+            assertTrue(plan.actions().stream().filter(a -> a == SequenceExplorer.Action.SWITCH
+                    || a == SequenceExplorer.Action.SWITCH_BACK || a == SequenceExplorer.Action.TUNING_WHILE_MOVING)
+                    .count() >= 2, "plan " + plan.seed() + " plans fewer than two switches");
+            assertTrue(plan.actions().contains(SequenceExplorer.Action.ROLLBACK), "plan " + plan.seed()
+                    + " has no rollback");
+        }
+    }
+
     /** {@code -Dbcs.explorer.seed=S -Dbcs.explorer.script=SWITCH,DISASTER,...}: exactly those actions. */
     @Test
     void aGivenScript() {
@@ -222,7 +289,27 @@ class SequenceExplorerTest {
         assertTrue(r.ok(), r.describe());
     }
 
+    /** The plans CI runs ({@link #CI_PLANS}); nothing when a replay, a script or a random campaign was asked for. */
     @Test
+    void theCiPlansLoseNothingAndNeverWedge() {
+        if (!somethingElseAskedFor()) {
+            runCiPlans();
+        }
+    }
+
+    /** A replay, a script or a random campaign was asked for: the runs CI makes stay out of its way. */
+    static boolean somethingElseAskedFor() {
+        return System.getProperty("bcs.explorer.script") != null || System.getProperty("bcs.explorer.seed") != null
+                || Integer.getInteger("bcs.explorer.random", 0) > 0;
+    }
+
+    /**
+     * A replay ({@code -Dbcs.explorer.seed}) or a random campaign ({@code -Dbcs.explorer.random}); nothing otherwise. A
+     * campaign runs for hours: each of its runs is bounded by the explorer's own bounds (a step that does not settle in
+     * 120 s fails the run), the whole by this timeout instead of the default of the end-to-end tests.
+     */
+    @Test
+    @Timeout(value = 7, unit = TimeUnit.DAYS)
     void sequencesLoseNothingAndNeverWedge() {
         if (System.getProperty("bcs.explorer.script") != null) {
             return;
@@ -238,9 +325,7 @@ class SequenceExplorerTest {
                 seeds.add(r.nextLong());
             }
         } else {
-            for (long s : FIXED_SEEDS) {
-                seeds.add(s);
-            }
+            return;
         }
         boolean keepGoing = Boolean.getBoolean("bcs.explorer.keepGoing");
         int longSwitches = Integer.getInteger("bcs.explorer.longRun", 0);

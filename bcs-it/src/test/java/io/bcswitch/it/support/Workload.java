@@ -54,6 +54,8 @@ public final class Workload implements AutoCloseable {
         final Map<Long, Long> ackConfirmedAt = new ConcurrentHashMap<>();
         public final AtomicLong redelivered = new AtomicLong();
         public final AtomicLong redeliveredAfterConfirmedAck = new AtomicLong();
+        /** Each redelivery after a confirmed acknowledgement: {seq, confirmed at, redelivered at} (wall clock, ms). */
+        public final List<long[]> lateRedeliveries = java.util.Collections.synchronizedList(new ArrayList<>());
 
         Stream(String name) {
             this.name = name;
@@ -82,6 +84,7 @@ public final class Workload implements AutoCloseable {
                 Long confirmedAt = ackConfirmedAt.get(seq);
                 if (confirmedAt != null && confirmedAt < lastDisconnectMillis - UNPERSISTED_ACK_MILLIS) {
                     redeliveredAfterConfirmedAck.incrementAndGet();
+                    lateRedeliveries.add(new long[] {seq, confirmedAt, System.currentTimeMillis()});
                     LOG.warn("WORKLOAD {} ({}): message {} redelivered although a broker confirmed its "
                             + "acknowledgement {} ms before the consumer lost that broker", name, partition, seq,
                             lastDisconnectMillis - confirmedAt);
@@ -297,14 +300,22 @@ public final class Workload implements AutoCloseable {
     }
 
     /** Starts a compaction of every compacted topic (it runs in the background). */
-    public void compact() {
+    /**
+     * Starts a compaction of every compacted topic; returns the topics that refused for another reason than a
+     * compaction of theirs already running, each with why.
+     */
+    public Map<String, String> compact() {
+        Map<String, String> refused = new TreeMap<>();
         for (String t : compacted) {
             try {
                 admin.topics().triggerCompaction(t);
+            } catch (org.apache.pulsar.client.admin.PulsarAdminException.ConflictException running) {
+                // one is already running: it compacts what this one would
             } catch (Exception e) {
-                // one is already running: fine
+                refused.put(t, e.toString());
             }
         }
+        return refused;
     }
 
     /**
@@ -417,6 +428,38 @@ public final class Workload implements AutoCloseable {
     public List<Stream> streams() {
         return List.copyOf(streams.values());
     }
+
+    /**
+     * {@code s}'s topic read again from the earliest position with readers of its own (each partition of a
+     * partitioned topic; the whole log of a compacted topic, not its compacted view), independent of any
+     * subscription: an account with {@code s}'s acknowledged and failed sends, and each stored message as a delivery
+     * from its partition in stored order. Its problems name what storage lost (an acknowledged message not stored),
+     * stored out of the producer's order, or stored that was never sent; a message stored twice is a producer's
+     * resend after its broker connection was lost (no deduplication here), which moving topics between brokers
+     * allows.
+     */
+    public MessageAccount reread(PulsarClient reader, Stream s) throws Exception {
+        String topic = s.name.endsWith("/idle") ? s.name.substring(0, s.name.length() - "/idle".length()) : s.name;
+        MessageAccount stored = new MessageAccount(s.name + " (re-read from the earliest)");
+        stored.acked.putAll(s.account.acked);
+        stored.failed.putAll(s.account.failed);
+        int partitions = admin.topics().getPartitionedTopicMetadata(topic).partitions;
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < partitions; i++) {
+            parts.add(topic + "-partition-" + i);
+        }
+        for (String part : parts.isEmpty() ? List.of(topic) : parts) {
+            for (String value : MessageAccount.readValuesToEnd(reader, part)) {
+                // a JSON-schema topic's values are {"producer":...,"seq":n,...}, the others' "<producer>:<n>"
+                stored.receive(parts.isEmpty() ? "" : part, value.startsWith("{")
+                        ? JSON.readTree(value).get("seq").asLong() : seq(value));
+            }
+        }
+        return stored;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     /** Whether every consumer has received every acknowledged message. */
     public boolean allReceived() {
