@@ -71,7 +71,12 @@ final class CopiesCheck {
             // routes without it, since nothing references it (ListedCopies)
             return CompletableFuture.completedFuture(null);
         }
-        return copier.facts(id, cluster).exceptionally(e -> Optional.empty()).thenAccept(f -> {
+        return copier.facts(id, cluster).handle((f, e) -> {
+            if (e != null) {
+                // not read is not absent: whether it is an orphan is not known
+                found.unchecked("ledger " + id + " on '" + cluster + "': its metadata could not be read", e);
+                return null;
+            }
             if (f.map(x -> x.copyOf() != null).orElse(false)) {
                 found.violation(new Violation("ORPHAN_COPY", id, cluster, null, "a copy the migration made from "
                         + f.get().copyOf() + " of a ledger no other cluster holds and nothing references; "
@@ -79,6 +84,7 @@ final class CopiesCheck {
                         + "it was promoted" : "its home is " + w.view().home(id).orElse("(none)"))
                         + ", so nothing reads it and nothing deletes it"));
             }
+            return null;
         });
     }
 
@@ -87,13 +93,19 @@ final class CopiesCheck {
         Optional<String> home = w.view().home(id);
         Optional<String> issuer = w.view().ranges().owner(id);
         Map<String, CompletableFuture<Optional<LedgerFacts>>> facts = new TreeMap<>();
-        holderClusters.forEach(c -> facts.put(c, copier.facts(id, c).exceptionally(e -> Optional.empty())));
+        Set<String> unread = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        holderClusters.forEach(c -> facts.put(c, copier.facts(id, c).exceptionally(e -> {
+            // not read is not absent: what it would have shown is unchecked, never judged on nothing
+            found.unchecked("ledger " + id + " on '" + c + "': its metadata could not be read", e);
+            unread.add(c);
+            return Optional.empty();
+        })));
         return CompletableFuture.allOf(facts.values().toArray(CompletableFuture[]::new)).thenCompose(v -> {
             Optional<LedgerFacts> homeFacts = home.flatMap(c -> facts.containsKey(c) ? facts.get(c).join()
                     : Optional.empty());
             List<CompletableFuture<Void>> checks = new ArrayList<>();
             for (String c : holderClusters) {
-                if (home.map(c::equals).orElse(false)) {
+                if (home.map(c::equals).orElse(false) || unread.contains(c)) {
                     continue;
                 }
                 Optional<LedgerFacts> f = facts.get(c).join();
@@ -115,7 +127,10 @@ final class CopiesCheck {
                             + homeFacts.get().length()));
                 } else if (deep) {
                     checks.add(copier.sameEntries(id, home.get(), c, pace).handle((same, e) -> {
-                        if (e == null && !same) {
+                        if (e != null) {
+                            found.unchecked("the entries of ledger " + id + " on '" + c + "' could not be compared "
+                                    + "with those of its home on '" + home.get() + "'", e);
+                        } else if (!same) {
                             found.violation(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the entries "
                                     + "on " + c + " differ from those of its home on " + home.get()
                                     + " (CRC32C of the payloads)"));

@@ -110,6 +110,13 @@ class InvariantAuditorTest {
     }
 
     private volatile boolean slowFacts;
+    /** "id@cluster" whose metadata cannot be read. */
+    private final java.util.Set<String> unreadable = ConcurrentHashMap.newKeySet();
+    /** What a deep verify's entry comparison answers; null: it fails. */
+    private volatile Boolean entriesCompare = true;
+    /** The entry comparisons asked for: "id@home~copy". */
+    private final List<String> compared = java.util.Collections.synchronizedList(new ArrayList<>());
+    private boolean deep;
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger mostInFlight =
             new java.util.concurrent.atomic.AtomicInteger();
@@ -122,6 +129,9 @@ class InvariantAuditorTest {
 
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            if (unreadable.contains(id + "@" + cluster)) {
+                return CompletableFuture.failedFuture(new IllegalStateException("metadata service did not answer"));
+            }
             Optional<LedgerFacts> f = Optional.ofNullable(clusters.get(cluster).get(id));
             if (!slowFacts) {
                 return CompletableFuture.completedFuture(f);
@@ -143,7 +153,9 @@ class InvariantAuditorTest {
         @Override
         public CompletableFuture<Boolean> sameEntries(long id, String a, String b,
                                                       LongFunction<CompletableFuture<Void>> pace) {
-            return CompletableFuture.completedFuture(true);
+            compared.add(id + "@" + a + "~" + b);
+            return entriesCompare == null ? CompletableFuture.failedFuture(new IllegalStateException("read timed out"))
+                    : CompletableFuture.completedFuture(entriesCompare);
         }
 
         @Override
@@ -191,7 +203,7 @@ class InvariantAuditorTest {
                 true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
                 n -> CompletableFuture.completedFuture(null), ml -> CompletableFuture.completedFuture(Optional.empty()),
                 Clock.systemUTC());
-        return auditor.verify(false).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        return auditor.verify(deep).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
     private static String checks(VerifyReport r) {
@@ -366,6 +378,53 @@ class InvariantAuditorTest {
     void aCopyThatIsHomeAndReferencedIsNotAnOrphanOnceItsOriginalIsDeleted() throws Exception {
         clusters.get("a").remove(7L); // cleanup deleted the original; the copy on b is what the schema reads
         assertEquals("", checks(verify()));
+    }
+
+    @Test
+    void aDeepVerifyNamesACopyWhoseEntriesDifferFromItsHomesWithTheSameLengths() throws Exception {
+        deep = true;
+        assertEquals("", checks(verify()), "entries the same");
+        assertEquals(List.of("7@b~a"), compared, "the copy on a compared with its home on b");
+        entriesCompare = false;
+        VerifyReport r = verify();
+        assertEquals("COPY_DIFFERS:7@a", checks(r));
+        assertTrue(r.violations().get(0).detail().contains("CRC32C"), r.violations().toString());
+        deep = false;
+        assertEquals("", checks(verify()), "a shallow verify compares lengths only");
+    }
+
+    @Test
+    void aDeepComparisonThatFailsIsUncheckedNeverSkipped() throws Exception {
+        deep = true;
+        entriesCompare = null;
+        VerifyReport r = verify();
+        assertEquals("", checks(r));
+        assertEquals(1, r.unchecked().size(), r.unchecked().toString());
+        assertTrue(r.unchecked().get(0).contains("entries of ledger 7 on 'a'"), r.unchecked().toString());
+        assertTrue(r.removal().because().stream().anyMatch(b -> b.startsWith("1 item(s) could not be checked")),
+                "what was not checked keeps the plugin in: " + r.removal().because());
+    }
+
+    @Test
+    void aCopyWhoseMetadataCannotBeReadIsUncheckedNotTakenForAbsent() throws Exception {
+        unreadable.add("7@a");
+        ledger("a", 7, true, 60, null); // would differ from its home, were it read
+        VerifyReport r = verify();
+        assertEquals("", checks(r));
+        // (cleanup's targets, computed from the same reads, are unchecked too)
+        assertTrue(r.unchecked().contains("ledger 7 on 'a': its metadata could not be read: metadata service did not "
+                + "answer"), r.unchecked().toString());
+    }
+
+    @Test
+    void aLeftoverWhoseMetadataCannotBeReadIsUncheckedNotTakenForAbsent() throws Exception {
+        ledger("b", 9, true, 10, "a"); // an orphaned copy (see below), whose metadata does not answer now
+        unreadable.add("9@b");
+        VerifyReport r = verify();
+        assertEquals("", checks(r));
+        assertEquals(1, r.unchecked().size(), r.unchecked().toString());
+        assertTrue(r.unchecked().get(0).startsWith("ledger 9 on 'b': its metadata could not be read"),
+                r.unchecked().toString());
     }
 
     @Test
