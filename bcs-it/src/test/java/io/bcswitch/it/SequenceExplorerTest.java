@@ -249,8 +249,8 @@ class SequenceExplorerTest {
             if (plan.actions().contains(SequenceExplorer.Action.ROLLBACK) && r.rollbacksFinished() < 1) {
                 unmet.add("no rollback accepted and settled ROLLED_BACK");
             }
-            log.info("EXPLORE plan {}: {} ({} switch(es), {} rollback(s) finished){}", plan.seed(),
-                    r.ok() && unmet.isEmpty() ? "PASS" : "FAIL", r.describe(), r.switches(), r.rollbacksFinished(),
+            log.info("EXPLORE plan {}: {} ({} switch(es), {} rollback(s) finished): {}{}", plan.seed(),
+                    r.ok() && unmet.isEmpty() ? "PASS" : "FAIL", r.switches(), r.rollbacksFinished(), r.describe(),
                     unmet.isEmpty() ? "" : "; did not do what it is there for: " + unmet);
             if (!r.ok() || !unmet.isEmpty()) {
                 failed.add(r.describe() + (unmet.isEmpty() ? "" : "\nplan not carried out: " + unmet));
