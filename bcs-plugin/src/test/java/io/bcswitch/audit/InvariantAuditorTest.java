@@ -117,6 +117,10 @@ class InvariantAuditorTest {
     /** The entry comparisons asked for: "id@home~copy". */
     private final List<String> compared = java.util.Collections.synchronizedList(new ArrayList<>());
     private boolean deep;
+    /** Clusters whose ledgers cannot be listed. */
+    private final java.util.Set<String> unlistable = ConcurrentHashMap.newKeySet();
+    /** The compacted ledger each topic's owner says it uses now (managed ledger name to id). */
+    private final Map<String, Long> compactedInUse = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger mostInFlight =
             new java.util.concurrent.atomic.AtomicInteger();
@@ -147,6 +151,9 @@ class InvariantAuditorTest {
 
         @Override
         public CompletableFuture<List<Long>> list(String cluster) {
+            if (unlistable.contains(cluster)) {
+                return CompletableFuture.failedFuture(new IllegalStateException("ledger manager did not answer"));
+            }
             return CompletableFuture.completedFuture(new ArrayList<>(clusters.get(cluster).keySet()));
         }
 
@@ -201,7 +208,8 @@ class InvariantAuditorTest {
                 o, drain, config, MigrationMetrics.NONE, Clock.systemUTC());
         InvariantAuditor auditor = new InvariantAuditor(registry, inventory, copier, c -> CompletableFuture.completedFuture(new ClusterFacts("HierarchicalLedgerManagerFactory",
                 true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
-                n -> CompletableFuture.completedFuture(null), ml -> CompletableFuture.completedFuture(Optional.empty()),
+                n -> CompletableFuture.completedFuture(null),
+                ml -> CompletableFuture.completedFuture(Optional.ofNullable(compactedInUse.get(ml))),
                 Clock.systemUTC());
         return auditor.verify(deep).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
@@ -425,6 +433,60 @@ class InvariantAuditorTest {
         assertEquals(1, r.unchecked().size(), r.unchecked().toString());
         assertTrue(r.unchecked().get(0).startsWith("ledger 9 on 'b': its metadata could not be read"),
                 r.unchecked().toString());
+    }
+
+    @Test
+    void aRangeTableWhoseRangesDoNotIncreaseIsNamed() throws Exception {
+        // b's second range repeats its epoch (b's generator at its start, so that nothing else is wrong)
+        registry.update(registry.paths().ranges(), RangeTable.class, cur -> Optional.of(new RangeTable(
+                RangeTable.FORMAT_VERSION, List.of(new IdRange("a", 0, 0, 0), new IdRange("b", B, 1, 0),
+                new IdRange("b", 2 * B, 1, 0))))).get();
+        generatorOfB = 2;
+        VerifyReport r = verify();
+        assertEquals("RANGES:null@b", checks(r));
+        assertTrue(r.violations().get(0).detail().contains("does not start above"), r.violations().toString());
+    }
+
+    @Test
+    void aReferencedIdNoRangeCoversIsNamed() throws Exception {
+        refs.add(new LedgerReference(-7, LedgerKind.DATA, "t/ns/persistent/y")); // no range covers a negative id
+        VerifyReport r = verify();
+        assertEquals("REFERENCED_MISSING:-7@null", checks(r));
+        assertTrue(r.violations().get(0).detail().contains("no range of the range table covers this id"),
+                r.violations().toString());
+    }
+
+    @Test
+    void aReferencedLedgerWhoseMetadataCannotBeReadIsUnchecked() throws Exception {
+        unreadable.add("5@a");
+        VerifyReport r = verify();
+        assertEquals("", checks(r));
+        assertTrue(r.unchecked().contains("ledger 5 on 'a': metadata service did not answer"),
+                r.unchecked().toString());
+    }
+
+    @Test
+    void aClusterWhoseLedgersCannotBeListedIsUncheckedNotEmpty() throws Exception {
+        unlistable.add("a");
+        VerifyReport r = verify();
+        assertEquals("", checks(r), "nothing on a is taken for missing");
+        assertTrue(r.unchecked().contains("ledgers of bookie cluster 'a' could not be listed: ledger manager did not "
+                + "answer"), r.unchecked().toString());
+        assertTrue(r.unchecked().stream().anyMatch(u -> u.startsWith("ledger 5 (t/ns/persistent/x) on 'a': the "
+                + "cluster could not be listed")), r.unchecked().toString());
+    }
+
+    /**
+     * A compaction cursor's stored ledger property lags behind: a compacted ledger a newer compaction replaced (and
+     * Pulsar deleted) stays named there for a while, and is not missing; the one the topic still uses is.
+     */
+    @Test
+    void aMissingCompactedLedgerIsNamedOnlyWhileItsTopicStillUsesIt() throws Exception {
+        refs.add(new LedgerReference(9, LedgerKind.COMPACTION, "t/ns/persistent/c/__compaction#compactedLedger"));
+        compactedInUse.put("t/ns/persistent/c", 9L);
+        assertEquals("REFERENCED_MISSING:9@a", checks(verify()), "the topic still uses it, and a does not hold it");
+        compactedInUse.put("t/ns/persistent/c", 11L);
+        assertEquals("", checks(verify()), "a newer compaction replaced it");
     }
 
     @Test
