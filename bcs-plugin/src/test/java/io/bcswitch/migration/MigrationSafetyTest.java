@@ -535,8 +535,13 @@ class MigrationSafetyTest {
             assertFalse(cleanupService(o).deprecateIfDrained("a").get(TestWaits.SECONDS, TimeUnit.SECONDS));
             assertEquals(ClusterStatus.STANDBY, registry.getCluster("a").get().orElseThrow().status());
             references = saved;
-            assertThrows(Exception.class, () -> o.retry(1).get(TestWaits.SECONDS, TimeUnit.SECONDS),
+            java.util.concurrent.ExecutionException notAgain = assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> o.retry(1).get(TestWaits.SECONDS, TimeUnit.SECONDS),
                     "a migration being rolled back is not run again");
+            assertTrue(notAgain.getCause() instanceof io.bcswitch.registry.RegistryException r
+                    && r.kind() == io.bcswitch.registry.RegistryException.Kind.CONFLICT
+                    && r.getMessage().contains("only a finished migration"), String.valueOf(notAgain.getCause()));
 
             aBroken.set(false);
             // asking again finishes it, even once the rollback window has passed: a rollback under way is never
