@@ -207,6 +207,7 @@ class SequenceExplorerTest {
         }
         List<String> failed = new ArrayList<>();
         for (Script s : scripts) {
+            stopIfInterrupted();
             SequenceExplorer.Result r = new SequenceExplorer(s.seed(), s.actions()).run();
             log.info("EXPLORE script {}: {}", r.ok() ? "PASS" : "FAIL", r.describe());
             if (!r.ok()) {
@@ -241,6 +242,7 @@ class SequenceExplorerTest {
         List<String> failed = new ArrayList<>();
         for (Script plan : CI_PLANS.subList(0, Math.min(CI_PLANS.size(),
                 Integer.getInteger("bcs.explorer.plans", CI_PLANS.size())))) {
+            stopIfInterrupted();
             SequenceExplorer.Result r = new SequenceExplorer(plan.seed(), plan.actions()).run();
             List<String> unmet = new ArrayList<>();
             if (r.switches() < 2) {
@@ -275,8 +277,9 @@ class SequenceExplorerTest {
         }
     }
 
-    /** {@code -Dbcs.explorer.seed=S -Dbcs.explorer.script=SWITCH,DISASTER,...}: exactly those actions. */
+    /** {@code -Dbcs.explorer.seed=S -Dbcs.explorer.script=SWITCH,DISASTER,...}: exactly those actions (any length). */
     @Test
+    @Timeout(value = 7, unit = TimeUnit.DAYS)
     void aGivenScript() {
         String only = System.getProperty("bcs.explorer.script");
         if (only == null) {
@@ -294,6 +297,13 @@ class SequenceExplorerTest {
     void theCiPlansLoseNothingAndNeverWedge() {
         if (!somethingElseAskedFor()) {
             runCiPlans();
+        }
+    }
+
+    /** After a timeout interrupted a run: no further run starts (each would be a new cluster). */
+    private static void stopIfInterrupted() {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new IllegalStateException("interrupted (the test's timeout): no further run is started");
         }
     }
 
@@ -333,6 +343,7 @@ class SequenceExplorerTest {
         List<String> failed = new ArrayList<>();
         int run = 0;
         for (long seed : seeds) {
+            stopIfInterrupted();
             // a long run goes on until that many switches were accepted, its resources checked all along
             int switches = longSwitches > 0 ? longSwitches : longEvery > 0 && (run + 1) % longEvery == 0
                     ? LONG_RUN_SWITCHES : 0;

@@ -126,20 +126,38 @@ final class CopiesCheck {
                             + ", its home on " + home.get() + " " + homeFacts.get().lastEntryId() + " and "
                             + homeFacts.get().length()));
                 } else if (deep) {
-                    checks.add(copier.sameEntries(id, home.get(), c, pace).handle((same, e) -> {
-                        if (e != null) {
-                            found.unchecked("the entries of ledger " + id + " on '" + c + "' could not be compared "
-                                    + "with those of its home on '" + home.get() + "'", e);
-                        } else if (!same) {
-                            found.violation(new Violation("COPY_DIFFERS", id, c, refBy.get(id), "the entries "
-                                    + "on " + c + " differ from those of its home on " + home.get()
-                                    + " (CRC32C of the payloads)"));
-                        }
-                        return null;
-                    }));
+                    checks.add(compareEntries(id, home.get(), c, refBy.get(id), found));
                 }
             }
             return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new));
         });
+    }
+
+    /** Deep: the copy's entries against its home's; one that cannot be compared is unchecked, never skipped. */
+    private CompletableFuture<Void> compareEntries(long id, String home, String copyCluster, String referencedBy,
+                                                   Findings found) {
+        return copier.sameEntries(id, home, copyCluster, pace).handle((same, e) -> {
+            if (e == null) {
+                if (!same) {
+                    found.violation(new Violation("COPY_DIFFERS", id, copyCluster, referencedBy, "the entries on "
+                            + copyCluster + " differ from those of its home on " + home + " (CRC32C of the payloads)"));
+                }
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            // Pulsar may delete the ledger while its entries are read (a trimmed data ledger, a compacted ledger a
+            // newer compaction replaced): then there is nothing left to check
+            return bothStillThere(id, home, copyCluster).thenAccept(both -> {
+                if (both) {
+                    found.unchecked("the entries of ledger " + id + " on '" + copyCluster + "' could not be compared "
+                            + "with those of its home on '" + home + "'", e);
+                }
+            });
+        }).thenCompose(x -> x);
+    }
+
+    /** Whether both still hold the ledger; true when that cannot be read (not read is not gone). */
+    private CompletableFuture<Boolean> bothStillThere(long id, String a, String b) {
+        return copier.facts(id, a).thenCombine(copier.facts(id, b), (x, y) -> x.isPresent() && y.isPresent())
+                .exceptionally(t -> true);
     }
 }

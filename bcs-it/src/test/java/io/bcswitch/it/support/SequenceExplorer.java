@@ -280,6 +280,10 @@ public final class SequenceExplorer {
         } catch (Throwable e) {
             problems.add("exception: " + e);
             log.error("EXPLORE seed={} failed with an exception", seed, e);
+            if (e instanceof InterruptedException) {
+                // the test's timeout: the caller must stop too, not start the next run
+                Thread.currentThread().interrupt();
+            }
         } finally {
             if (clientBuilds != null) {
                 clientBuilds.remove();

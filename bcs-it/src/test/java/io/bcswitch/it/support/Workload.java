@@ -299,7 +299,6 @@ public final class Workload implements AutoCloseable {
         }
     }
 
-    /** Starts a compaction of every compacted topic (it runs in the background). */
     /**
      * Starts a compaction of every compacted topic; returns the topics that refused for another reason than a
      * compaction of theirs already running, each with why.
