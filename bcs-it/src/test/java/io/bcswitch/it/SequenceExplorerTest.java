@@ -202,16 +202,27 @@ class SequenceExplorerTest {
      * run only what they ask for).
      */
     static void runScripts(List<Script> scripts) {
-        if (somethingElseAskedFor()) {
-            return;
+        if (!somethingElseAskedFor()) {
+            run(scripts, (script, r) -> List.of());
         }
+    }
+
+    /**
+     * Runs {@code scripts} one after the other, each on a fresh cluster; asserts that each passed and did what
+     * {@code unmet} asks of it (what it names is why not).
+     */
+    private static void run(List<Script> scripts,
+                            java.util.function.BiFunction<Script, SequenceExplorer.Result, List<String>> unmet) {
         List<String> failed = new ArrayList<>();
         for (Script s : scripts) {
             stopIfInterrupted();
             SequenceExplorer.Result r = new SequenceExplorer(s.seed(), s.actions()).run();
-            log.info("EXPLORE script {}: {}", r.ok() ? "PASS" : "FAIL", r.describe());
-            if (!r.ok()) {
-                failed.add(r.describe());
+            List<String> missed = unmet.apply(s, r);
+            log.info("EXPLORE script {}: {} ({} switch(es), {} rollback(s) finished): {}{}", s.seed(),
+                    r.ok() && missed.isEmpty() ? "PASS" : "FAIL", r.switches(), r.rollbacksFinished(), r.describe(),
+                    missed.isEmpty() ? "" : "; did not do what it is there for: " + missed);
+            if (!r.ok() || !missed.isEmpty()) {
+                failed.add(r.describe() + (missed.isEmpty() ? "" : "\nnot carried out: " + missed));
             }
         }
         assertTrue(failed.isEmpty(), String.join("\n", failed));
@@ -239,26 +250,17 @@ class SequenceExplorerTest {
      * one): each must pass, make at least two switches and finish an accepted rollback.
      */
     private static void runCiPlans() {
-        List<String> failed = new ArrayList<>();
-        for (Script plan : CI_PLANS.subList(0, Math.min(CI_PLANS.size(),
-                Integer.getInteger("bcs.explorer.plans", CI_PLANS.size())))) {
-            stopIfInterrupted();
-            SequenceExplorer.Result r = new SequenceExplorer(plan.seed(), plan.actions()).run();
-            List<String> unmet = new ArrayList<>();
-            if (r.switches() < 2) {
-                unmet.add(r.switches() + " switch(es) accepted, fewer than 2");
-            }
-            if (plan.actions().contains(SequenceExplorer.Action.ROLLBACK) && r.rollbacksFinished() < 1) {
-                unmet.add("no rollback accepted and settled ROLLED_BACK");
-            }
-            log.info("EXPLORE plan {}: {} ({} switch(es), {} rollback(s) finished): {}{}", plan.seed(),
-                    r.ok() && unmet.isEmpty() ? "PASS" : "FAIL", r.switches(), r.rollbacksFinished(), r.describe(),
-                    unmet.isEmpty() ? "" : "; did not do what it is there for: " + unmet);
-            if (!r.ok() || !unmet.isEmpty()) {
-                failed.add(r.describe() + (unmet.isEmpty() ? "" : "\nplan not carried out: " + unmet));
-            }
-        }
-        assertTrue(failed.isEmpty(), String.join("\n", failed));
+        run(CI_PLANS.subList(0, Math.min(CI_PLANS.size(), Integer.getInteger("bcs.explorer.plans", CI_PLANS.size()))),
+                (plan, r) -> {
+                    List<String> unmet = new ArrayList<>();
+                    if (r.switches() < 2) {
+                        unmet.add(r.switches() + " switch(es) accepted, fewer than 2");
+                    }
+                    if (plan.actions().contains(SequenceExplorer.Action.ROLLBACK) && r.rollbacksFinished() < 1) {
+                        unmet.add("no rollback accepted and settled ROLLED_BACK");
+                    }
+                    return unmet;
+                });
     }
 
     @Test
@@ -285,11 +287,8 @@ class SequenceExplorerTest {
         if (only == null) {
             return;
         }
-        SequenceExplorer.Result r = new SequenceExplorer(Long.getLong("bcs.explorer.seed", 1L),
-                java.util.Arrays.stream(only.split(",")).map(String::trim).map(SequenceExplorer.Action::valueOf)
-                        .toList()).run();
-        log.info("EXPLORE script {}: {}", r.ok() ? "PASS" : "FAIL", r.describe());
-        assertTrue(r.ok(), r.describe());
+        run(List.of(new Script(Long.getLong("bcs.explorer.seed", 1L), java.util.Arrays.stream(only.split(","))
+                .map(String::trim).map(SequenceExplorer.Action::valueOf).toList())), (script, r) -> List.of());
     }
 
     /** The plans CI runs ({@link #CI_PLANS}); nothing when a replay, a script or a random campaign was asked for. */

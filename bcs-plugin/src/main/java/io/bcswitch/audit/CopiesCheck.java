@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 
@@ -73,8 +74,7 @@ final class CopiesCheck {
         }
         return copier.facts(id, cluster).handle((f, e) -> {
             if (e != null) {
-                // not read is not absent: whether it is an orphan is not known
-                found.unchecked("ledger " + id + " on '" + cluster + "': its metadata could not be read", e);
+                unread(id, cluster, e, found); // whether it is an orphan is not known
                 return null;
             }
             if (f.map(x -> x.copyOf() != null).orElse(false)) {
@@ -93,10 +93,9 @@ final class CopiesCheck {
         Optional<String> home = w.view().home(id);
         Optional<String> issuer = w.view().ranges().owner(id);
         Map<String, CompletableFuture<Optional<LedgerFacts>>> facts = new TreeMap<>();
-        Set<String> unread = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<String> unread = ConcurrentHashMap.newKeySet();
         holderClusters.forEach(c -> facts.put(c, copier.facts(id, c).exceptionally(e -> {
-            // not read is not absent: what it would have shown is unchecked, never judged on nothing
-            found.unchecked("ledger " + id + " on '" + c + "': its metadata could not be read", e);
+            unread(id, c, e, found); // judged on nothing, it would look absent
             unread.add(c);
             return Optional.empty();
         })));
@@ -131,6 +130,11 @@ final class CopiesCheck {
             }
             return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new));
         });
+    }
+
+    /** Not read is not absent: what the ledger's metadata would have shown is unchecked. */
+    private static void unread(long id, String cluster, Throwable e, Findings found) {
+        found.unchecked("ledger " + id + " on '" + cluster + "': its metadata could not be read", e);
     }
 
     /** Deep: the copy's entries against its home's; one that cannot be compared is unchecked, never skipped. */
