@@ -38,6 +38,8 @@ public final class NodeProcess implements AutoCloseable {
     private final List<String> command;
     private final Path workDir;
     private final Path logFile;
+    /** Told of every start, so that the process dies with the test JVM however that ends; null: nobody. */
+    private final NodeReaper reaper;
     private volatile Process process;
     private volatile boolean paused;
     private volatile boolean supervised;
@@ -47,11 +49,12 @@ public final class NodeProcess implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger restartsBySupervisor =
             new java.util.concurrent.atomic.AtomicInteger();
 
-    private NodeProcess(String name, List<String> command, Path workDir, Path logFile) {
+    private NodeProcess(String name, List<String> command, Path workDir, Path logFile, NodeReaper reaper) {
         this.name = name;
         this.command = List.copyOf(command);
         this.workDir = workDir;
         this.logFile = logFile;
+        this.reaper = reaper;
     }
 
     /**
@@ -70,9 +73,13 @@ public final class NodeProcess implements AutoCloseable {
         return cmd;
     }
 
-    /** Starts {@code command} in {@code workDir}; standard output and error are appended to {@code logFile}. */
-    static NodeProcess start(String name, List<String> command, Path workDir, Path logFile) throws IOException {
-        NodeProcess p = new NodeProcess(name, command, workDir, logFile);
+    /**
+     * Starts {@code command} in {@code workDir}; standard output and error are appended to {@code logFile}; every
+     * start (also by the supervisor or {@link #restart()}) is told to {@code reaper}.
+     */
+    static NodeProcess start(String name, List<String> command, Path workDir, Path logFile, NodeReaper reaper)
+            throws IOException {
+        NodeProcess p = new NodeProcess(name, command, workDir, logFile, reaper);
         p.launch();
         return p;
     }
@@ -144,6 +151,9 @@ public final class NodeProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .start();
+        if (reaper != null) {
+            reaper.track(name, process);
+        }
         paused = false;
         exitExpected = false;
         if (supervised) {

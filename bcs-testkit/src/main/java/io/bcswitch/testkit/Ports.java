@@ -88,6 +88,11 @@ public final class Ports implements AutoCloseable {
         return true;
     }
 
+    /** The ports this fixture holds, in the order it took them. */
+    public synchronized List<Integer> held() {
+        return held.stream().map(l -> (int) l.position()).toList();
+    }
+
     /** Releases every port of this fixture. Idempotent. */
     @Override
     public synchronized void close() {

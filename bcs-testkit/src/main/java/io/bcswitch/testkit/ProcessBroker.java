@@ -30,11 +30,12 @@ public final class ProcessBroker implements BrokerEndpoints {
     private final Path logFile;
     private final int brokerPort;
     private final int webPort;
+    private final NodeReaper reaper;
     private NodeProcess process;
 
     ProcessBroker(int index, PulsarInstallation installation, Properties stockSettings, String currentClusterName,
                   Map<String, String> overrides, List<String> jvmOptions, Path logFile, int brokerPort,
-                  int webPort) {
+                  int webPort, NodeReaper reaper) {
         this.index = index;
         this.installation = installation;
         this.stockSettings = stockSettings;
@@ -44,6 +45,7 @@ public final class ProcessBroker implements BrokerEndpoints {
         this.logFile = logFile;
         this.brokerPort = brokerPort;
         this.webPort = webPort;
+        this.reaper = reaper;
     }
 
     public int index() {
@@ -107,7 +109,7 @@ public final class ProcessBroker implements BrokerEndpoints {
         List<String> cmd = NodeProcess.javaCommand(installation.lib(), jvmOptions, MAIN,
                 List.of("--broker-conf", conf.toString()));
         // a new process each time: the command line may have changed (another installation's jars)
-        process = NodeProcess.start("broker-" + index, cmd, installation.home(), logFile);
+        process = NodeProcess.start("broker-" + index, cmd, installation.home(), logFile, reaper);
     }
 
     /** SIGTERM: Pulsar's own shutdown (topics closed, ownership released), then a wait for the exit. */

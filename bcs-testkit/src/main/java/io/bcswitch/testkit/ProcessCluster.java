@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * {@code /bk/<name>/ledgers} of the one ZooKeeper (its parents created with ZooKeeper's own shell). Every process
  * writes its own log under the log directory (default {@code target/process-cluster/<time>/}), which is kept;
  * everything else lives in a temp directory that {@link #close()} deletes. {@link #close()} kills every process the
- * fixture started, also after a failed test, and so does a shutdown hook if the test JVM is stopped first.
+ * fixture started, also after a failed test, and so does a shutdown hook if the test JVM is stopped first; a
+ * {@link NodeReaper} does it, and deletes the temp directory, if the test JVM dies without either (a fork timeout's
+ * halt, {@code kill -9}).
  */
 public final class ProcessCluster implements AutoCloseable, PulsarAccess {
 
@@ -75,15 +77,17 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
     private final Map<String, String> bookieUris = new LinkedHashMap<>();
     private final List<ProcessBroker> brokers = new ArrayList<>();
     private final Thread killOnExit;
+    private final NodeReaper reaper;
     private NodeProcess zooKeeper;
     private int zkPort;
     private TestClients clients;
     private boolean closed;
 
-    private ProcessCluster(Path workDir, Path logDir, PulsarInstallation tools) {
+    private ProcessCluster(Path workDir, Path logDir, PulsarInstallation tools, NodeReaper reaper) {
         this.workDir = workDir;
         this.logDir = logDir;
         this.tools = tools;
+        this.reaper = reaper;
         this.killOnExit = new Thread(this::killAll, "process-cluster-kill-on-exit");
     }
 
@@ -108,6 +112,11 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             throw new IllegalArgumentException("No bookie cluster " + bookieCluster + "; have " + bookieUris.keySet());
         }
         return uri;
+    }
+
+    /** The bookie clusters' names, the brokers' first. */
+    public List<String> bookieClusterNames() {
+        return List.copyOf(bookies.keySet());
     }
 
     /** The bookie JVMs of {@code bookieCluster}. */
@@ -142,6 +151,16 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
 
     public int brokerCount() {
         return brokers.size();
+    }
+
+    /** Every port reserved for the cluster's processes (ZooKeeper, bookies, brokers and their extra listeners). */
+    public List<Integer> reservedPorts() {
+        return ports.held();
+    }
+
+    /** The temp directory of the cluster's data, configuration and installations ({@link #close()} deletes it). */
+    public Path workDir() {
+        return workDir;
     }
 
     /** Where each process's log file is (kept after {@link #close()}). */
@@ -182,7 +201,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         zooKeeper = NodeProcess.start("zookeeper", javaCommand(tools, "128m",
                 List.of("-Dzookeeper.4lw.commands.whitelist=*"),
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain", List.of(conf.toString())), tools.home(),
-                logDir.resolve("zookeeper.log"));
+                logDir.resolve("zookeeper.log"), reaper);
         zooKeeper.awaitPort(zkPort, START_TIMEOUT);
     }
 
@@ -200,7 +219,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         bookies.put(name, new ArrayList<>());
         return NodeProcess.start("bookkeeper-shell initnewcluster " + name, javaCommand(tools, "128m", List.of(),
                 "org.apache.bookkeeper.bookie.BookieShell", List.of("-conf", conf.toString(), "initnewcluster")),
-                tools.home(), logDir.resolve("setup-" + name + ".log"));
+                tools.home(), logDir.resolve("setup-" + name + ".log"), reaper);
     }
 
     private void startBookies(String name, int count) throws IOException, InterruptedException {
@@ -215,7 +234,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             NodeProcess bookie = NodeProcess.start(name + "-bookie-" + i, javaCommand(tools, "256m",
                     List.of("-XX:MaxDirectMemorySize=128m"), "org.apache.bookkeeper.server.Main",
                     List.of("--conf", conf.toString())), tools.home(),
-                    logDir.resolve(name + "-bookie-" + i + ".log")).supervised();
+                    logDir.resolve(name + "-bookie-" + i + ".log"), reaper).supervised();
             bookies.get(name).add(bookie);
         }
         for (int i = 0; i < count; i++) {
@@ -317,6 +336,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         }
         ports.close();
         TestClients.closeQuietly("temp directory " + workDir, () -> TempDirs.deleteRecursively(workDir));
+        TestClients.closeQuietly("node reaper", reaper);
         LOG.info("Process cluster closed; logs in {}", logDir);
     }
 
@@ -425,8 +445,9 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                     LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS")));
             Files.createDirectories(logs);
             Path work = Files.createTempDirectory("bcs-processcluster-");
-            ProcessCluster cluster = new ProcessCluster(work, logs.toAbsolutePath(),
-                    PulsarInstallation.layOut(work.resolve("pulsar-tools"), lib));
+            PulsarInstallation tools = PulsarInstallation.layOut(work.resolve("pulsar-tools"), lib);
+            ProcessCluster cluster = new ProcessCluster(work, logs.toAbsolutePath(), tools,
+                    NodeReaper.start(work, logs.resolve("node-reaper.log")));
             Runtime.getRuntime().addShutdownHook(cluster.killOnExit);
             cluster.clients = new TestClients(() -> cluster.broker(0), null, null);
             try {
@@ -452,7 +473,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                                 "--web-service-url", "http://127.0.0.1:" + ports[1],
                                 "--broker-service-url", "pulsar://127.0.0.1:" + ports[0],
                                 "--existing-bk-metadata-service-uri", cluster.metadataServiceUri(first))),
-                        cluster.tools.home(), logs.resolve("setup.log")));
+                        cluster.tools.home(), logs.resolve("setup.log"), cluster.reaper));
                 try {
                     for (NodeProcess tool : setup) {
                         tool.awaitSuccess(TOOL_TIMEOUT);
@@ -483,7 +504,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                         settings.put(key, Integer.toString(cluster.ports.take(1)[0]));
                     }
                     cluster.brokers.add(new ProcessBroker(i, home, stock, first, settings, opts,
-                            logs.resolve("broker-" + i + ".log"), ports[2 * i], ports[2 * i + 1]));
+                            logs.resolve("broker-" + i + ".log"), ports[2 * i], ports[2 * i + 1], cluster.reaper));
                 }
                 for (ProcessBroker b : cluster.brokers) {
                     b.launch();
