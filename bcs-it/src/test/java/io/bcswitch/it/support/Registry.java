@@ -77,17 +77,33 @@ public final class Registry {
 
     /** Writes {@code json} at {@code path} straight into ZooKeeper (created if missing), as a broker would. */
     public static void put(String zkConnect, String path, String json) throws Exception {
+        put(zkConnect, path, json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Writes {@code data} at {@code path} straight into ZooKeeper (created if missing). */
+    public static void put(String zkConnect, String path, byte[] data) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeper zk = new ZooKeeper(zkConnect, 30_000, e -> connected.countDown());
         try {
             connected.await(30, TimeUnit.SECONDS);
-            byte[] data = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
             if (zk.exists(path, false) == null) {
                 zk.create(path, data, org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
                         org.apache.zookeeper.CreateMode.PERSISTENT);
             } else {
                 zk.setData(path, data, -1);
             }
+        } finally {
+            zk.close();
+        }
+    }
+
+    /** The data of the node at {@code path}, read straight from ZooKeeper. */
+    public static byte[] get(String zkConnect, String path) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(zkConnect, 30_000, e -> connected.countDown());
+        try {
+            connected.await(30, TimeUnit.SECONDS);
+            return zk.getData(path, false, null);
         } finally {
             zk.close();
         }
