@@ -247,7 +247,8 @@ class SequenceExplorerTest {
 
     /**
      * Runs {@link #CI_PLANS} (the first {@code -Dbcs.explorer.plans=N} of them: the other Pulsar lines' subsets run
-     * one): each must pass, make at least two switches and finish an accepted rollback.
+     * one): each must pass, make at least two switches, finish an accepted rollback and have verify's removal verdict
+     * checked after a switch.
      */
     private static void runCiPlans() {
         run(CI_PLANS.subList(0, Math.min(CI_PLANS.size(), Integer.getInteger("bcs.explorer.plans", CI_PLANS.size()))),
@@ -258,6 +259,9 @@ class SequenceExplorerTest {
                     }
                     if (plan.actions().contains(SequenceExplorer.Action.ROLLBACK) && r.rollbacksFinished() < 1) {
                         unmet.add("no rollback accepted and settled ROLLED_BACK");
+                    }
+                    if (r.removalChecksAfterASwitch() < 1) {
+                        unmet.add("verify's removal verdict never checked after a switch");
                     }
                     return unmet;
                 });

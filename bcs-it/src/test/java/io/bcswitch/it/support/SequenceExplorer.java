@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *       again, unless it crossed a step that moved topics between brokers abruptly (a broker cut off longer than its
  *       session, the active cluster's bookies stopped), up to 30 s after the cluster settled from it;</li>
  *   <li>at the end, every topic read again from the earliest position holds every acknowledged message, in the
- *       producer's order.</li>
+ *       producer's order;</li>
+ *   <li>last, after a run with a switch, the old data let go (backlogs skipped, retention off, topics trimmed):
+ *       verify must then say the plugin can be removed, and that claim is checked as above.</li>
  * </ul>
  * A failure names the seed and the steps taken; the same seed replays the same choices (outcomes that depend on
  * timing can still differ).
@@ -65,8 +67,11 @@ public final class SequenceExplorer {
      *
      * @param switches switches the brokers accepted (rollbacks' switches back not included)
      * @param rollbacksFinished rollbacks the ROLLBACK step had accepted whose migration then settled ROLLED_BACK
+     * @param removalChecksAfterASwitch how often verify's "the plugin can be removed" was checked against the
+     *                                  topics' own ledgers after a switch (at the end, once the old data is let go)
      */
-    public record Result(long seed, List<String> steps, List<String> problems, int switches, int rollbacksFinished) {
+    public record Result(long seed, List<String> steps, List<String> problems, int switches, int rollbacksFinished,
+                         int removalChecksAfterASwitch) {
         public boolean ok() {
             return problems.isEmpty();
         }
@@ -299,7 +304,8 @@ public final class SequenceExplorer {
                 + "resources: {}, {}", seed, problems.isEmpty() ? "passed" : "FAILED",
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), steps.size(), switches, removalChecks,
                 life == null ? "not read" : life.summary(), problems.isEmpty() ? "nothing found" : problems);
-        return new Result(seed, List.copyOf(steps), List.copyOf(problems), switches, rollbacksFinished);
+        return new Result(seed, List.copyOf(steps), List.copyOf(problems), switches, rollbacksFinished,
+                removalChecksAfterASwitch);
     }
 
     private void abrupt() {
@@ -1400,6 +1406,7 @@ public final class SequenceExplorer {
                 missing = still;
             }
             removalChecks++;
+            removalChecksAfterASwitch += switches > 0 ? 1 : 0;
             if (!missing.isEmpty()) {
                 problems.add("verify " + when + " says the plugin can be removed (all on " + active + "), but "
                         + "these ledgers in use are not on " + active + ": " + missing);
@@ -1460,6 +1467,47 @@ public final class SequenceExplorer {
 
     /** How often verify said the plugin could be removed (and the claim was checked). */
     private int removalChecks;
+    private int removalChecksAfterASwitch;
+
+    /**
+     * After a switch the old clusters keep the data ledgers retention keeps, so verify never says the plugin can be
+     * removed and its claim is never checked against the topics. At the very end, once every message is accounted for,
+     * the workload's old data is let go as an operator retiring a cluster would let it go (backlogs skipped, retention
+     * off, each topic trimmed); then verify must say the plugin can be removed (within 90 s: Pulsar deletes trimmed
+     * ledgers in the background), and every ledger the topics use must be on the active cluster.
+     */
+    private void removalOnceTheOldDataIsGone() throws Exception {
+        if (switches == 0 || !problems.isEmpty()) {
+            return;
+        }
+        String ns = workload.namespace();
+        admin.namespaces().setRetention(ns, new RetentionPolicies(0, 0));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        JsonNode removal = null;
+        while (System.nanoTime() < deadline) {
+            for (String topic : admin.topics().getList(ns)) {
+                for (String sub : admin.topics().getSubscriptions(topic)) {
+                    admin.topics().skipAllMessages(topic, sub);
+                }
+                admin.topics().trimTopic(topic);
+            }
+            Rest.Response v = rest().get("/verify");
+            if (v.status() == 200 && v.json() != null) {
+                removal = v.json().path("removal");
+                if (removal.path("safe").asBoolean(false)) {
+                    int before = removalChecks;
+                    removalHolds(removal.get("activeCluster").asText(), "at the end, once the old data was let go");
+                    log.info("EXPLORE seed={} removal verdict after {} switch(es), once the old data was let go: "
+                            + "safe, checked against the topics' ledgers ({} check(s))", seed, switches,
+                            removalChecks - before);
+                    return;
+                }
+            }
+            Thread.sleep(2_000);
+        }
+        problems.add("at the end, with every message accounted for, every backlog skipped, retention off and every "
+                + "topic trimmed, verify still says the plugin cannot be removed: " + removal);
+    }
 
     /** Why the cluster is not settled, or null. */
     private String unsettled() {
@@ -1687,5 +1735,6 @@ public final class SequenceExplorer {
             log.info("EXPLORE seed={} stream {}; stored: {}", seed, st.summary(), stored.summary());
         }
         verify("/verify?deep=true", "at the end (deep)");
+        removalOnceTheOldDataIsGone();
     }
 }
