@@ -3,6 +3,7 @@ package io.bcswitch.it;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -97,21 +98,22 @@ class LongLivedHandleTest extends ClusterTestBase {
     @Test
     void compactedViewSurvivesCleanupOfTheOriginal() throws Exception {
         compactedOnASwitchedAndMigrated("cleanup");
+        // until the readers of the compacted view have moved to B, cleanup keeps what they hold on A (it says so in
+        // its notes): wait for that, so that the cleanup below deletes the original
+        awaitNoHandleOnA();
         Rest.Response cleanup = rest.post("/cleanup", "{\"srcCluster\":\"cluster-a\",\"dryRun\":false,\"force\":true}");
         log.info("HANDLE cleanup of cluster-a: {} {}", cleanup.status(), cleanup.raw());
-        boolean originalDeleted = !cluster.bookieCluster("cluster-a").ledgerIds().contains(compactedLedger);
-        if (originalDeleted) {
-            // what the bookies do within gcWaitTime (10 min by default), done now
-            for (TestBookie b : cluster.bookieCluster("cluster-a").bookies()) {
-                b.forceGarbageCollection(compactedLedger);
-            }
-            log.info("HANDLE the original of compacted ledger {} is deleted and garbage-collected on A",
-                    compactedLedger);
+        assertEquals(200, cleanup.status(), cleanup.raw());
+        assertFalse(cluster.bookieCluster("cluster-a").ledgerIds().contains(compactedLedger),
+                "the original of compacted ledger " + compactedLedger + " is deleted: " + cleanup.raw());
+        // what the bookies do within gcWaitTime (10 min by default), done now
+        for (TestBookie b : cluster.bookieCluster("cluster-a").bookies()) {
+            b.forceGarbageCollection(compactedLedger);
         }
+        log.info("HANDLE the original of compacted ledger {} is deleted and garbage-collected on A", compactedLedger);
 
         String what = "a new compacted reader after cleanup of cluster-a reads the whole compacted view "
-                + "(compacted ledger " + compactedLedger
-                + (originalDeleted ? ", original deleted on A)" : ", original kept on A)");
+                + "(compacted ledger " + compactedLedger + ", original deleted on A)";
         await(what).atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
                 assertEquals(expected, Compacted.view(client, topic), what));
     }
@@ -124,12 +126,7 @@ class LongLivedHandleTest extends ClusterTestBase {
     @Test
     void aCompactedViewReadBeforeItsPromotionMovesToTheNewHomeSoTheOldClusterCanBeRetired() throws Exception {
         compactedOnASwitchedAndMigrated("close");
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            JsonNode d = rest.get("/drain/cluster-a").json();
-            assertTrue(d.get("empty").asBoolean(), "drain report of A: " + d);
-            assertTrue(d.get("openHandles").isEmpty(), "no broker holds a handle on A any more: " + d
-                    + "; the brokers' records (openLedgers names the ledgers): " + rest.status().get("brokers"));
-        });
+        awaitNoHandleOnA();
         Rest.Response close = rest.post("/close-client/cluster-a", "");
         log.info("HANDLE close-client cluster-a: {} {}", close.status(), close.raw());
         assertEquals(200, close.status(), close.raw());
@@ -137,5 +134,15 @@ class LongLivedHandleTest extends ClusterTestBase {
         await("a new compacted reader after close-client reads the whole compacted view")
                 .atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
                         assertEquals(expected, Compacted.view(client, topic)));
+    }
+
+    /** Nothing referenced is left on A and no broker holds a handle there any more. */
+    private void awaitNoHandleOnA() {
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            JsonNode d = rest.get("/drain/cluster-a").json();
+            assertTrue(d.get("empty").asBoolean(), "drain report of A: " + d);
+            assertTrue(d.get("openHandles").isEmpty(), "no broker holds a handle on A any more: " + d
+                    + "; the brokers' records (openLedgers names the ledgers): " + rest.status().get("brokers"));
+        });
     }
 }
