@@ -305,6 +305,12 @@ class DisasterSwitchTest extends ClusterTestBase {
             assertTrue(all.containsAll(l.account.acked.keySet()), l.topic + ": every acknowledged message is readable");
         }
         log.info("DISASTER everything read from earliest after A came back in {} ms", ByteLoad.ms(System.nanoTime() - t0));
+        // with A back, everything verify looks at can be read again: nothing wrong and nothing left unchecked, entries
+        // of every copy included
+        JsonNode back = rest.get("/verify?deep=true").json();
+        log.info("DISASTER deep verify with A back: {}", back);
+        assertTrue(back.get("ok").asBoolean(), back.toString());
+        assertEquals(0, back.get("unchecked").size(), back.toString());
         try (Producer<String> p = client.newProducer(Schema.STRING).topic(typed).create()) {
             p.send("typed:after");
         }

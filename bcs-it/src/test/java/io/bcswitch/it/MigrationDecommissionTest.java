@@ -157,6 +157,8 @@ class MigrationDecommissionTest extends ClusterTestBase {
         assertEquals("DONE", migration.get("phase").asText(), migration.toString());
         assertTrue(migration.get("promoted").asInt() >= 4, "schema versions, compacted ledger, idle cursor: "
                 + migration);
+        assertEquals(migration.get("planned").asInt(), migration.get("copied").asInt(), migration.toString());
+        assertEquals(migration.get("planned").asInt(), migration.get("promoted").asInt(), migration.toString());
         // no cursor or schema record was rewritten by the migration
         // (the compacted topic was unloaded once its compacted view moved to B, so that its cached handle on A is let
         // go: closing its cursors rewrote the compaction cursor's record, as any unload does)

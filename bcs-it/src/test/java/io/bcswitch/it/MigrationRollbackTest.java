@@ -80,6 +80,8 @@ class MigrationRollbackTest extends ClusterTestBase {
         List<Long> copies = new ArrayList<>();
         copies.addAll(Registry.copies(cluster.zkConnectString(), 1));
         assertFalse(copies.isEmpty(), migration.toString());
+        assertEquals(migration.get("planned").asInt(), migration.get("copied").asInt(), migration.toString());
+        assertEquals(migration.get("copied").asInt(), copies.size(), "every copy recorded once: " + copies);
         assertTrue(cluster.bookieCluster("cluster-b").ledgerIds().containsAll(copies));
         send(producer, sent, "b", 20);
 

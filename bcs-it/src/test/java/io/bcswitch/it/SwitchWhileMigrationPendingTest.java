@@ -18,6 +18,7 @@ import io.bcswitch.testkit.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
@@ -105,6 +106,9 @@ class SwitchWhileMigrationPendingTest extends ClusterTestBase {
         JsonNode first = Registry.jsonChildren(cluster.zkConnectString(), "/admin/bookie-clusters/orchestrator")
                 .get("1");
         log.info("PENDING switch 1's migration when switch 2 was made: {}", first);
+        // the case this test is for: switch 1's migration had not started copying when switch 2 superseded it
+        assertTrue(Set.of("PENDING", "SUPERSEDED").contains(first.get("phase").asText()), first.toString());
+        assertEquals(0, first.get("copied").asInt(), first.toString());
         seq = Sequences.produce(producers, seq, PER_PHASE);
 
         rest.awaitCutoverComplete();
