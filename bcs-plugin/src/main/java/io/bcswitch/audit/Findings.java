@@ -17,8 +17,22 @@ final class Findings {
     private final List<String> unchecked = Collections.synchronizedList(new ArrayList<>());
     private final List<VerifyReport.Notice> notices = Collections.synchronizedList(new ArrayList<>());
 
+    /**
+     * Compacted ledgers a compaction cursor's stored property still names although a newer compaction replaced them
+     * and they are gone: no reference (the property is rewritten only when the cursor's ledger rolls over).
+     */
+    private final java.util.Set<Long> replacedCompactedLedgers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     void violation(Violation v) {
         violations.add(v);
+    }
+
+    void replacedCompactedLedger(long ledgerId) {
+        replacedCompactedLedgers.add(ledgerId);
+    }
+
+    java.util.Set<Long> replacedCompactedLedgers() {
+        return java.util.Set.copyOf(replacedCompactedLedgers);
     }
 
     void notice(VerifyReport.Notice n) {

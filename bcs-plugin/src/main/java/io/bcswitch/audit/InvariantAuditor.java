@@ -88,7 +88,8 @@ public final class InvariantAuditor {
                         return new VerifyReport(sorted.isEmpty(), clock.millis(), deep,
                                 (int) w.refs().stream().map(LedgerReference::ledgerId).distinct().count(),
                                 List.copyOf(w.ledgers().keySet()), w.view().relocations().size(), List.copyOf(sorted),
-                                List.copyOf(u), RemovalVerdict.of(w, sorted, u), List.copyOf(found.sortedNotices()));
+                                List.copyOf(u), RemovalVerdict.of(w, sorted, u, found.replacedCompactedLedgers()),
+                                List.copyOf(found.sortedNotices()));
                     });
         });
     }

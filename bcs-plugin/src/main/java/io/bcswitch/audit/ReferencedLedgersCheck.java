@@ -123,6 +123,8 @@ final class ReferencedLedgersCheck {
                     if (current) {
                         found.violation(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
                                 "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
+                    } else {
+                        found.replacedCompactedLedger(r.ledgerId());
                     }
                 });
             }

@@ -26,8 +26,12 @@ final class RemovalVerdict {
      * Whether stock Pulsar storage, pointed at the active cluster, would find every ledger the brokers reference: each
      * one's home is the active cluster (a relocated ledger's copy there has its own id), no migration is between its
      * start and its end, and nothing was found wrong or left unchecked.
+     *
+     * @param replaced compacted ledgers a stored compaction property still names though a newer compaction replaced
+     *                 them and they are gone: they pin nothing
      */
-    static VerifyReport.Removal of(AuditWorld w, List<Violation> violations, List<String> unchecked) {
+    static VerifyReport.Removal of(AuditWorld w, List<Violation> violations, List<String> unchecked,
+                                   Set<Long> replaced) {
         Optional<BookieClusterRecord> active = w.clusters().stream().filter(c -> c.status() == ClusterStatus.ACTIVE)
                 .findFirst();
         String name = active.map(BookieClusterRecord::name).orElse(null);
@@ -38,7 +42,7 @@ final class RemovalVerdict {
         Map<Long, LedgerReference> elsewhere = new TreeMap<>();
         Set<Long> referenced = new TreeSet<>();
         for (LedgerReference r : w.refs()) {
-            if (r.kind() == LedgerKind.OTHER) {
+            if (r.kind() == LedgerKind.OTHER || r.kind() == LedgerKind.COMPACTION && replaced.contains(r.ledgerId())) {
                 continue;
             }
             referenced.add(r.ledgerId());
