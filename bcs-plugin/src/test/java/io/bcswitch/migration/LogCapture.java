@@ -14,7 +14,7 @@ import org.apache.logging.log4j.core.config.Property;
  * The messages one logger writes while a test runs (the broker's Log4j 2, which the tests run with too), for tests
  * of what the operator reads in the broker's log. Closing it stops the capture.
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final List<String> messages = Collections.synchronizedList(new ArrayList<>());
@@ -22,7 +22,7 @@ final class LogCapture implements AutoCloseable {
     private final AbstractAppender appender;
 
     /** Captures what the logger named after {@code loggerOf} writes. */
-    LogCapture(Class<?> loggerOf) {
+    public LogCapture(Class<?> loggerOf) {
         logger = (Logger) LogManager.getLogger(loggerOf.getName());
         appender = new AbstractAppender("log-capture-" + NAMES.incrementAndGet(), null, null, true,
                 Property.EMPTY_ARRAY) {
@@ -36,7 +36,7 @@ final class LogCapture implements AutoCloseable {
     }
 
     /** The messages written so far, in order. */
-    List<String> messages() {
+    public List<String> messages() {
         synchronized (messages) {
             return List.copyOf(messages);
         }
