@@ -7,6 +7,7 @@ import static io.bcswitch.adapter.LedgerCalls.noSuchLedger;
 import static io.bcswitch.concurrent.Failures.unwrap;
 
 import io.bcswitch.migration.LedgerCopier;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -169,23 +170,24 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     }
 
     /**
-     * Every ledger id the cluster's ledger manager holds. Through BookKeeperAdmin's listing, not the client API's
-     * {@code newListLedgersOp}: on a hierarchical ledger manager that one names only the ids under the legacy paths
-     * (below 2^31) and none under the long ones, where every id of a range issued after the first cluster's lives.
+     * Every ledger id the cluster's ledger manager holds, from its ranges (as BookKeeperAdmin's listing walks them),
+     * not the client API's {@code newListLedgersOp}: on a hierarchical ledger manager that one names only the ids under
+     * the legacy paths (below 2^31) and none under the long ones, where every id of a range issued after the first
+     * cluster's lives. A read that fails half way fails the listing: it is never taken for the whole.
      */
     @Override
     public CompletableFuture<List<Long>> list(String cluster) {
         return with(cluster, c -> CompletableFuture.supplyAsync(() -> {
             List<Long> ids = new ArrayList<>();
-            // borrows the client: closing this admin does not close it
-            try (org.apache.bookkeeper.client.BookKeeperAdmin admin = new org.apache.bookkeeper.client.BookKeeperAdmin(c)) {
-                for (long id : admin.listLedgers()) {
-                    ids.add(id);
+            // the ledger manager's own ranges, not BookKeeperAdmin.listLedgers(): that one logs a read that fails half
+            // way and ends the iteration, so a truncated listing would pass for the cluster's whole content
+            try {
+                org.apache.bookkeeper.meta.LedgerManager.LedgerRangeIterator ranges =
+                        c.getLedgerManager().getLedgerRanges(0);
+                while (ranges.hasNext()) {
+                    ids.addAll(ranges.next().getLedgers());
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new CompletionException(e);
-            } catch (Exception e) {
+            } catch (IOException e) {
                 throw new CompletionException(e);
             }
             return ids;

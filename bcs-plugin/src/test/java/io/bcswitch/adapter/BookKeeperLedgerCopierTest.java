@@ -512,14 +512,10 @@ class BookKeeperLedgerCopierTest {
     }
 
     /**
-     * PRODUCT BUG (found 2026-12-07, not fixed here): BookKeeperAdmin's {@code listLedgers()} iterator catches an
-     * IOException of the ledger manager's range iterator (a metadata-store read that fails half way), logs it and
-     * ends the iteration, so {@code list} returns a truncated listing as if it were complete. The audit
-     * (WorldReader) and cleanup take a listing as the cluster's whole content; the audit would not notice ledgers
-     * the truncated listing left out. Enable once {@code list} fails instead.
+     * A listing whose ledger-manager read fails half way fails: BookKeeperAdmin's {@code listLedgers()} iterator
+     * logs such an IOException and ends the iteration, which returned a truncated listing as if it were complete
+     * to the audit (which then did not check the ledgers left out) and to cleanup.
      */
-    @org.junit.jupiter.api.Disabled("product bug: a listing that fails half way is returned truncated, as if "
-            + "complete (see the comment)")
     @Test
     void aListingThatFailsFails() {
         b.addClosed(3);
