@@ -10,6 +10,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 
 import io.bcswitch.it.support.ProcessClusterTestBase;
 import io.bcswitch.testkit.NodeProcess;
+import io.bcswitch.testkit.NodeReaper;
 import io.bcswitch.testkit.Ports;
 import io.bcswitch.testkit.ProcessCluster;
 import java.io.IOException;
@@ -113,8 +114,11 @@ class ProcessClusterCleanupTest {
         KILLED
     }
 
-    /** What a cluster started: every node's process id, the ports it reserved, its temp and its log directory. */
-    record Started(List<Long> pids, List<Integer> ports, Path workDir, Path logDir) {
+    /**
+     * What a cluster started: every node's process id and start time (epoch ms; a pid alone could be another process's
+     * by the time it is looked at), the ports it reserved, its temp and its log directory.
+     */
+    record Started(List<Long> pids, List<Long> starts, List<Integer> ports, Path workDir, Path logDir) {
         static Started of(ProcessCluster c) {
             List<NodeProcess> nodes = new ArrayList<>();
             nodes.add(c.zooKeeper());
@@ -122,22 +126,47 @@ class ProcessClusterCleanupTest {
             for (int i = 0; i < c.brokerCount(); i++) {
                 nodes.add(c.broker(i).process());
             }
-            return new Started(nodes.stream().map(NodeProcess::pid).toList(), c.reservedPorts(),
-                    c.workDir().toAbsolutePath(), c.logDir().toAbsolutePath());
+            List<Long> pids = nodes.stream().map(NodeProcess::pid).toList();
+            List<Long> starts = pids.stream().map(pid -> ProcessHandle.of(pid).flatMap(h -> h.info().startInstant())
+                    .orElseThrow(() -> new AssertionError("no start time of pid " + pid)).toEpochMilli()).toList();
+            return new Started(pids, starts, c.reservedPorts(), c.workDir().toAbsolutePath(),
+                    c.logDir().toAbsolutePath());
         }
 
         String line() {
-            return STARTED + join(pids) + " " + join(ports) + " " + workDir + " " + logDir;
+            return STARTED + join(pids) + " " + join(starts) + " " + join(ports) + " " + workDir + " " + logDir;
         }
 
         static Started parse(String line) {
             String[] f = line.substring(STARTED.length()).trim().split(" ");
             return new Started(Arrays.stream(f[0].split(",")).map(Long::parseLong).toList(),
-                    Arrays.stream(f[1].split(",")).map(Integer::parseInt).toList(), Path.of(f[2]), Path.of(f[3]));
+                    Arrays.stream(f[1].split(",")).map(Long::parseLong).toList(),
+                    Arrays.stream(f[2].split(",")).map(Integer::parseInt).toList(), Path.of(f[3]), Path.of(f[4]));
         }
 
         private static String join(List<? extends Number> values) {
             return values.stream().map(String::valueOf).collect(Collectors.joining(","));
+        }
+
+        /** The nodes still running: the same process (pid and start time), and not a zombie nobody reaped. */
+        List<ProcessHandle> running() {
+            List<ProcessHandle> out = new ArrayList<>();
+            for (int i = 0; i < pids.size(); i++) {
+                long start = starts.get(i);
+                ProcessHandle.of(pids.get(i)).filter(ProcessHandle::isAlive)
+                        .filter(h -> NodeReaper.Main.sameStart(h, start)).filter(h -> !zombie(h.pid()))
+                        .ifPresent(out::add);
+            }
+            return out;
+        }
+
+        private static boolean zombie(long pid) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+            } catch (IOException | RuntimeException gone) {
+                return false;
+            }
         }
     }
 
@@ -159,12 +188,13 @@ class ProcessClusterCleanupTest {
 
     private static void assertNothingLeft(Started started) throws InterruptedException {
         long deadline = System.nanoTime() + GONE_WITHIN.toNanos();
-        List<Long> alive = alive(started);
+        List<ProcessHandle> alive = started.running();
         while (!alive.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            alive = alive(started);
+            alive = started.running();
         }
-        assertEquals(List.of(), alive, "node processes still running " + GONE_WITHIN + " after the test ended");
+        assertEquals(List.of(), alive.stream().map(ProcessHandle::pid).toList(),
+                "node processes still running " + GONE_WITHIN + " after the test ended");
         assertEquals(started.pids().size(), started.pids().stream().distinct().count(), "a pid per node");
         List<Integer> bound = started.ports().stream().filter(p -> !Ports.bindable(p)).toList();
         assertEquals(List.of(), bound, "ports of the cluster still bound");
@@ -174,15 +204,10 @@ class ProcessClusterCleanupTest {
         assertFalse(Files.exists(started.workDir()), "the cluster's temp directory " + started.workDir());
     }
 
-    private static List<Long> alive(Started started) {
-        return started.pids().stream().filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive)
-                .orElse(false)).toList();
-    }
-
     /** Whatever a failed assertion left running is killed, so that a red run of this test leaks nothing either. */
     private static void killLeftovers(Started started) {
         if (started != null) {
-            started.pids().forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+            started.running().forEach(ProcessHandle::destroyForcibly);
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -19,20 +20,22 @@ final class Findings {
 
     /**
      * Compacted ledgers a compaction cursor's stored property still names although a newer compaction replaced them
-     * and they are gone: no reference (the property is rewritten only when the cursor's ledger rolls over).
+     * and they are gone (the property is rewritten only when the cursor's ledger rolls over), each with the compacted
+     * ledger its topic uses instead.
      */
-    private final java.util.Set<Long> replacedCompactedLedgers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<Long, Long> replacedCompactedLedgers = new java.util.concurrent.ConcurrentHashMap<>();
 
     void violation(Violation v) {
         violations.add(v);
     }
 
-    void replacedCompactedLedger(long ledgerId) {
-        replacedCompactedLedgers.add(ledgerId);
+    void replacedCompactedLedger(long ledgerId, long by) {
+        replacedCompactedLedgers.put(ledgerId, by);
     }
 
-    java.util.Set<Long> replacedCompactedLedgers() {
-        return java.util.Set.copyOf(replacedCompactedLedgers);
+    /** Replaced compacted ledger to the one its topic uses instead. */
+    Map<Long, Long> replacedCompactedLedgers() {
+        return Map.copyOf(replacedCompactedLedgers);
     }
 
     void notice(VerifyReport.Notice n) {

@@ -119,12 +119,12 @@ final class ReferencedLedgersCheck {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
-                return stillTheCompactedLedger(r).thenAccept(current -> {
-                    if (current) {
+                return replacedBy(r).thenAccept(newer -> {
+                    if (newer.isEmpty()) {
                         found.violation(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
                                 "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
                     } else {
-                        found.replacedCompactedLedger(r.ledgerId());
+                        found.replacedCompactedLedger(r.ledgerId(), newer.get());
                     }
                 });
             }
@@ -142,13 +142,14 @@ final class ReferencedLedgersCheck {
     }
 
     /**
-     * Whether {@code r} (a compaction cursor's ledger property, as the metadata store has it) is still the compacted
-     * ledger its topic uses: the stored copy lags behind the cursor's own ledger, so a ledger a newer compaction
-     * replaced (and Pulsar deleted) stays named there for a while.
+     * The compacted ledger that replaced {@code r} (a compaction cursor's ledger property, as the metadata store has
+     * it), or empty while {@code r} may still be the one its topic uses (also when its owner cannot say): the stored
+     * copy lags behind the cursor's own ledger, so a ledger a newer compaction replaced (and Pulsar deleted) stays
+     * named there for a while.
      */
-    private CompletableFuture<Boolean> stillTheCompactedLedger(LedgerReference r) {
+    private CompletableFuture<Optional<Long>> replacedBy(LedgerReference r) {
         return compactedLedgerOf.apply(managedLedger(r)).handle((current, e) -> e != null || current.isEmpty()
-                || current.get() == r.ledgerId());
+                || current.get() == r.ledgerId() ? Optional.<Long>empty() : current);
     }
 
     /** The managed ledger of a compaction reference ({@code "<managed ledger>/<cursor>#<property>"}). */

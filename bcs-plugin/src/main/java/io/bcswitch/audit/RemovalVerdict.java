@@ -28,10 +28,12 @@ final class RemovalVerdict {
      * start and its end, and nothing was found wrong or left unchecked.
      *
      * @param replaced compacted ledgers a stored compaction property still names though a newer compaction replaced
-     *                 them and they are gone: they pin nothing
+     *                 them and they are gone, each with the one its topic uses instead: such a name pins nothing once
+     *                 that newer ledger is itself a reference the active cluster holds (one a compaction made after the
+     *                 inventory was read is in no reference, so the old name keeps the verdict from calling it safe)
      */
     static VerifyReport.Removal of(AuditWorld w, List<Violation> violations, List<String> unchecked,
-                                   Set<Long> replaced) {
+                                   Map<Long, Long> replaced) {
         Optional<BookieClusterRecord> active = w.clusters().stream().filter(c -> c.status() == ClusterStatus.ACTIVE)
                 .findFirst();
         String name = active.map(BookieClusterRecord::name).orElse(null);
@@ -41,8 +43,14 @@ final class RemovalVerdict {
         }
         Map<Long, LedgerReference> elsewhere = new TreeMap<>();
         Set<Long> referenced = new TreeSet<>();
+        Set<Long> ids = new TreeSet<>();
+        w.refs().forEach(r -> ids.add(r.ledgerId()));
         for (LedgerReference r : w.refs()) {
-            if (r.kind() == LedgerKind.OTHER || r.kind() == LedgerKind.COMPACTION && replaced.contains(r.ledgerId())) {
+            if (r.kind() == LedgerKind.OTHER) {
+                continue;
+            }
+            Long newer = r.kind() == LedgerKind.COMPACTION ? replaced.get(r.ledgerId()) : null;
+            if (newer != null && ids.contains(newer) && w.view().home(newer).map(h -> h.equals(name)).orElse(false)) {
                 continue;
             }
             referenced.add(r.ledgerId());

@@ -37,6 +37,7 @@ public final class NodeReaper implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeReaper.class);
     private static final long EXIT_WAIT_SECONDS = 30;
+    private static final long START_SLACK_MILLIS = 2_000;
 
     private final Process process;
     private final Writer toReaper;
@@ -71,7 +72,13 @@ public final class NodeReaper implements AutoCloseable {
     /** Tells the reaper of a node process just started; a reaper that is gone is logged once and ignored. */
     synchronized void track(String name, Process node) {
         Optional<Instant> started = node.toHandle().info().startInstant();
-        if (broken || started.isEmpty()) {
+        if (started.isEmpty()) {
+            LOG.warn("{} (pid {}): the operating system gives no start time, so the node reaper cannot tell it from a "
+                    + "later process with its pid and leaves it alone; it would outlive a JVM that dies unclosed", name,
+                    node.pid());
+            return;
+        }
+        if (broken) {
             return;
         }
         try {
@@ -116,20 +123,24 @@ public final class NodeReaper implements AutoCloseable {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = in.readLine()) != null) {
-                    String[] f = line.split(" ", 3);
-                    long pid = Long.parseLong(f[0]);
-                    nodes.put(pid, f.length > 2 ? f[2] : "?");
-                    startMillis.put(pid, Long.parseLong(f[1]));
+                    // only the end of the input means the cluster's JVM is gone: a line it cannot read is skipped
+                    try {
+                        String[] f = line.split(" ", 3);
+                        long pid = Long.parseLong(f[0]);
+                        startMillis.put(pid, Long.parseLong(f[1]));
+                        nodes.put(pid, f.length > 2 ? f[2] : "?");
+                    } catch (RuntimeException bad) {
+                        say("skipped a line it cannot read: '" + line + "' (" + bad + ")");
+                    }
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 say("reading the node list failed (" + e + "): killing what it named so far");
             }
             List<ProcessHandle> killed = new ArrayList<>();
             for (Map.Entry<Long, String> node : nodes.entrySet()) {
                 long pid = node.getKey();
                 Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                        .filter(p -> p.info().startInstant().map(Instant::toEpochMilli)
-                                .map(ms -> ms.equals(startMillis.get(pid))).orElse(false));
+                        .filter(p -> sameStart(p, startMillis.get(pid)));
                 if (h.isPresent() && h.get().destroyForcibly()) {
                     killed.add(h.get());
                     say("killed " + node.getValue() + " (pid " + pid + "): its cluster was not closed");
@@ -154,6 +165,16 @@ public final class NodeReaper implements AutoCloseable {
                 say("cannot delete " + workDir + ": " + e);
             }
             say("done: " + nodes.size() + " nodes named, " + killed.size() + " killed");
+        }
+
+        /**
+         * Whether {@code p} started when its cluster said the node did. Each JVM derives start times from the boot time
+         * it read once, in whole seconds, so two JVMs can disagree by a little after the wall clock was stepped: a
+         * few seconds of slack, far less than it takes the kernel to hand the same pid to another process.
+         */
+        public static boolean sameStart(ProcessHandle p, long startMillis) {
+            return p.info().startInstant().map(s -> Math.abs(s.toEpochMilli() - startMillis) <= START_SLACK_MILLIS)
+                    .orElse(false);
         }
 
         private static void say(String what) {
