@@ -203,6 +203,25 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain", List.of(conf.toString())), tools.home(),
                 logDir.resolve("zookeeper.log"), reaper);
         zooKeeper.awaitPort(zkPort, START_TIMEOUT);
+        awaitZooKeeperSession();
+    }
+
+    /**
+     * Waits until a client gets a session. A standalone ZooKeeper server listens before it serves, and a connection
+     * in between ends in a NullPointerException in its worker ("zkDb is null"); once (a benchmark's smoke run,
+     * 2026-12-07) its clients then got no session for 90 s. A server that gives none within 30 s is started again, once.
+     */
+    private void awaitZooKeeperSession() throws IOException, InterruptedException {
+        try (ZooKeeper zk = TestZooKeeper.connect(zkConnectString(), Duration.ofSeconds(30))) {
+            return;
+        } catch (IOException noSession) {
+            LOG.warn("ZooKeeper on port {} gives no session after 30 s: starting it again (log {})", zkPort,
+                    logDir.resolve("zookeeper.log"), noSession);
+        }
+        zooKeeper.kill();
+        zooKeeper.restart();
+        zooKeeper.awaitPort(zkPort, START_TIMEOUT);
+        TestZooKeeper.connect(zkConnectString(), START_TIMEOUT).close();
     }
 
     /**
