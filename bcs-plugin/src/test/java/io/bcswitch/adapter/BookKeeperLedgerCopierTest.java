@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import static io.bcswitch.concurrent.TestWaits.get;
 import static io.bcswitch.adapter.InMemoryBookKeeper.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,7 +23,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.api.DigestType;
@@ -59,9 +59,6 @@ class BookKeeperLedgerCopierTest {
         return CompletableFuture.completedFuture(null);
     }
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-    }
 
     private Outcome copy() throws Exception {
         Outcome o = get(copier.copy(ID, "a", "b", this::pace));

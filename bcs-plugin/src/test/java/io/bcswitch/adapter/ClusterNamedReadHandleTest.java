@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import static io.bcswitch.concurrent.TestWaits.get;
 import static io.bcswitch.adapter.InMemoryBookKeeper.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,7 +18,6 @@ import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.api.LedgerEntries;
@@ -32,9 +32,6 @@ class ClusterNamedReadHandleTest {
     private final InMemoryBookKeeper cluster = new InMemoryBookKeeper();
     private final AtomicInteger closes = new AtomicInteger();
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-    }
 
     private ReadHandle opened(long readTimeoutMillis) throws Exception {
         Meta m = cluster.addClosed(5, bytes("a"), bytes("bb"));

@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import static io.bcswitch.concurrent.TestWaits.get;
 import static io.bcswitch.adapter.InMemoryBookKeeper.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.api.DigestType;
@@ -38,9 +38,6 @@ class CopyPartsTest {
         return CompletableFuture.completedFuture(null);
     }
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-    }
 
     private static long crc32c(byte[] b) {
         CRC32C c = new CRC32C();

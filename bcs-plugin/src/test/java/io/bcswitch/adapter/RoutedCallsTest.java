@@ -257,7 +257,8 @@ class RoutedCallsTest {
         assertEquals(List.of(new Answer(BKException.Code.OK, c.handle(100), "x"),
                 new Answer(BKException.Code.OK, c.handle(55), "y")), answers);
         assertEquals(List.of("create-adv 100", "create-adv-id 55"), c.calls);
-        assertEquals("2 handle(s) open through it: ledger 100 (write), ledger 55 (write)", sorted(openThrough(c)));
+        assertEquals("2 handle(s) open through it: ledger 100 (write), ledger 55 (write)",
+                RoutingBookKeeperTest.sorted(openThrough(c)));
         assertEquals(List.of(), created);
     }
 
@@ -275,13 +276,6 @@ class RoutedCallsTest {
                 new Answer(BKException.Code.MetaStoreException, null, "y")), answers);
     }
 
-    /** The tracker lists handles in no particular order. */
-    private static String sorted(String described) {
-        String prefix = described.substring(0, described.indexOf(": ") + 2);
-        List<String> parts = new ArrayList<>(List.of(described.substring(prefix.length()).split(", ")));
-        parts.sort(null);
-        return prefix + String.join(", ", parts);
-    }
 
     @Test
     void aSyncCreateRunsOnTheActiveClusterCountedInFlightAndTracked() throws Exception {

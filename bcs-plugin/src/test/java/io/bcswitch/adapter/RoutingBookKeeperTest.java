@@ -1,5 +1,6 @@
 package io.bcswitch.adapter;
 
+import static io.bcswitch.concurrent.TestWaits.get;
 import static io.bcswitch.adapter.InMemoryBookKeeper.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.bookkeeper.client.BKException;
 import org.apache.bookkeeper.client.BookKeeper.DigestType;
@@ -131,9 +131,6 @@ class RoutingBookKeeperTest {
         pool.shutdownNow();
     }
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-    }
 
     private void ownedBy(long id, String cluster, InMemoryBookKeeper client) {
         owners.put(id, CompletableFuture.completedFuture(new LedgerRouter.Target(cluster, client)));
@@ -171,7 +168,8 @@ class RoutingBookKeeperTest {
         return List.of(m.getEnsembleSize(), m.getWriteQuorumSize(), m.getAckQuorumSize());
     }
 
-    private static String sorted(String described) {
+    /** A tracker's description with its handles in a fixed order (it lists them in no particular order). */
+    static String sorted(String described) {
         String prefix = described.substring(0, described.indexOf(": ") + 2);
         List<String> parts = new ArrayList<>(List.of(described.substring(prefix.length()).split(", ")));
         parts.sort(null);

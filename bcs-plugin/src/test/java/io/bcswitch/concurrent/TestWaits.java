@@ -19,6 +19,11 @@ public final class TestWaits {
     private TestWaits() {
     }
 
+    /** The value of {@code f}, which must complete within {@link #SECONDS}. */
+    public static <T> T get(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+        return f.get(SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     /** A condition that may throw (it reads a future, a store). */
     @FunctionalInterface
     public interface Condition {

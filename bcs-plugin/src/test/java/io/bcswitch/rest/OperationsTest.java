@@ -1,5 +1,6 @@
 package io.bcswitch.rest;
 
+import static io.bcswitch.concurrent.TestWaits.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,9 +54,6 @@ class OperationsTest {
         store.close();
     }
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-    }
 
     private static JsonNode json(RestResponse r) {
         return Json.mapper().valueToTree(r.body());

@@ -1,5 +1,6 @@
 package io.bcswitch.routing;
 
+import static io.bcswitch.concurrent.TestWaits.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -101,9 +102,6 @@ class SwitchRouterTest {
         }, pool);
     }
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(TestWaits.SECONDS, TimeUnit.SECONDS);
-    }
 
     private static Throwable failure(CompletableFuture<?> f) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(TestWaits.SECONDS, TimeUnit.SECONDS));
