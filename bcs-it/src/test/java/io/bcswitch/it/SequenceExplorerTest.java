@@ -109,6 +109,12 @@ class SequenceExplorerTest {
             new Script(479L, List.of(SequenceExplorer.Action.SCHEMAS_DELETED_WHILE_MOVED,
                     SequenceExplorer.Action.SCHEMAS_DELETED_WHILE_MOVED,
                     SequenceExplorer.Action.SCHEMAS_DELETED_WHILE_MOVED)),
+            // found by review (a listing that failed half way passed for the cluster's whole content, so verify could
+            // pass on a cluster it never read): a cluster's metadata service is down while verify runs, before any
+            // switch, while it is the source of a migration, and once it was switched to and back
+            new Script(484L, List.of(SequenceExplorer.Action.METADATA_DOWN, SequenceExplorer.Action.SWITCH,
+                    SequenceExplorer.Action.METADATA_DOWN, SequenceExplorer.Action.SWITCH_BACK,
+                    SequenceExplorer.Action.METADATA_DOWN)),
             // found by a unit test (MigrationSafetyTest): a ledger of unknown origin (no Pulsar metadata) in a
             // cluster's own id range made the cleanup of that cluster fail with a NullPointerException; here other
             // applications write ledgers into clusters before and after switches, and cleanups run over them

@@ -55,6 +55,8 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
     private final CopyWriter writer;
     private final ExistingTargetLedger existingTarget;
+    /** The listing of each cluster in flight: one at a time per cluster, which a second caller joins. */
+    private final Map<String, CompletableFuture<List<Long>>> listings = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param clients  client of each cluster, by name
@@ -177,6 +179,28 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
      */
     @Override
     public CompletableFuture<List<Long>> list(String cluster) {
+        // one listing per cluster at a time, joined by whoever asks meanwhile: a listing blocks a thread for as long
+        // as the cluster's metadata service does not answer (BookKeeper's client waits for it to come back), and
+        // callers that give up on it (verify, after its bound) must not leave a blocked thread each. A joined
+        // listing started before the caller asked: as any listing, it is not a snapshot, and no caller takes it for
+        // one (a ledger created or deleted meanwhile may be in it or not)
+        CompletableFuture<List<Long>> mine = new CompletableFuture<>();
+        CompletableFuture<List<Long>> running = listings.putIfAbsent(cluster, mine);
+        if (running != null) {
+            return running.thenApply(ids -> ids); // each caller its own future: none completes another's
+        }
+        listOnce(cluster).whenComplete((ids, e) -> {
+            listings.remove(cluster, mine);
+            if (e != null) {
+                mine.completeExceptionally(e);
+            } else {
+                mine.complete(List.copyOf(ids));
+            }
+        });
+        return mine.thenApply(ids -> ids);
+    }
+
+    private CompletableFuture<List<Long>> listOnce(String cluster) {
         return with(cluster, c -> CompletableFuture.supplyAsync(() -> {
             List<Long> ids = new ArrayList<>();
             // the ledger manager's own ranges, not BookKeeperAdmin.listLedgers(): that one logs a read that fails half

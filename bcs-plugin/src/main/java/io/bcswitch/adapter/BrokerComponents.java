@@ -123,7 +123,9 @@ final class BrokerComponents implements AutoCloseable {
         restAnswers = Executors.newCachedThreadPool(daemon("bcs-rest-answer"));
         cutoverScheduler = Executors.newSingleThreadScheduledExecutor(daemon("bcs-cutover"));
         migrationScheduler = Executors.newSingleThreadScheduledExecutor(daemon("bcs-migration"));
-        migrationIo = Executors.newSingleThreadExecutor(daemon("bcs-migration-io"));
+        // a thread per listing in flight (the copier runs one per cluster at a time): a listing blocks while its
+        // cluster's metadata service does not answer, and must not hold up the listing of another cluster
+        migrationIo = Executors.newCachedThreadPool(daemon("bcs-migration-io"));
 
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership,
                 this::refresh, clientCloser, config.oldLedgerReadTimeoutMillis(), this::compactedView);

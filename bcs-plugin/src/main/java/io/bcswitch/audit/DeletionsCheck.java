@@ -2,6 +2,7 @@ package io.bcswitch.audit;
 
 import io.bcswitch.audit.VerifyReport.Violation;
 import io.bcswitch.migration.CleanupService;
+import io.bcswitch.migration.LedgerCopier;
 import io.bcswitch.migration.CleanupTarget;
 import io.bcswitch.registry.MigrationState;
 import io.bcswitch.registry.Phase;
@@ -19,10 +20,13 @@ import java.util.concurrent.CompletableFuture;
 final class DeletionsCheck {
     private final RegistryStore registry;
     private final CleanupService cleanup;
+    private final LedgerCopier reads;
 
-    DeletionsCheck(RegistryStore registry, CleanupService cleanup) {
+    /** @param reads how cleanup's plan reads the clusters here (verify's bounded reads) */
+    DeletionsCheck(RegistryStore registry, CleanupService cleanup, LedgerCopier reads) {
         this.registry = registry;
         this.cleanup = cleanup;
+        this.reads = reads;
     }
 
     CompletableFuture<Void> check(AuditWorld w, Findings found) {
@@ -48,7 +52,7 @@ final class DeletionsCheck {
             found.unchecked("cleanup targets: not computed while the inventory is incomplete (cleanup refuses too)");
             return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
         }
-        each.add(cleanup.targetsOnInactiveClusters().handle((targets, e) -> {
+        each.add(cleanup.targetsOnInactiveClusters(reads).handle((targets, e) -> {
             if (e != null) {
                 found.unchecked("cleanup targets", e);
                 return null;

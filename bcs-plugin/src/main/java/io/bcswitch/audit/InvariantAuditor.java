@@ -42,14 +42,22 @@ import java.util.function.LongFunction;
 public final class InvariantAuditor {
     /** At most this many ledgers are checked at once (their metadata read, and with deep, their entries). */
     static final int PARALLEL_CHECKS = 32;
+    /**
+     * How long one metadata read of a bookie cluster may take in a verify before that cluster counts as silent for the
+     * rest of it ({@link BoundedClusterReads}): well inside the REST limit of 60 s, with the inventory's reads besides.
+     */
+    public static final long CLUSTER_ANSWER_MILLIS = 15_000;
 
     private final Clock clock;
-    private final WorldReader reader;
-    private final ReferencedLedgersCheck referenced;
-    private final CopiesCheck copies;
-    private final IdRangesCheck idRanges;
+    private final RegistryStore registry;
+    private final LedgerInventory inventory;
+    private final LedgerCopier copier;
+    private final Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts;
+    private final LongFunction<CompletableFuture<Void>> pace;
+    private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
+    private final CleanupService cleanup;
     private final BrokersCheck brokers;
-    private final DeletionsCheck deletions;
+    private final long clusterAnswerMillis;
 
     /**
      * @param facts   reads a cluster's metadata (id generator) without touching its bookies
@@ -62,18 +70,37 @@ public final class InvariantAuditor {
                             Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts,
                             CleanupService cleanup, LongFunction<CompletableFuture<Void>> pace,
                             Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Clock clock) {
+        this(registry, inventory, copier, facts, cleanup, pace, compactedLedgerOf, clock, CLUSTER_ANSWER_MILLIS);
+    }
+
+    /** @param clusterAnswerMillis how long one metadata read of a cluster may take ({@link BoundedClusterReads}) */
+    InvariantAuditor(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
+                     Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts,
+                     CleanupService cleanup, LongFunction<CompletableFuture<Void>> pace,
+                     Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Clock clock,
+                     long clusterAnswerMillis) {
         this.clock = clock;
-        this.reader = new WorldReader(registry, inventory, copier);
-        this.referenced = new ReferencedLedgersCheck(copier, compactedLedgerOf,
-                () -> inventory.picture().thenApply(LedgerInventory.Picture::references));
-        this.copies = new CopiesCheck(copier, pace);
-        this.idRanges = new IdRangesCheck(facts);
+        this.registry = registry;
+        this.inventory = inventory;
+        this.copier = copier;
+        this.facts = facts;
+        this.pace = pace;
+        this.compactedLedgerOf = compactedLedgerOf;
+        this.cleanup = cleanup;
         this.brokers = new BrokersCheck();
-        this.deletions = new DeletionsCheck(registry, cleanup);
+        this.clusterAnswerMillis = clusterAnswerMillis;
     }
 
     public CompletableFuture<VerifyReport> verify(boolean deep) {
         Findings found = new Findings();
+        // every read of a cluster's metadata in this verify goes through one bound: a silent cluster is found once
+        BoundedClusterReads reads = new BoundedClusterReads(copier, clusterAnswerMillis);
+        WorldReader reader = new WorldReader(registry, inventory, reads);
+        ReferencedLedgersCheck referenced = new ReferencedLedgersCheck(reads, compactedLedgerOf,
+                () -> inventory.picture().thenApply(LedgerInventory.Picture::references));
+        CopiesCheck copies = new CopiesCheck(reads, pace);
+        IdRangesCheck idRanges = new IdRangesCheck(r -> reads.bounded(r.name(), () -> facts.apply(r)));
+        DeletionsCheck deletions = new DeletionsCheck(registry, cleanup, reads);
         return reader.read(found).thenCompose(w -> {
             idRanges.checkTable(w, found);
             brokers.check(w, found);

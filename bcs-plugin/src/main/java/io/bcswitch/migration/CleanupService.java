@@ -77,17 +77,25 @@ public final class CleanupService {
 
     /** What a cleanup of {@code src} would delete now (no guard but "not active"). */
     public CompletableFuture<List<CleanupTarget>> targets(String src) {
-        return requireRegistered(src).thenCompose(rec -> snapshot()).thenCompose(snap -> plan(src, snap))
+        return requireRegistered(src).thenCompose(rec -> snapshot()).thenCompose(snap -> plan(src, snap, copier))
                 .thenApply(Plan::targets);
     }
 
     /** Cleanup targets on every registered cluster that is not active, from one read of the metadata. */
     public CompletableFuture<List<CleanupTarget>> targetsOnInactiveClusters() {
+        return targetsOnInactiveClusters(copier);
+    }
+
+    /**
+     * {@link #targetsOnInactiveClusters()}, reading the clusters' ledgers through {@code reads} (verify's, each read
+     * bounded in time: a cluster whose metadata service does not answer must not hold verify's answer).
+     */
+    public CompletableFuture<List<CleanupTarget>> targetsOnInactiveClusters(LedgerCopier reads) {
         return snapshot().thenCompose(snap -> registry.listClusters().thenCompose(clusters -> {
             List<CompletableFuture<Plan>> each = new ArrayList<>();
             for (BookieClusterRecord c : clusters) {
                 if (!c.name().equals(snap.view().activeCluster())) {
-                    each.add(plan(c.name(), snap));
+                    each.add(plan(c.name(), snap, reads));
                 }
             }
             return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -125,25 +133,25 @@ public final class CleanupService {
         });
     }
 
-    private CompletableFuture<Plan> plan(String src, Snapshot snap) {
+    private CompletableFuture<Plan> plan(String src, Snapshot snap, LedgerCopier reads) {
         if (src.equals(snap.view().activeCluster())) {
             return CompletableFuture.failedFuture(activeCluster(src));
         }
-        return copier.list(src).thenCompose(ids -> decide(src, ids, snap));
+        return reads.list(src).thenCompose(ids -> decide(src, ids, snap, reads));
     }
 
     /**
      * Which of {@code ids} (on {@code src}) may be deleted now, by {@code snap} and their relocations read one by one
      * right now.
      */
-    private CompletableFuture<Plan> decide(String src, List<Long> ids, Snapshot listed) {
+    private CompletableFuture<Plan> decide(String src, List<Long> ids, Snapshot listed, LedgerCopier reads) {
         return registry.readRelocations(ids).thenCompose(fresh -> decideWith(src, ids, new Snapshot(
-                listed.view().withFresh(fresh), listed.referenced(), listed.brokers())));
+                listed.view().withFresh(fresh), listed.referenced(), listed.brokers()), reads));
     }
 
-    private CompletableFuture<Plan> decideWith(String src, List<Long> ids, Snapshot snap) {
+    private CompletableFuture<Plan> decideWith(String src, List<Long> ids, Snapshot snap, LedgerCopier reads) {
         List<String> notes = Collections.synchronizedList(new ArrayList<>());
-        return Windows.map(ids, PARALLEL_DECISIONS, id -> decide(src, id, snap, notes)).thenApply(decided -> {
+        return Windows.map(ids, PARALLEL_DECISIONS, id -> decide(src, id, snap, notes, reads)).thenApply(decided -> {
             List<CleanupTarget> out = new ArrayList<>();
             decided.forEach(d -> d.ifPresent(out::add));
             List<String> kept = notes.size() > MAX_NOTES ? new ArrayList<>(notes.subList(0, MAX_NOTES)) : notes;
@@ -151,7 +159,8 @@ public final class CleanupService {
         });
     }
 
-    private CompletableFuture<Optional<CleanupTarget>> decide(String src, long id, Snapshot snap, List<String> notes) {
+    private CompletableFuture<Optional<CleanupTarget>> decide(String src, long id, Snapshot snap, List<String> notes,
+                                                              LedgerCopier reads) {
         RegistryView view = snap.view();
         Optional<String> home = view.home(id);
         if (home.isEmpty()) {
@@ -166,7 +175,7 @@ public final class CleanupService {
             notes.add("ledger " + id + " is open on broker(s) " + holders + " (a reader still uses it there)");
             return none();
         }
-        return copier.facts(id, src).thenCompose(facts -> {
+        return reads.facts(id, src).thenCompose(facts -> {
             if (facts.isEmpty()) {
                 return none(); // gone meanwhile
             }
@@ -189,7 +198,7 @@ public final class CleanupService {
                 // the home is the cluster that issued the id: only a copy of ours may go
                 return f.copyOf() != null ? target(id, src, "STRAY_COPY") : none();
             }
-            return copier.facts(id, home.get()).thenCompose(homeFacts -> {
+            return reads.facts(id, home.get()).thenCompose(homeFacts -> {
                 if (homeFacts.isPresent() && homeFacts.get().sameClosedContent(f)) {
                     return target(id, src, "RELOCATED");
                 }
@@ -221,7 +230,7 @@ public final class CleanupService {
         }
         // guards first: they are cheap, the inventory behind the plan is not
         return requireRegistered(src).thenCompose(rec -> RegistryView.read(registry)).thenCompose(view ->
-                guards(src, force, view).thenCompose(epoch -> snapshot(view).thenCompose(snap -> plan(src, snap))
+                guards(src, force, view).thenCompose(epoch -> snapshot(view).thenCompose(snap -> plan(src, snap, copier))
                 .thenCompose(plan -> {
             List<CleanupTarget> chosen = maxDeletions > 0 && plan.targets().size() > maxDeletions
                     ? plan.targets().subList(0, maxDeletions) : plan.targets();
@@ -266,7 +275,7 @@ public final class CleanupService {
                         + fresh.view().switchEpoch() + " on '" + fresh.view().activeCluster() + "'); cleanup of '"
                         + src + "' stopped, run it again");
             }
-            return decide(src, ids, fresh);
+            return decide(src, ids, fresh, copier);
         }).thenCompose(recheck -> {
             int originals = (int) recheck.targets().stream().filter(t -> t.reason().equals("RELOCATED")).count();
             return (originals > 0 && epoch > 0 ? orchestrator.claimOriginalDeletions(epoch, originals)

@@ -524,6 +524,34 @@ class BookKeeperLedgerCopierTest {
         assertEquals(holds.get("b").get(), releases.get("b").get());
     }
 
+    /**
+     * A listing blocks a thread while its cluster's metadata service does not answer; whoever asks meanwhile joins
+     * it instead of blocking another thread (a verify asked every minute during an outage would pile them up). Once
+     * it ended, the next one lists again.
+     */
+    @Test
+    void aListingInFlightIsJoinedAndTheNextOneListsAgain() throws Exception {
+        b.addClosed(3);
+        List<Runnable> queued = new ArrayList<>();
+        BookKeeperLedgerCopier deferred = BookKeeperLedgerCopier.holding(cluster -> CompletableFuture.completedFuture(
+                new BookKeeperLedgerCopier.Held(clusters.get(cluster), () -> { })), queued::add);
+
+        CompletableFuture<List<Long>> first = deferred.list("b");
+        CompletableFuture<List<Long>> second = deferred.list("b");
+        CompletableFuture<List<Long>> other = deferred.list("a");
+        assertEquals(2, queued.size(), "one listing of b for both callers, one of a");
+        queued.remove(0).run();
+        assertEquals(List.of(3L), get(first));
+        assertEquals(List.of(3L), get(second));
+        assertTrue(!other.isDone(), "a's listing is its own");
+
+        b.addClosed(4);
+        CompletableFuture<List<Long>> third = deferred.list("b");
+        assertEquals(2, queued.size(), "a new listing once the first ended");
+        queued.remove(1).run();
+        assertEquals(List.of(3L, 4L), get(third));
+    }
+
     @Test
     void aFailedCopyWithoutCreatorTokensIsToldByItsCreationTime() throws Exception {
         a.addClosed(ID, payloads(5));

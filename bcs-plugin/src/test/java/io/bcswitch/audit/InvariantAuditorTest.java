@@ -119,6 +119,10 @@ class InvariantAuditorTest {
     private boolean deep;
     /** The compared ledger is deleted everywhere while its entries are read. */
     private volatile boolean deletedWhileCompared;
+    /** Clusters whose metadata service never answers (their reads never complete). */
+    private final java.util.Set<String> silent = ConcurrentHashMap.newKeySet();
+    /** How long a cluster's metadata read may take in a verify. */
+    private long answerMillis = InvariantAuditor.CLUSTER_ANSWER_MILLIS;
     /** Clusters whose ledgers cannot be listed. */
     private final java.util.Set<String> unlistable = ConcurrentHashMap.newKeySet();
     /** The compacted ledger each topic's owner says it uses now (managed ledger name to id). */
@@ -135,6 +139,9 @@ class InvariantAuditorTest {
 
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            if (silent.contains(cluster)) {
+                return new CompletableFuture<>();
+            }
             if (unreadable.contains(id + "@" + cluster)) {
                 return CompletableFuture.failedFuture(new IllegalStateException("metadata service did not answer"));
             }
@@ -153,6 +160,9 @@ class InvariantAuditorTest {
 
         @Override
         public CompletableFuture<List<Long>> list(String cluster) {
+            if (silent.contains(cluster)) {
+                return new CompletableFuture<>();
+            }
             if (unlistable.contains(cluster)) {
                 return CompletableFuture.failedFuture(new IllegalStateException("ledger manager did not answer"));
             }
@@ -216,7 +226,7 @@ class InvariantAuditorTest {
                 true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
                 n -> CompletableFuture.completedFuture(null),
                 ml -> CompletableFuture.completedFuture(Optional.ofNullable(compactedInUse.get(ml))),
-                Clock.systemUTC());
+                Clock.systemUTC(), answerMillis);
         return auditor.verify(deep).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
@@ -489,6 +499,26 @@ class InvariantAuditorTest {
                 + "answer"), r.unchecked().toString());
         assertTrue(r.unchecked().stream().anyMatch(u -> u.startsWith("ledger 5 (t/ns/persistent/x) on 'a': the "
                 + "cluster could not be listed")), r.unchecked().toString());
+    }
+
+    /**
+     * A cluster whose metadata service does not answer at all (its ZooKeeper down: BookKeeper's client waits for it):
+     * verify still answers, each of its reads of that cluster bounded, the first that gets no answer naming it, and
+     * every later one failing at once instead of waiting again.
+     */
+    @Test
+    void aClusterWhoseMetadataServiceDoesNotAnswerIsUncheckedAndVerifyStillAnswers() throws Exception {
+        silent.add("a");
+        answerMillis = 300;
+        VerifyReport r = verify(); // bounded by the test's wait: unbounded reads would never let it answer
+        assertEquals("", checks(r), "nothing on a is taken for missing");
+        String silence = "the metadata service of bookie cluster 'a' did not answer within 300 ms in this verify";
+        assertTrue(r.unchecked().contains("ledgers of bookie cluster 'a' could not be listed: " + silence),
+                r.unchecked().toString());
+        assertTrue(r.unchecked().stream().anyMatch(u -> u.startsWith("ledger 5 (t/ns/persistent/x) on 'a'")),
+                r.unchecked().toString());
+        assertTrue(r.unchecked().stream().noneMatch(u -> u.contains("'b'")), "b answers: " + r.unchecked());
+        assertTrue(!r.removal().safe(), r.removal().toString());
     }
 
     /**

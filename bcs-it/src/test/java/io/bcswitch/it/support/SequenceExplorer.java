@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  *       order per producer and partition, and no message whose acknowledgement the broker confirmed may come
  *       again, unless it crossed a step that moved topics between brokers abruptly (a broker cut off longer than its
  *       session, the active cluster's bookies stopped), up to 30 s after the cluster settled from it;</li>
- *   <li>at the end, every topic read again from the earliest position holds every acknowledged message, in the
- *       producer's order;</li>
+ *   <li>at the end, every topic read again from the earliest position holds every acknowledged message exactly once
+ *       (the brokers deduplicate), in the producer's order;</li>
  *   <li>last, after a run with a switch, the old data let go (backlogs skipped, retention off, topics trimmed):
  *       verify must then say the plugin can be removed, and that claim is checked as above.</li>
  * </ul>
@@ -127,7 +127,11 @@ public final class SequenceExplorer {
         // weight 0 (a script runs it): an inactive cluster's client closed (close-client), then two cleanups of it and
         // another close-client at once through the two brokers: each cleanup's end deprecates the cluster again, which
         // closes its clients on every broker while the other cleanup still lists and deletes through them
-        CLEANUPS_OF_A_RETIRED_CLUSTER(0);
+        CLEANUPS_OF_A_RETIRED_CLUSTER(0),
+        // the metadata service (its own ZooKeeper) of an inactive registered cluster stops for the length of a verify:
+        // verify must say it could not list that cluster's ledgers (or not answer), never pass on what it did not
+        // read (a listing that ended half way once passed for the cluster's whole content)
+        METADATA_DOWN(1);
 
         final int weight;
 
@@ -214,7 +218,8 @@ public final class SequenceExplorer {
             cluster = TestCluster.builder()
                     .bookieCluster(CLUSTERS[0], 1)
                     .bookieCluster(CLUSTERS[1], 1)
-                    .bookieCluster(CLUSTERS[2], 1)
+                    // the third on a ZooKeeper of its own, as a separate bookie cluster usually is (METADATA_DOWN)
+                    .bookieClusterWithOwnZooKeeper(CLUSTERS[2], 1)
                     .brokers(2)
                     .pausableMetadataLinks()
                     .brokerConfig(p -> {
@@ -224,6 +229,14 @@ public final class SequenceExplorer {
                         p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_BYTES_PER_SECOND.fullName(), "0");
                         p.setProperty(io.bcswitch.config.ConfigKey.MIGRATION_PROMOTE_BATCH_SIZE.fullName(), "5");
                         p.setProperty("brokerDeleteInactiveTopicsEnabled", "false");
+                        // a producer resends what a broker persisted but could not confirm before it went away (a
+                        // restart, a kill, a cut-off): without deduplication that is a second stored copy, Pulsar's
+                        // at-least-once; with it the re-read at the end can demand every message exactly once. The
+                        // dedup cursor then follows every switch like the other cursors, and snapshots often enough
+                        // that it does not keep the old data pinned at the end
+                        p.setProperty("brokerDeduplicationEnabled", "true");
+                        p.setProperty("brokerDeduplicationSnapshotIntervalSeconds", "5");
+                        p.setProperty("brokerDeduplicationSnapshotFrequencyInSeconds", "5");
                     })
                     .start();
             admin = cluster.newAdmin();
@@ -833,6 +846,9 @@ public final class SequenceExplorer {
             case CLEANUPS_OF_A_RETIRED_CLUSTER -> {
                 return cleanupsOfARetiredCluster();
             }
+            case METADATA_DOWN -> {
+                return metadataDown();
+            }
             case COMPACT -> {
                 Map<String, String> refused = workload.compact();
                 if (!refused.isEmpty() && bookiesDown.isEmpty()) {
@@ -1209,6 +1225,47 @@ public final class SequenceExplorer {
         String phase = sw.status() == 200 ? awaitMigrationPhase("BUILD", 30) : "not started";
         what.append(", migration ").append(phase);
         return phase;
+    }
+
+    /**
+     * METADATA_DOWN: an inactive registered cluster's own ZooKeeper stops, verify runs, the ZooKeeper starts again.
+     * Verify lists every registered cluster's ledgers (orphans, missing copies): it must name the cluster it could not
+     * list among what it left unchecked and must not call the plugin removable, or answer 503 past its deadline.
+     */
+    private String metadataDown() throws Exception {
+        String c = anyOf(inactive().stream().filter(x -> cluster.bookieCluster(x).hasOwnMetadataService()).toList());
+        if (c == null) {
+            return "metadata down: no inactive registered cluster with a metadata service of its own";
+        }
+        TestBookieCluster bc = cluster.bookieCluster(c);
+        bc.stopMetadataService();
+        String what;
+        try {
+            long t0 = System.nanoTime();
+            Rest.Response v = rest().get("/verify");
+            what = "stop the metadata service of " + c + ", verify -> " + v.status() + " in "
+                    + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms";
+            if (v.status() == 200 && v.json() != null) {
+                boolean named = false;
+                for (JsonNode u : v.json().path("unchecked")) {
+                    named |= u.asText().contains("bookie cluster '" + c + "' could not be listed");
+                }
+                if (!named) {
+                    problems.add("with the metadata service of " + c + " down, verify did not say that it could not "
+                            + "list its ledgers: " + v.raw());
+                }
+                if (v.json().path("removal").path("safe").asBoolean(false)) {
+                    problems.add("with the metadata service of " + c + " down, verify says the plugin can be "
+                            + "removed: " + v.raw());
+                }
+            } else if (v.status() != 503) {
+                problems.add("with the metadata service of " + c + " down, verify answered " + v.status() + ": "
+                        + v.raw());
+            }
+        } finally {
+            bc.startMetadataService();
+        }
+        return what + ", metadata service back";
     }
 
     /** The ids in the probe band on {@code c} (other applications' ledgers there included). */
@@ -1745,7 +1802,9 @@ public final class SequenceExplorer {
         // lost would not notice)
         for (Workload.Stream st : all) {
             MessageAccount stored = workload.reread(viewClient, st);
-            List<String> wrong = stored.problems(Long.MAX_VALUE, true);
+            // exactly once: deduplication is on, so a stored second copy is a loss of the broker's dedup state
+            // (a snapshot or cursor that did not follow a switch); failed sends are bounded by the stream's check
+            List<String> wrong = stored.problems(Long.MAX_VALUE, false);
             if (!wrong.isEmpty()) {
                 problems.add(stored.topic + ": " + String.join("; ", wrong) + " [" + stored.summary() + "]");
             }

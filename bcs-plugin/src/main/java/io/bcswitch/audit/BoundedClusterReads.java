@@ -1,0 +1,95 @@
+package io.bcswitch.audit;
+
+import io.bcswitch.migration.LedgerCopier;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+
+/**
+ * The reads one verify makes of the bookie clusters' metadata, each bounded in time. A cluster whose metadata service
+ * does not answer (its ZooKeeper down: BookKeeper's client waits for it to come back) would otherwise hold verify past
+ * the REST deadline, so that the operator learns nothing, not even which cluster is the problem. A read that gets no
+ * answer within the bound fails, and every later read of that cluster in the same verify fails at once: what they
+ * would have checked is reported unchecked, naming the cluster, and the rest of the report comes in time.
+ *
+ * <p>Entry comparisons (deep verify) are paced by the migration's rate and may rightly take long: they are not
+ * bounded, but one on a cluster already found silent fails at once. Copying and deleting are not verify's business.
+ */
+final class BoundedClusterReads implements LedgerCopier {
+    private final LedgerCopier copier;
+    private final long answerMillis;
+    private final Set<String> silent = ConcurrentHashMap.newKeySet();
+
+    /** @param answerMillis how long a metadata read of one cluster may take before the cluster counts as silent */
+    BoundedClusterReads(LedgerCopier copier, long answerMillis) {
+        this.copier = copier;
+        this.answerMillis = answerMillis;
+    }
+
+    /** {@code read}, one of {@code cluster}'s metadata, bounded; at once failed when the cluster was found silent. */
+    <T> CompletableFuture<T> bounded(String cluster, Supplier<CompletableFuture<T>> read) {
+        if (silent.contains(cluster)) {
+            return CompletableFuture.failedFuture(silence(cluster));
+        }
+        CompletableFuture<T> out = new CompletableFuture<>();
+        // a copy of the read's future: the timeout completes the copy only, never the read another caller may share
+        read.get().whenComplete((v, e) -> {
+            if (e != null) {
+                out.completeExceptionally(e);
+            } else {
+                out.complete(v);
+            }
+        });
+        out.orTimeout(answerMillis, TimeUnit.MILLISECONDS);
+        return out.exceptionallyCompose(e -> {
+            if (e instanceof TimeoutException) {
+                silent.add(cluster);
+                return CompletableFuture.failedFuture(silence(cluster));
+            }
+            return CompletableFuture.failedFuture(e);
+        });
+    }
+
+    private TimeoutException silence(String cluster) {
+        return new TimeoutException("the metadata service of bookie cluster '" + cluster + "' did not answer within "
+                + answerMillis + " ms in this verify");
+    }
+
+    @Override
+    public CompletableFuture<Optional<LedgerFacts>> facts(long ledgerId, String cluster) {
+        return bounded(cluster, () -> copier.facts(ledgerId, cluster));
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> list(String cluster) {
+        return bounded(cluster, () -> copier.list(cluster));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> sameEntries(long ledgerId, String a, String b,
+                                                  LongFunction<CompletableFuture<Void>> pace) {
+        for (String c : List.of(a, b)) {
+            if (silent.contains(c)) {
+                return CompletableFuture.failedFuture(silence(c));
+            }
+        }
+        return copier.sameEntries(ledgerId, a, b, pace);
+    }
+
+    @Override
+    public CompletableFuture<Outcome> copy(long ledgerId, String from, String to,
+                                           LongFunction<CompletableFuture<Void>> pace) {
+        throw new UnsupportedOperationException("verify copies nothing");
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(long ledgerId, String cluster) {
+        throw new UnsupportedOperationException("verify deletes nothing");
+    }
+}

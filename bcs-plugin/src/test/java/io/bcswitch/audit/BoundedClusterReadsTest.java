@@ -1,0 +1,118 @@
+package io.bcswitch.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bcswitch.migration.LedgerCopier;
+import io.bcswitch.concurrent.TestWaits;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+import org.junit.jupiter.api.Test;
+
+/** A silent cluster's reads in one verify: the first waits its bound, the later ones fail at once, others go on. */
+class BoundedClusterReadsTest {
+    private final AtomicInteger asked = new AtomicInteger();
+    /** Reads of "silent" never complete; of any other cluster at once. */
+    private final LedgerCopier copier = new LedgerCopier() {
+        private <T> CompletableFuture<T> answer(String cluster, T value) {
+            asked.incrementAndGet();
+            return cluster.equals("silent") ? new CompletableFuture<>() : CompletableFuture.completedFuture(value);
+        }
+
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return answer(cluster, Optional.empty());
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return answer(cluster, List.of(1L, 2L));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> sameEntries(long id, String a, String b, LongFunction<CompletableFuture<Void>> p) {
+            return answer(a.equals("silent") || b.equals("silent") ? "silent" : a, true);
+        }
+
+        @Override
+        public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> p) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            throw new UnsupportedOperationException();
+        }
+    };
+
+    private static Throwable failure(CompletableFuture<?> f) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+
+    @Test
+    void aSilentClusterIsFoundOnceAndItsLaterReadsFailAtOnce() throws Exception {
+        BoundedClusterReads reads = new BoundedClusterReads(copier, 200);
+        Throwable first = failure(reads.list("silent"));
+        assertTrue(first instanceof TimeoutException, String.valueOf(first));
+        assertEquals("the metadata service of bookie cluster 'silent' did not answer within 200 ms in this verify",
+                first.getMessage());
+        assertEquals(1, asked.get());
+
+        CompletableFuture<Optional<LedgerCopier.LedgerFacts>> later = reads.facts(5, "silent");
+        assertTrue(later.isCompletedExceptionally(), "failed at once, without asking again");
+        assertEquals(first.getMessage(), failure(later).getMessage());
+        assertTrue(reads.sameEntries(5, "other", "silent", n -> null).isCompletedExceptionally());
+        assertEquals(1, asked.get(), "the silent cluster was asked once");
+
+        // another cluster answers as before, unbounded entry comparisons included
+        assertEquals(List.of(1L, 2L), reads.list("other").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertTrue(reads.sameEntries(5, "other", "third", n -> null).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertEquals(3, asked.get());
+    }
+
+    @Test
+    void aFailedReadIsPassedOnAndDoesNotSilenceTheCluster() throws Exception {
+        BoundedClusterReads reads = new BoundedClusterReads(new LedgerCopierStub(), 200);
+        Throwable e = failure(reads.facts(5, "broken"));
+        assertEquals("no such ledger manager", e.getMessage());
+        assertEquals(Optional.empty(), reads.facts(6, "ok").get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertEquals("no such ledger manager", failure(reads.facts(7, "broken")).getMessage(), "asked again");
+    }
+
+    /** Fails every read of "broken" at once. */
+    private static final class LedgerCopierStub implements LedgerCopier {
+        @Override
+        public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
+            return cluster.equals("broken") ? CompletableFuture.failedFuture(new IllegalStateException(
+                    "no such ledger manager")) : CompletableFuture.completedFuture(Optional.empty());
+        }
+
+        @Override
+        public CompletableFuture<List<Long>> list(String cluster) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+
+        @Override
+        public CompletableFuture<Boolean> sameEntries(long id, String a, String b, LongFunction<CompletableFuture<Void>> p) {
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> p) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(long id, String cluster) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
