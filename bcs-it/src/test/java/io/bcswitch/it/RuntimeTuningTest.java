@@ -1,5 +1,6 @@
 package io.bcswitch.it;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,16 +9,25 @@ import io.bcswitch.client.BookieClustersAdmin;
 import io.bcswitch.client.Tuning;
 import io.bcswitch.it.support.ClusterTestBase;
 import io.bcswitch.it.support.Rest;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.PulsarClient;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The pacing settings changed while the brokers run: a change made through one broker (the Java admin client) is
  * applied by every broker within seconds, shown in status, kept across a broker restart, and a reset goes back to
- * each broker's broker.conf value.
+ * each broker's broker.conf value. And the pace itself changes: a migration is held back by a low rate set at
+ * runtime, and finishes once the rate is raised while it runs, faster than the low rate allows.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RuntimeTuningTest extends ClusterTestBase {
+    /** The copy rate the migration is held at: its schema ledgers hold about 16 KB, minutes' worth at this rate. */
+    private static final long SLOW = 100;
 
     @BeforeAll
     static void start() throws Exception {
@@ -42,6 +52,7 @@ class RuntimeTuningTest extends ClusterTestBase {
     }
 
     @Test
+    @Order(1)
     void aChangeThroughOneBrokerIsAppliedByEveryBrokerAndSurvivesARestart() throws Exception {
         JsonNode initial = tuningOn(1);
         assertEquals(initial.get("brokerConf"), initial.get("effective"), "nothing changed yet: " + initial);
@@ -73,6 +84,52 @@ class RuntimeTuningTest extends ClusterTestBase {
             JsonNode after = tuningOn(1);
             assertEquals(5_000_000, after.get("effective").get("migrationBytesPerSecond").asLong(), after.toString());
             assertTrue(after.get("stored").get("migrationConcurrency").isNull(), after.toString());
+        }
+    }
+
+    @Test
+    @Order(2)
+    void theMigrationCopiesAtTheRateSetAtRuntimeAndFinishesOnceItIsRaised() throws Exception {
+        String ns = cluster.createTenant("paced");
+        try (PulsarClient client = cluster.newClient()) {
+            SchemaTopics.create(client, ns, 24);
+        }
+        Rest rest = new Rest(cluster.broker(1).webServiceUrl());
+        try (BookieClustersAdmin admin = BookieClustersAdmin.builder().serviceUrl(cluster.broker(0).webServiceUrl())
+                .build()) {
+            admin.setTuning(new Tuning.Change().migrationBytesPerSecond(SLOW));
+            awaitEffective(0, "migrationBytesPerSecond", SLOW);
+            awaitEffective(1, "migrationBytesPerSecond", SLOW);
+            assertEquals(200, rest.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri())
+                    .status());
+            Rest.Response sw = rest.switchTo("cluster-b");
+            assertEquals(200, sw.status(), sw.raw());
+
+            // held: the schema ledgers (about 16 KB, read twice: copied, then verified) take well over two minutes at
+            // this rate, and under a second at broker.conf's 1 MB/s
+            await("BUILD").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                JsonNode m = rest.status().get("migration");
+                return m != null && !m.isNull() && m.get("phase").asText().equals("BUILD");
+            });
+            Thread.sleep(10_000);
+            JsonNode held = rest.status().get("migration");
+            assertEquals("BUILD", held.get("phase").asText(), "held in BUILD at " + SLOW + " B/s: " + held);
+            assertTrue(held.get("bytesCopied").asLong() <= SLOW * 12, "at most 12 s' worth copied: " + held);
+
+            // raised while it runs: the migration finishes within the usual wait, which the rest of it at the old
+            // rate could not
+            admin.setTuning(new Tuning.Change().migrationBytesPerSecond(10_000_000));
+            JsonNode done = rest.awaitMigrationFinished();
+            assertEquals("DONE", done.get("phase").asText(), done.toString());
+            assertEquals(done.get("planned").asInt(), done.get("copied").asInt() + done.get("alreadyPresent").asInt(),
+                    done.toString());
+            assertTrue(done.get("bytesCopied").asLong() - held.get("bytesCopied").asLong() > SLOW * 120,
+                    "more left after the raise than the old rate copies in the wait: " + held + " -> " + done);
+        } finally {
+            try (BookieClustersAdmin admin = BookieClustersAdmin.builder()
+                    .serviceUrl(cluster.broker(0).webServiceUrl()).build()) {
+                admin.setTuning(new Tuning.Change().reset("migrationBytesPerSecond"));
+            }
         }
     }
 }
