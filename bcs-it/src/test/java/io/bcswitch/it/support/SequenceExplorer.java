@@ -129,8 +129,8 @@ public final class SequenceExplorer {
         // closes its clients on every broker while the other cleanup still lists and deletes through them
         CLEANUPS_OF_A_RETIRED_CLUSTER(0),
         // the metadata service (its own ZooKeeper) of an inactive registered cluster stops for the length of a verify:
-        // verify must say it could not list that cluster's ledgers (or not answer), never pass on what it did not
-        // read (a listing that ended half way once passed for the cluster's whole content)
+        // verify must answer, saying it could not list that cluster's ledgers, never pass on what it did not read (a
+        // listing that ended half way once passed for the cluster's whole content; one that hung made verify 503)
         METADATA_DOWN(1);
 
         final int weight;
@@ -1228,7 +1228,8 @@ public final class SequenceExplorer {
     }
 
     /**
-     * METADATA_DOWN: an inactive registered cluster's own ZooKeeper stops, verify runs, the ZooKeeper starts again.
+     * METADATA_DOWN: an inactive registered cluster's own ZooKeeper stops (its bookies before it), verify runs, the
+     * ZooKeeper starts again (then the bookies).
      * Verify lists every registered cluster's ledgers (orphans, missing copies): it must name the cluster it could not
      * list among what it left unchecked and must not call the plugin removable, and answer in time (not 503).
      */
@@ -1238,12 +1239,20 @@ public final class SequenceExplorer {
             return "metadata down: no inactive registered cluster with a metadata service of its own";
         }
         TestBookieCluster bc = cluster.bookieCluster(c);
+        // its bookies stop first, while they can still unregister: a bookie whose ZooKeeper session expires during the
+        // outage shuts itself down seconds after the service is back, and a new one cannot register until the old
+        // registration expires (seed -2634731999078751065 switched to the cluster just before its bookie died, and
+        // its topics stalled). The brokers' clients of the cluster live through the outage, sessions expired included
+        boolean bookiesUp = !bookiesDown.contains(c);
+        if (bookiesUp) {
+            bc.stopBookies();
+        }
         bc.stopMetadataService();
         String what;
         try {
             long t0 = System.nanoTime();
             Rest.Response v = rest().get("/verify");
-            what = "stop the metadata service of " + c + ", verify -> " + v.status() + " in "
+            what = "stop " + (bookiesUp ? "the bookies and " : "") + "the metadata service of " + c + ", verify -> " + v.status() + " in "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms";
             if (v.status() == 200 && v.json() != null) {
                 boolean named = false;
@@ -1265,17 +1274,10 @@ public final class SequenceExplorer {
         } finally {
             bc.startMetadataService();
         }
-        if (!bookiesDown.contains(c)) {
-            // a bookie whose ZooKeeper session expired meanwhile shuts itself down a few seconds after its metadata
-            // service is back (BookKeeper's own behaviour; seed -2634731999078751065 switched to the cluster just
-            // before, and its topics stalled): restarted here, as the bookies' supervisor would
-            bc.stopBookies();
+        if (bookiesUp) {
             bc.startBookies();
-            what += ", metadata service back, bookies restarted";
-        } else {
-            what += ", metadata service back";
         }
-        return what;
+        return what + ", metadata service back" + (bookiesUp ? " and then the bookies" : "");
     }
 
     /** The ids in the probe band on {@code c} (other applications' ledgers there included). */
