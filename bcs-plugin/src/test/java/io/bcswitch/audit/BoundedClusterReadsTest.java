@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class BoundedClusterReadsTest {
     private final AtomicInteger asked = new AtomicInteger();
     /** Reads of "silent" never complete; of any other cluster at once. */
-    private final LedgerCopier copier = new LedgerCopier() {
+    private final LedgerCopier copier = new ReadsOnly() {
         private <T> CompletableFuture<T> answer(String cluster, T value) {
             asked.incrementAndGet();
             return cluster.equals("silent") ? new CompletableFuture<>() : CompletableFuture.completedFuture(value);
@@ -39,16 +39,6 @@ class BoundedClusterReadsTest {
         @Override
         public CompletableFuture<Boolean> sameEntries(long id, String a, String b, LongFunction<CompletableFuture<Void>> p) {
             return answer(a.equals("silent") || b.equals("silent") ? "silent" : a, true);
-        }
-
-        @Override
-        public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> p) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(long id, String cluster) {
-            throw new UnsupportedOperationException();
         }
     };
 
@@ -88,7 +78,7 @@ class BoundedClusterReadsTest {
     }
 
     /** Fails every read of "broken" at once. */
-    private static final class LedgerCopierStub implements LedgerCopier {
+    private static final class LedgerCopierStub extends ReadsOnly {
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
             return cluster.equals("broken") ? CompletableFuture.failedFuture(new IllegalStateException(
@@ -104,7 +94,10 @@ class BoundedClusterReadsTest {
         public CompletableFuture<Boolean> sameEntries(long id, String a, String b, LongFunction<CompletableFuture<Void>> p) {
             return CompletableFuture.completedFuture(true);
         }
+    }
 
+    /** What verify asks of a copier: reads only. */
+    private abstract static class ReadsOnly implements LedgerCopier {
         @Override
         public CompletableFuture<Outcome> copy(long id, String from, String to, LongFunction<CompletableFuture<Void>> p) {
             throw new UnsupportedOperationException();
