@@ -55,7 +55,7 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
     private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
     private final CopyWriter writer;
     private final ExistingTargetLedger existingTarget;
-    /** The listing of each cluster in flight: one at a time per cluster, which a second caller joins. */
+    /** The shared listing of each cluster in flight ({@link #listJoiningRunning}). */
     private final Map<String, CompletableFuture<List<Long>>> listings = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
@@ -179,17 +179,28 @@ final class BookKeeperLedgerCopier implements LedgerCopier {
      */
     @Override
     public CompletableFuture<List<Long>> list(String cluster) {
-        // one listing per cluster at a time, joined by whoever asks meanwhile: a listing blocks a thread for as long
-        // as the cluster's metadata service does not answer (BookKeeper's client waits for it to come back), and
-        // callers that give up on it (verify, after its bound) must not leave a blocked thread each. A joined
-        // listing started before the caller asked: as any listing, it is not a snapshot, and no caller takes it for
-        // one (a ledger created or deleted meanwhile may be in it or not)
+        return listOnce(cluster);
+    }
+
+    /**
+     * One shared listing per cluster at a time, joined by whoever asks through this method meanwhile: a listing blocks
+     * a thread for as long as the cluster's metadata service does not answer (BookKeeper's client waits for it to
+     * come back), and callers that give up on it (verify, after its bound) must not leave a blocked thread each.
+     */
+    @Override
+    public CompletableFuture<List<Long>> listJoiningRunning(String cluster) {
         CompletableFuture<List<Long>> mine = new CompletableFuture<>();
         CompletableFuture<List<Long>> running = listings.putIfAbsent(cluster, mine);
         if (running != null) {
             return running.thenApply(ids -> ids); // each caller its own future: none completes another's
         }
-        listOnce(cluster).whenComplete((ids, e) -> {
+        CompletableFuture<List<Long>> listing;
+        try {
+            listing = listOnce(cluster);
+        } catch (RuntimeException e) {
+            listing = CompletableFuture.failedFuture(e); // never a joined listing that nothing will complete
+        }
+        listing.whenComplete((ids, e) -> {
             listings.remove(cluster, mine);
             if (e != null) {
                 mine.completeExceptionally(e);

@@ -15,25 +15,42 @@ import java.util.function.Supplier;
  * The reads one verify makes of the bookie clusters' metadata, each bounded in time. A cluster whose metadata service
  * does not answer (its ZooKeeper down: BookKeeper's client waits for it to come back) would otherwise hold verify past
  * the REST deadline, so that the operator learns nothing, not even which cluster is the problem. A read that gets no
- * answer within the bound fails, and every later read of that cluster in the same verify fails at once: what they
- * would have checked is reported unchecked, naming the cluster, and the rest of the report comes in time.
+ * answer within its bound fails, and every later read of that cluster in the same verify fails at once: what they
+ * would have checked is reported unchecked, naming the cluster, and the rest of the report comes in time. A listing
+ * (all of a cluster's ledger ids, which takes seconds on a large healthy cluster) has a longer bound than a read of
+ * one ledger's metadata; verify's listings join one already running ({@link LedgerCopier#listJoiningRunning}), so that
+ * verifies asked during an outage leave one blocked listing per cluster, not one each.
  *
  * <p>Entry comparisons (deep verify) are paced by the migration's rate and may rightly take long: they are not
  * bounded, but one on a cluster already found silent fails at once. Copying and deleting are not verify's business.
  */
 final class BoundedClusterReads implements LedgerCopier {
     private final LedgerCopier copier;
+    private final long listingMillis;
     private final long answerMillis;
     private final Set<String> silent = ConcurrentHashMap.newKeySet();
 
-    /** @param answerMillis how long a metadata read of one cluster may take before the cluster counts as silent */
+    /** One bound for every read, listings included (for tests). */
     BoundedClusterReads(LedgerCopier copier, long answerMillis) {
+        this(copier, answerMillis, answerMillis);
+    }
+
+    /**
+     * @param listingMillis how long listing a cluster's ledgers may take before the cluster counts as silent
+     * @param answerMillis  how long any other metadata read of one cluster may take before it counts as silent
+     */
+    BoundedClusterReads(LedgerCopier copier, long listingMillis, long answerMillis) {
         this.copier = copier;
+        this.listingMillis = listingMillis;
         this.answerMillis = answerMillis;
     }
 
     /** {@code read}, one of {@code cluster}'s metadata, bounded; at once failed when the cluster was found silent. */
     <T> CompletableFuture<T> bounded(String cluster, Supplier<CompletableFuture<T>> read) {
+        return bounded(cluster, answerMillis, read);
+    }
+
+    private <T> CompletableFuture<T> bounded(String cluster, long millis, Supplier<CompletableFuture<T>> read) {
         if (silent.contains(cluster)) {
             return CompletableFuture.failedFuture(silence(cluster));
         }
@@ -46,19 +63,20 @@ final class BoundedClusterReads implements LedgerCopier {
                 out.complete(v);
             }
         });
-        out.orTimeout(answerMillis, TimeUnit.MILLISECONDS);
+        out.orTimeout(millis, TimeUnit.MILLISECONDS);
         return out.exceptionallyCompose(e -> {
             if (e instanceof TimeoutException) {
                 silent.add(cluster);
-                return CompletableFuture.failedFuture(silence(cluster));
+                return CompletableFuture.failedFuture(new TimeoutException("the metadata service of bookie cluster '"
+                        + cluster + "' did not answer within " + millis + " ms in this verify"));
             }
             return CompletableFuture.failedFuture(e);
         });
     }
 
-    private TimeoutException silence(String cluster) {
-        return new TimeoutException("the metadata service of bookie cluster '" + cluster + "' did not answer within "
-                + answerMillis + " ms in this verify");
+    private static TimeoutException silence(String cluster) {
+        return new TimeoutException("the metadata service of bookie cluster '" + cluster + "' did not answer earlier "
+                + "in this verify");
     }
 
     @Override
@@ -68,7 +86,7 @@ final class BoundedClusterReads implements LedgerCopier {
 
     @Override
     public CompletableFuture<List<Long>> list(String cluster) {
-        return bounded(cluster, () -> copier.list(cluster));
+        return bounded(cluster, listingMillis, () -> copier.listJoiningRunning(cluster));
     }
 
     @Override

@@ -43,10 +43,15 @@ public final class InvariantAuditor {
     /** At most this many ledgers are checked at once (their metadata read, and with deep, their entries). */
     static final int PARALLEL_CHECKS = 32;
     /**
-     * How long one metadata read of a bookie cluster may take in a verify before that cluster counts as silent for the
-     * rest of it ({@link BoundedClusterReads}): well inside the REST limit of 60 s, with the inventory's reads besides.
+     * How long one metadata read of a bookie cluster (one ledger's) may take in a verify before that cluster counts as
+     * silent for the rest of it ({@link BoundedClusterReads}).
      */
     public static final long CLUSTER_ANSWER_MILLIS = 15_000;
+    /**
+     * How long listing a bookie cluster's ledgers may take in a verify before that cluster counts as silent: seconds on
+     * a large healthy cluster; with one read bound after it, still inside the REST limit of 60 s.
+     */
+    public static final long CLUSTER_LISTING_MILLIS = 40_000;
 
     private final Clock clock;
     private final RegistryStore registry;
@@ -57,6 +62,7 @@ public final class InvariantAuditor {
     private final Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf;
     private final CleanupService cleanup;
     private final BrokersCheck brokers;
+    private final long clusterListingMillis;
     private final long clusterAnswerMillis;
 
     /**
@@ -70,15 +76,19 @@ public final class InvariantAuditor {
                             Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts,
                             CleanupService cleanup, LongFunction<CompletableFuture<Void>> pace,
                             Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Clock clock) {
-        this(registry, inventory, copier, facts, cleanup, pace, compactedLedgerOf, clock, CLUSTER_ANSWER_MILLIS);
+        this(registry, inventory, copier, facts, cleanup, pace, compactedLedgerOf, clock, CLUSTER_LISTING_MILLIS,
+                CLUSTER_ANSWER_MILLIS);
     }
 
-    /** @param clusterAnswerMillis how long one metadata read of a cluster may take ({@link BoundedClusterReads}) */
+    /**
+     * @param clusterListingMillis how long listing a cluster's ledgers may take ({@link BoundedClusterReads})
+     * @param clusterAnswerMillis  how long any other metadata read of a cluster may take
+     */
     InvariantAuditor(RegistryStore registry, LedgerInventory inventory, LedgerCopier copier,
                      Function<BookieClusterRecord, CompletableFuture<ClusterFacts>> facts,
                      CleanupService cleanup, LongFunction<CompletableFuture<Void>> pace,
                      Function<String, CompletableFuture<Optional<Long>>> compactedLedgerOf, Clock clock,
-                     long clusterAnswerMillis) {
+                     long clusterListingMillis, long clusterAnswerMillis) {
         this.clock = clock;
         this.registry = registry;
         this.inventory = inventory;
@@ -88,13 +98,14 @@ public final class InvariantAuditor {
         this.compactedLedgerOf = compactedLedgerOf;
         this.cleanup = cleanup;
         this.brokers = new BrokersCheck();
+        this.clusterListingMillis = clusterListingMillis;
         this.clusterAnswerMillis = clusterAnswerMillis;
     }
 
     public CompletableFuture<VerifyReport> verify(boolean deep) {
         Findings found = new Findings();
         // every read of a cluster's metadata in this verify goes through one bound: a silent cluster is found once
-        BoundedClusterReads reads = new BoundedClusterReads(copier, clusterAnswerMillis);
+        BoundedClusterReads reads = new BoundedClusterReads(copier, clusterListingMillis, clusterAnswerMillis);
         WorldReader reader = new WorldReader(registry, inventory, reads);
         ReferencedLedgersCheck referenced = new ReferencedLedgersCheck(reads, compactedLedgerOf,
                 () -> inventory.picture().thenApply(LedgerInventory.Picture::references));

@@ -71,8 +71,19 @@ public interface LedgerCopier {
     /** The ledger's metadata on {@code cluster}, empty when it does not exist there. */
     CompletableFuture<Optional<LedgerFacts>> facts(long ledgerId, String cluster);
 
-    /** Every ledger id on {@code cluster}. */
+    /** Every ledger id on {@code cluster}, from a listing that starts now. */
     CompletableFuture<List<Long>> list(String cluster);
+
+    /**
+     * Every ledger id on {@code cluster}, from a listing that may have started before this call (one already running
+     * for another caller of this method is joined): for a reader that takes the listing for what it is, never a
+     * snapshot (verify), and must not start a blocked listing per call while the cluster's metadata service does not
+     * answer. A caller that relies on seeing what it made before asking (the migration looking for its copies) uses
+     * {@link #list}.
+     */
+    default CompletableFuture<List<Long>> listJoiningRunning(String cluster) {
+        return list(cluster);
+    }
 
     /**
      * Whether ledger {@code ledgerId} has the same entries on clusters {@code a} and {@code b}: both closed, same last

@@ -536,9 +536,9 @@ class BookKeeperLedgerCopierTest {
         BookKeeperLedgerCopier deferred = BookKeeperLedgerCopier.holding(cluster -> CompletableFuture.completedFuture(
                 new BookKeeperLedgerCopier.Held(clusters.get(cluster), () -> { })), queued::add);
 
-        CompletableFuture<List<Long>> first = deferred.list("b");
-        CompletableFuture<List<Long>> second = deferred.list("b");
-        CompletableFuture<List<Long>> other = deferred.list("a");
+        CompletableFuture<List<Long>> first = deferred.listJoiningRunning("b");
+        CompletableFuture<List<Long>> second = deferred.listJoiningRunning("b");
+        CompletableFuture<List<Long>> other = deferred.listJoiningRunning("a");
         assertEquals(2, queued.size(), "one listing of b for both callers, one of a");
         queued.remove(0).run();
         assertEquals(List.of(3L), get(first));
@@ -546,10 +546,35 @@ class BookKeeperLedgerCopierTest {
         assertTrue(!other.isDone(), "a's listing is its own");
 
         b.addClosed(4);
-        CompletableFuture<List<Long>> third = deferred.list("b");
+        CompletableFuture<List<Long>> third = deferred.listJoiningRunning("b");
         assertEquals(2, queued.size(), "a new listing once the first ended");
         queued.remove(1).run();
         assertEquals(List.of(3L, 4L), get(third));
+
+        // a caller that must see what it made before asking (the migration looking for its copies) lists afresh
+        CompletableFuture<List<Long>> shared = deferred.listJoiningRunning("b");
+        CompletableFuture<List<Long>> fresh = deferred.list("b");
+        assertEquals(3, queued.size(), "list() never joins");
+        queued.forEach(Runnable::run);
+        assertEquals(List.of(3L, 4L), get(fresh));
+        assertEquals(List.of(3L, 4L), get(shared));
+    }
+
+    /** A listing that cannot even start (no client yet) fails its callers and leaves nothing for the next to join. */
+    @Test
+    void aSharedListingThatCannotStartFailsAndTheNextOneStartsAgain() throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        BookKeeperLedgerCopier failing = BookKeeperLedgerCopier.holding(cluster -> {
+            if (asked.incrementAndGet() == 1) {
+                throw new IllegalStateException("no client yet");
+            }
+            return CompletableFuture.completedFuture(new BookKeeperLedgerCopier.Held(clusters.get(cluster), () -> { }));
+        }, Runnable::run);
+        ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> get(failing.listJoiningRunning("b")));
+        assertTrue(e.getCause().getMessage().contains("no client yet"), e.getCause().toString());
+        b.addClosed(3);
+        assertEquals(List.of(3L), get(failing.listJoiningRunning("b")));
     }
 
     @Test

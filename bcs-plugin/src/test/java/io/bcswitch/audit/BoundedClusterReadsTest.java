@@ -58,7 +58,8 @@ class BoundedClusterReadsTest {
 
         CompletableFuture<Optional<LedgerCopier.LedgerFacts>> later = reads.facts(5, "silent");
         assertTrue(later.isCompletedExceptionally(), "failed at once, without asking again");
-        assertEquals(first.getMessage(), failure(later).getMessage());
+        assertEquals("the metadata service of bookie cluster 'silent' did not answer earlier in this verify",
+                failure(later).getMessage());
         assertTrue(reads.sameEntries(5, "other", "silent", n -> null).isCompletedExceptionally());
         assertEquals(1, asked.get(), "the silent cluster was asked once");
 
@@ -66,6 +67,35 @@ class BoundedClusterReadsTest {
         assertEquals(List.of(1L, 2L), reads.list("other").get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertTrue(reads.sameEntries(5, "other", "third", n -> null).get(TestWaits.SECONDS, TimeUnit.SECONDS));
         assertEquals(3, asked.get());
+    }
+
+    /** The bound fails the verify's own future, never the listing it joined, which other callers still wait for. */
+    @Test
+    void aListingThatTimesOutIsLeftRunningForWhoeverSharesIt() throws Exception {
+        CompletableFuture<List<Long>> shared = new CompletableFuture<>();
+        BoundedClusterReads reads = new BoundedClusterReads(new LedgerCopierStub() {
+            @Override
+            public CompletableFuture<List<Long>> listJoiningRunning(String cluster) {
+                return shared;
+            }
+        }, 100);
+        assertTrue(failure(reads.list("slow")) instanceof TimeoutException);
+        assertTrue(!shared.isDone(), "the shared listing goes on");
+    }
+
+    @Test
+    void aListingHasItsOwnLongerBound() throws Exception {
+        CompletableFuture<List<Long>> later = new CompletableFuture<>();
+        BoundedClusterReads reads = new BoundedClusterReads(new LedgerCopierStub() {
+            @Override
+            public CompletableFuture<List<Long>> listJoiningRunning(String cluster) {
+                return later;
+            }
+        }, 60_000, 50);
+        CompletableFuture<List<Long>> listing = reads.list("big");
+        Thread.sleep(300); // six times the bound of a ledger's read
+        later.complete(List.of(7L));
+        assertEquals(List.of(7L), listing.get(TestWaits.SECONDS, TimeUnit.SECONDS));
     }
 
     @Test
@@ -78,7 +108,7 @@ class BoundedClusterReadsTest {
     }
 
     /** Fails every read of "broken" at once. */
-    private static final class LedgerCopierStub extends ReadsOnly {
+    private static class LedgerCopierStub extends ReadsOnly {
         @Override
         public CompletableFuture<Optional<LedgerFacts>> facts(long id, String cluster) {
             return cluster.equals("broken") ? CompletableFuture.failedFuture(new IllegalStateException(

@@ -226,7 +226,7 @@ class InvariantAuditorTest {
                 true, c.name().equals("b") ? generatorOfB : 0, -1, 1, 0)), cleanup,
                 n -> CompletableFuture.completedFuture(null),
                 ml -> CompletableFuture.completedFuture(Optional.ofNullable(compactedInUse.get(ml))),
-                Clock.systemUTC(), answerMillis);
+                Clock.systemUTC(), answerMillis, answerMillis);
         return auditor.verify(deep).get(TestWaits.SECONDS, TimeUnit.SECONDS);
     }
 
