@@ -1,16 +1,13 @@
 package io.bcswitch.audit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bcswitch.migration.LedgerCopier;
 import io.bcswitch.concurrent.TestWaits;
+import io.bcswitch.migration.LedgerCopier;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongFunction;
@@ -42,15 +39,10 @@ class BoundedClusterReadsTest {
         }
     };
 
-    private static Throwable failure(CompletableFuture<?> f) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(TestWaits.SECONDS, TimeUnit.SECONDS));
-        return e.getCause();
-    }
-
     @Test
     void aSilentClusterIsFoundOnceAndItsLaterReadsFailAtOnce() throws Exception {
         BoundedClusterReads reads = new BoundedClusterReads(copier, 200);
-        Throwable first = failure(reads.list("silent"));
+        Throwable first = TestWaits.failure(reads.list("silent"));
         assertTrue(first instanceof TimeoutException, String.valueOf(first));
         assertEquals("the metadata service of bookie cluster 'silent' did not answer within 200 ms in this verify",
                 first.getMessage());
@@ -59,13 +51,13 @@ class BoundedClusterReadsTest {
         CompletableFuture<Optional<LedgerCopier.LedgerFacts>> later = reads.facts(5, "silent");
         assertTrue(later.isCompletedExceptionally(), "failed at once, without asking again");
         assertEquals("the metadata service of bookie cluster 'silent' did not answer earlier in this verify",
-                failure(later).getMessage());
+                TestWaits.failure(later).getMessage());
         assertTrue(reads.sameEntries(5, "other", "silent", n -> null).isCompletedExceptionally());
         assertEquals(1, asked.get(), "the silent cluster was asked once");
 
         // another cluster answers as before, unbounded entry comparisons included
-        assertEquals(List.of(1L, 2L), reads.list("other").get(TestWaits.SECONDS, TimeUnit.SECONDS));
-        assertTrue(reads.sameEntries(5, "other", "third", n -> null).get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertEquals(List.of(1L, 2L), TestWaits.get(reads.list("other")));
+        assertTrue(TestWaits.get(reads.sameEntries(5, "other", "third", n -> null)));
         assertEquals(3, asked.get());
     }
 
@@ -79,7 +71,7 @@ class BoundedClusterReadsTest {
                 return shared;
             }
         }, 100);
-        assertTrue(failure(reads.list("slow")) instanceof TimeoutException);
+        assertTrue(TestWaits.failure(reads.list("slow")) instanceof TimeoutException);
         assertTrue(!shared.isDone(), "the shared listing goes on");
     }
 
@@ -95,16 +87,16 @@ class BoundedClusterReadsTest {
         CompletableFuture<List<Long>> listing = reads.list("big");
         Thread.sleep(300); // six times the bound of a ledger's read
         later.complete(List.of(7L));
-        assertEquals(List.of(7L), listing.get(TestWaits.SECONDS, TimeUnit.SECONDS));
+        assertEquals(List.of(7L), TestWaits.get(listing));
     }
 
     @Test
     void aFailedReadIsPassedOnAndDoesNotSilenceTheCluster() throws Exception {
         BoundedClusterReads reads = new BoundedClusterReads(new LedgerCopierStub(), 200);
-        Throwable e = failure(reads.facts(5, "broken"));
+        Throwable e = TestWaits.failure(reads.facts(5, "broken"));
         assertEquals("no such ledger manager", e.getMessage());
-        assertEquals(Optional.empty(), reads.facts(6, "ok").get(TestWaits.SECONDS, TimeUnit.SECONDS));
-        assertEquals("no such ledger manager", failure(reads.facts(7, "broken")).getMessage(), "asked again");
+        assertEquals(Optional.empty(), TestWaits.get(reads.facts(6, "ok")));
+        assertEquals("no such ledger manager", TestWaits.failure(reads.facts(7, "broken")).getMessage(), "asked again");
     }
 
     /** Fails every read of "broken" at once. */

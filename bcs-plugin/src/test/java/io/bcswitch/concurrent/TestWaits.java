@@ -24,6 +24,15 @@ public final class TestWaits {
         return f.get(SECONDS, java.util.concurrent.TimeUnit.SECONDS);
     }
 
+    /**
+     * What {@code f} failed with (the cause the future's {@code get} reports), within {@link #SECONDS}; fails the test
+     * when it completes normally or not in time.
+     */
+    public static Throwable failure(java.util.concurrent.CompletableFuture<?> f) {
+        return org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> f.get(SECONDS, java.util.concurrent.TimeUnit.SECONDS)).getCause();
+    }
+
     /** A condition that may throw (it reads a future, a store). */
     @FunctionalInterface
     public interface Condition {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bcswitch.concurrent.TestWaits;
@@ -18,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -103,11 +101,6 @@ class SwitchRouterTest {
     }
 
 
-    private static Throwable failure(CompletableFuture<?> f) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(TestWaits.SECONDS, TimeUnit.SECONDS));
-        return e.getCause();
-    }
-
     private static DummyClient client(Target t) {
         return (DummyClient) t.client();
     }
@@ -185,7 +178,7 @@ class SwitchRouterTest {
         router = new SwitchRouter(view::get, () -> CompletableFuture.failedFuture(new IllegalStateException(
                 "metadata store unavailable")), pool);
         UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class,
-                failure(router.forLedger(C_START + 1)));
+                TestWaits.failure(router.forLedger(C_START + 1)));
         assertEquals(BKException.Code.MetaStoreException, u.getCode(), "retryable, never 'no such ledger'");
     }
 
@@ -195,7 +188,7 @@ class SwitchRouterTest {
         router = new SwitchRouter(view::get, () -> CompletableFuture.failedFuture(new IllegalStateException(
                 "metadata store unavailable")), pool);
         UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class,
-                failure(router.forLedger(C_START + 1)));
+                TestWaits.failure(router.forLedger(C_START + 1)));
         assertEquals(BKException.Code.MetaStoreException, u.getCode(), "retryable, never 'no such ledger'");
         assertTrue(u.getMessage().contains("ledger " + (C_START + 1)), u.getMessage());
         assertEquals("b", get(router.forLedger(B_START + 3)).cluster(), "known ranges still route");
@@ -212,14 +205,14 @@ class SwitchRouterTest {
     @Test
     void unknownIdsFailNamingTheId() {
         for (long id : new long[] {-1, -42, Long.MIN_VALUE}) {
-            Throwable t = failure(router.forLedger(id));
+            Throwable t = TestWaits.failure(router.forLedger(id));
             UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class, t);
             assertTrue(u.getMessage().contains("ledger " + id + " "), u.getMessage());
             assertEquals(BKException.Code.IllegalOpException, u.getCode());
         }
         // an id below the first known range has no owner either
         view.set(new Ownership(new RangeTable(1, List.of(new IdRange("b", B_START, 1, 0))), "b", 1));
-        UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class, failure(router.forLedger(9)));
+        UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class, TestWaits.failure(router.forLedger(9)));
         assertTrue(u.getMessage().contains("ledger 9 "), u.getMessage());
         assertTrue(factory.builds.isEmpty(), "no client is built for an unroutable id: " + factory.builds);
     }
@@ -230,7 +223,7 @@ class SwitchRouterTest {
         // first call's attempts all fail
         factory.failNext.put("a", new AtomicInteger(2));
         UnroutableLedgerException u = assertInstanceOf(UnroutableLedgerException.class,
-                failure(router.forLedger(5)));
+                TestWaits.failure(router.forLedger(5)));
         assertEquals(BKException.Code.MetaStoreException, u.getCode());
         assertTrue(u.getMessage().contains("ledger 5") && u.getMessage().contains("bookie-cluster=a")
                 && u.getMessage().contains("zk of a is down"), u.getMessage());
@@ -244,7 +237,7 @@ class SwitchRouterTest {
         assertEquals(failedBuilds + 1, factory.buildsOf("a"), "a working client is kept");
 
         factory.throwNext.put("b", new AtomicInteger(2));
-        UnroutableLedgerException c = assertInstanceOf(UnroutableLedgerException.class, failure(router.forCreate()));
+        UnroutableLedgerException c = assertInstanceOf(UnroutableLedgerException.class, TestWaits.failure(router.forCreate()));
         assertEquals(BKException.Code.MetaStoreException, c.getCode());
         assertTrue(c.getMessage().contains("bookie-cluster=b (active)"), c.getMessage());
         assertEquals("b", get(router.forCreate()).cluster());
@@ -277,7 +270,7 @@ class SwitchRouterTest {
 
         // a failed renew leaves the current client in place
         factory.failNext.put("b", new AtomicInteger(1));
-        assertInstanceOf(IllegalStateException.class, failure(pool.renew("b")));
+        assertInstanceOf(IllegalStateException.class, TestWaits.failure(pool.renew("b")));
         assertSame(fresh, get(router.forCreate()).client());
 
         // renew of a cluster without a client yet installs one for creates
@@ -289,9 +282,9 @@ class SwitchRouterTest {
         DummyClient cReads = (DummyClient) get(pool.get("c"));
         pool.close();
         assertTrue(old.closed && ((DummyClient) fresh).closed && c.closed && a.closed && cReads.closed);
-        IllegalStateException closed = assertInstanceOf(IllegalStateException.class, failure(pool.get("a")));
+        IllegalStateException closed = assertInstanceOf(IllegalStateException.class, TestWaits.failure(pool.get("a")));
         assertTrue(closed.getMessage().contains("test"), closed.getMessage());
-        assertInstanceOf(UnroutableLedgerException.class, failure(router.forCreate()));
+        assertInstanceOf(UnroutableLedgerException.class, TestWaits.failure(router.forCreate()));
     }
 
     @Test

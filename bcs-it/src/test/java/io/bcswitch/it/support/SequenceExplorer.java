@@ -1233,6 +1233,9 @@ public final class SequenceExplorer {
      * Verify lists every registered cluster's ledgers (orphans, missing copies): it must name the cluster it could not
      * list among what it left unchecked and must not call the plugin removable, and answer in time (not 503).
      */
+    private static final java.util.regex.Pattern UNLISTED =
+            java.util.regex.Pattern.compile("^ledgers of bookie cluster '([^']+)' could not be listed");
+
     private String metadataDown() throws Exception {
         String c = anyOf(inactive().stream().filter(x -> cluster.bookieCluster(x).hasOwnMetadataService()).toList());
         if (c == null) {
@@ -1260,8 +1263,7 @@ public final class SequenceExplorer {
             }
             List<String> unlisted = new ArrayList<>();
             for (JsonNode u : v.json().path("unchecked")) {
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("^ledgers of bookie cluster '([^']+)' could "
-                        + "not be listed").matcher(u.asText());
+                java.util.regex.Matcher m = UNLISTED.matcher(u.asText());
                 if (m.find()) {
                     unlisted.add(m.group(1));
                 }
