@@ -120,20 +120,20 @@ final class BuildAtScale implements Scenario {
             if (large) {
                 Stat u = mbs.get(UNBOUNDED);
                 comparisons.add(new Comparison(what + ": MB/s", "MB/s", mbs.get(DEFAULTS), u,
-                        ratio(u.median(), mbs.get(DEFAULTS).median()), "unbounded >= 50 MB/s", u.median() >= 50));
+                        ratio(u.median(), mbs.get(DEFAULTS).median()), "unbounded >= 100 MB/s", u.median() >= 100));
             } else {
                 Stat u = rate.get(UNBOUNDED);
                 comparisons.add(new Comparison(what + ": ledgers/s", "ledgers/s", rate.get(DEFAULTS), u,
-                        ratio(u.median(), rate.get(DEFAULTS).median()), "unbounded >= 500/s", u.median() >= 500));
+                        ratio(u.median(), rate.get(DEFAULTS).median()), "unbounded >= 1000/s", u.median() >= 1000));
                 Stat pu = promote.get(UNBOUNDED);
                 comparisons.add(new Comparison("PROMOTE of " + data + ": relocations/s", "relocations/s",
-                        promote.get(DEFAULTS), pu, ratio(pu.median(), promote.get(DEFAULTS).median()), ">= 1000/s",
-                        pu.median() >= 1000 && promote.get(DEFAULTS).median() >= 1000));
+                        promote.get(DEFAULTS), pu, ratio(pu.median(), promote.get(DEFAULTS).median()), ">= 2000/s",
+                        pu.median() >= 2000 && promote.get(DEFAULTS).median() >= 2000));
             }
             Stat d = p99Ratio.get(DEFAULTS);
             comparisons.add(new Comparison(what + ": publish p99 during BUILD / before", "ratio", d,
-                    p99Ratio.get(UNBOUNDED), ratio(p99Ratio.get(UNBOUNDED).median(), d.median()), "defaults <= 1.2",
-                    d.median() <= 1.2));
+                    p99Ratio.get(UNBOUNDED), ratio(p99Ratio.get(UNBOUNDED).median(), d.median()), "defaults <= 1.1",
+                    d.median() <= 1.1));
         }
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("smallLedgers", smallLedgers);

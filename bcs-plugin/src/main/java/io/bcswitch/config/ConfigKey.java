@@ -118,11 +118,13 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
             0, Long.MAX_VALUE / 2,
             "Upper bound on the bytes per second the migration reads: from the old cluster while "
             + "copying, and from the copy on the active cluster while verifying it (so copying runs "
-            + "at about half this rate); `0`: unlimited. The default keeps publish latency flat on "
+            + "at about half this rate); each ledger copied also counts 16 KB (at most 1/64 of this "
+            + "bound) for its metadata work, so small ledgers go at about 64 a second at the default; "
+            + "`0`: unlimited. The default keeps publish latency flat on "
             + "small brokers (see operations.md); raise it (and `migrationConcurrency`) when the "
             + "bookies have headroom and the old cluster must be emptied quickly.");
 
-    public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = wholeNumber("migrationPromoteBatchSize", "100",
+    public static final ConfigKey MIGRATION_PROMOTE_BATCH_SIZE = wholeNumber("migrationPromoteBatchSize", "1000",
             1, 100_000,
             "Promotions per batch (1-100000). After each batch the relocation epoch is bumped, "
             + "every broker re-reads that batch's relocations, and the next batch waits until every "

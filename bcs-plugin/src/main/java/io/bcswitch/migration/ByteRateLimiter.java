@@ -49,6 +49,30 @@ public final class ByteRateLimiter {
         return turn;
     }
 
+    /**
+     * What a ledger's copy costs besides its bytes, at most: a copy is also metadata work (the source's metadata read,
+     * the target's ledger created and closed, the verification's open) on metadata stores and bookie journals that
+     * topics share. Without a charge for it, ledgers of a few hundred bytes (schemas, cursors) are copied as fast as
+     * the metadata stores answer, whatever the budget, and publish latency pays for it.
+     */
+    static final long LEDGER_COST_BYTES = 16 * 1024;
+    /** ... and at most this share of a second's budget, so that a small budget is not spent on ledger counts. */
+    static final long LEDGER_COST_SHARE = 64;
+
+    /**
+     * Completes when one more ledger's copy may start: it is charged {@value #LEDGER_COST_BYTES} bytes, or 1/{@value
+     * #LEDGER_COST_SHARE} of a second's budget when that is less (nothing when unlimited). At the default budget
+     * (1 MB/s) that holds ledgers of a few hundred bytes to about 64 a second; a ten times larger budget lets ten
+     * times as many through, and a budget of a few KB/s still pays for bytes, not for ledger counts.
+     */
+    public CompletableFuture<Void> acquireLedger() {
+        return acquire(ledgerCharge(bytesPerSecond.getAsLong()));
+    }
+
+    static long ledgerCharge(long bytesPerSecond) {
+        return bytesPerSecond <= 0 ? 0 : Math.min(LEDGER_COST_BYTES, Math.max(1, bytesPerSecond / LEDGER_COST_SHARE));
+    }
+
     /** Copies waiting for their turn (for tests and status). */
     synchronized int waiting() {
         return waiting.size();

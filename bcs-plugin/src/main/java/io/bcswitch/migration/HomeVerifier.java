@@ -32,8 +32,10 @@ final class HomeVerifier {
     }
 
     CompletableFuture<Void> verify(MigrationTally tally) {
-        return RegistryView.read(o.registry()).thenCombine(o.registry().readRelocations(tally.byId.keySet()),
-                RegistryView::withFresh).thenCompose(view -> o.inventory().picture().thenAccept(picture -> {
+        // the planned ledgers' relocations read one by one, and the homes of the compacted ledgers of topics that
+        // could not be asked at planning: the whole table's listing is not needed
+        return o.inventory().picture().thenCompose(picture -> RegistryView.readOf(o.registry(),
+                homesToKnow(tally, picture)).thenAccept(view -> {
             Set<Long> referenced = new HashSet<>();
             picture.references().forEach(r -> referenced.add(r.ledgerId()));
             if (picture.complete()) {
@@ -50,12 +52,13 @@ final class HomeVerifier {
                     }
                 }
             }
+            Set<Long> skipped = new HashSet<>();
+            tally.skipped.forEach(s -> skipped.add(s.ledgerId()));
             for (Item item : tally.byId.values()) {
                 long id = item.ledgerId();
                 // on a partial picture, "no longer referenced" cannot be told from "not known now"
                 boolean unreferenced = picture.complete() && !referenced.contains(id);
-                if (tally.issues.containsKey(id) || tally.gone.contains(id) || unreferenced
-                        || tally.skipped.stream().anyMatch(s -> s.ledgerId() == id)) {
+                if (tally.issues.containsKey(id) || tally.gone.contains(id) || unreferenced || skipped.contains(id)) {
                     continue;
                 }
                 String home = view.home(id).orElse("(none)");
@@ -67,5 +70,15 @@ final class HomeVerifier {
                 }
             }
         }));
+    }
+
+    /** The ledgers whose home {@link #verify} asks: every planned one, and the compacted ledgers of unknown topics. */
+    private static Set<Long> homesToKnow(MigrationTally tally, LedgerInventory.Picture picture) {
+        Set<Long> ids = new HashSet<>(tally.byId.keySet());
+        for (LedgerInventory.Unknown u : tally.unknown.keySet()) {
+            picture.references().stream().filter(r -> r.kind() == LedgerKind.COMPACTION
+                    && r.referencedBy().startsWith(u.referencedBy() + "/")).forEach(r -> ids.add(r.ledgerId()));
+        }
+        return ids;
     }
 }

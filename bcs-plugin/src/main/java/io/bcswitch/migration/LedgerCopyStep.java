@@ -57,15 +57,24 @@ final class LedgerCopyStep {
      * for its turn at the rate fails as soon as the run stops.
      */
     private CompletableFuture<Void> pace(long bytes) {
+        return turn(() -> o.limiter().acquire(bytes));
+    }
+
+    /** A ledger's turn at the rate, which charges its metadata work (ByteRateLimiter#acquireLedger). */
+    private CompletableFuture<Void> ledgerTurn() {
+        return turn(() -> o.limiter().acquireLedger());
+    }
+
+    private CompletableFuture<Void> turn(java.util.function.Supplier<CompletableFuture<Void>> acquire) {
         if (watch.stopped() || o.closed()) {
             return CompletableFuture.failedFuture(new CancellationException(
                     "the migration of switch epoch " + epoch + " stopped on this broker"));
         }
-        return watch.unlessStopped(o.limiter().acquire(bytes));
+        return watch.unlessStopped(acquire.get());
     }
 
     private CompletableFuture<LedgerCopier.Outcome> copyFrom(Item item, String source) {
-        return o.copier().copy(item.ledgerId(), source, target, this::pace)
+        return ledgerTurn().thenCompose(v -> o.copier().copy(item.ledgerId(), source, target, this::pace))
                 .exceptionally(e -> new LedgerCopier.Outcome(LedgerCopier.Result.FAILED, 0, String.valueOf(e)));
     }
 }

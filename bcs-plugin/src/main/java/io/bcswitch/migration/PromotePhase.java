@@ -50,7 +50,7 @@ final class PromotePhase {
             ids = new ArrayList<>(tally.toPromote);
         }
         Collections.sort(ids);
-        return promoteBatches(ids, 0, tally).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
+        return promoteBatches(ids, 0, tally, null).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
                 // a run that stopped (superseded, rolled back, taken over) concludes nothing: what it did is recorded
                 : o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? progress.persist(tally, s -> s)
                 : deletedCopies.discard(tally.token, Set.copyOf(tally.gone)).thenCompose(x -> homes.verify(tally))
@@ -71,27 +71,53 @@ final class PromotePhase {
         });
     }
 
-    private CompletableFuture<Void> promoteBatches(List<Long> ids, int from, MigrationTally tally) {
+    /**
+     * @param checks the checks of the batch starting at {@code from}, started while the batch before it was written
+     *               and announced (null: none started yet)
+     */
+    private CompletableFuture<Void> promoteBatches(List<Long> ids, int from, MigrationTally tally, Checks checks) {
         if (from >= ids.size() || o.closed()) {
             return CompletableFuture.completedFuture(null);
         }
-        List<Long> batch = ids.subList(from, Math.min(ids.size(), from + o.config().promoteBatchSize()));
+        int size = o.config().promoteBatchSize();
+        List<Long> batch = checks != null ? checks.batch() : ids.subList(from, Math.min(ids.size(), from + size));
+        List<Long> next = ids.subList(from + batch.size(), Math.min(ids.size(), from + batch.size() + size));
+        Checks[] nextChecks = {null}; // started once this batch's checks are done
         // stop if the switch was rolled back or superseded, or another broker took over, while we copied
         return o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
                 : o.cancelDeletions(target, batch)
-                        .thenCompose(v -> promoteBatch(batch, tally))
+                        .thenCompose(v -> {
+                            Checks mineNow = checks != null ? checks : check(batch, tally);
+                            return mineNow.done().thenCompose(x -> {
+                                // the next batch's checks are reads only: they run while this batch is written and
+                                // every broker applies it. A ledger Pulsar deletes after its check is caught where
+                                // such a deletion between check and write always was (DeletedLedgerCopies)
+                                nextChecks[0] = check(next, tally); // none when this batch is the last
+                                return promoteBatch(batch, tally, mineNow);
+                            });
+                        })
                         .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s, tally.token)
                                 ? CompletableFuture.completedFuture(false)
                                 : o.awaitApplied(epoch, re, watch::stopped).thenApply(x -> true))))
-                .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally)
+                .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally, nextChecks[0])
                         : CompletableFuture.completedFuture(null));
     }
 
     /**
-     * Makes the target the home of every ledger of {@code batch} whose verified copy is still there and whose home is
-     * still the cluster it was copied from; completes with the relocation epoch that announces it.
+     * What a batch's promotion depends on, per ledger: its copy on the target is there and closed; its original was
+     * not deleted by Pulsar since it was copied.
      */
-    private CompletableFuture<Long> promoteBatch(List<Long> batch, MigrationTally tally) {
+    private record Checks(List<Long> batch, Map<Long, CompletableFuture<Boolean>> present,
+                          Map<Long, CompletableFuture<Boolean>> deleted) {
+        CompletableFuture<Void> done() {
+            List<CompletableFuture<Boolean>> all = new ArrayList<>(present.values());
+            all.addAll(deleted.values());
+            return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+        }
+    }
+
+    /** Starts the reads of {@link Checks} for {@code batch}; none of them fails (an error counts as "no"). */
+    private Checks check(List<Long> batch, MigrationTally tally) {
         Map<Long, CompletableFuture<Boolean>> present = new LinkedHashMap<>();
         Map<Long, CompletableFuture<Boolean>> deleted = new LinkedHashMap<>();
         for (long id : batch) {
@@ -105,12 +131,20 @@ final class PromotePhase {
             deleted.put(id, item == null ? CompletableFuture.completedFuture(false)
                     : o.copier().facts(id, item.from()).thenApply(Optional::isEmpty).exceptionally(e -> false));
         }
-        List<CompletableFuture<Boolean>> checks = new ArrayList<>(present.values());
-        checks.addAll(deleted.values());
+        return new Checks(batch, present, deleted);
+    }
+
+    /**
+     * Makes the target the home of every ledger of {@code batch} whose verified copy is still there and whose home is
+     * still the cluster it was copied from ({@code checks}, complete); completes with the relocation epoch that
+     * announces it.
+     */
+    private CompletableFuture<Long> promoteBatch(List<Long> batch, MigrationTally tally, Checks checks) {
+        Map<Long, CompletableFuture<Boolean>> present = checks.present();
+        Map<Long, CompletableFuture<Boolean>> deleted = checks.deleted();
         // one announced change of the table (AnnouncedChange): cleanup deletes originals only once every broker
         // applied the epoch that covers it
-        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).thenCompose(v ->
-                AnnouncedChange.make(o.registry(), o.now(), () -> o.registry().readRanges().thenCompose(ranges ->
+        return AnnouncedChange.make(o.registry(), o.now(), () -> o.registry().readRanges().thenCompose(ranges ->
                         o.registry().updateRelocations(batch, (id, cur) -> {
                     Item item = tally.byId.get(id);
                     if (cur.isPresent() && cur.get().home().equals(target)) {
@@ -154,6 +188,6 @@ final class PromotePhase {
                     log.info("switch epoch={} promoted {} ledger(s) to bookie-cluster={}, relocation epoch={}",
                             epoch, ok, target, announced.epoch());
                     return announced.epoch();
-                }));
+                });
     }
 }

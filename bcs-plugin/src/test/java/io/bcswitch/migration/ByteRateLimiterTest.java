@@ -54,6 +54,30 @@ class ByteRateLimiterTest {
     }
 
     @Test
+    void aLedgerCostsItsMetadataWorkButNeverMoreThanASixtyFourthOfTheBudget() {
+        assertEquals(16 * 1024, ByteRateLimiter.ledgerCharge(1_048_576), "the default budget: 64 ledgers a second");
+        assertEquals(16 * 1024, ByteRateLimiter.ledgerCharge(100_000_000), "a larger budget: the same charge");
+        assertEquals(1_500 / 64, ByteRateLimiter.ledgerCharge(1_500), "a small budget pays for bytes");
+        assertEquals(1, ByteRateLimiter.ledgerCharge(10), "never free while a budget is set");
+        assertEquals(0, ByteRateLimiter.ledgerCharge(0), "unlimited");
+
+        // at 64 KB/s each ledger costs 1 KB and a fresh budget holds 100 ms' worth (6,553 bytes): six ledgers fit, a
+        // seventh goes into debt, the eighth waits until 1/64 s has paid it off
+        AtomicLong now = new AtomicLong(1_000 * S);
+        ByteRateLimiter l = onTestClock(() -> 64 * 1024, now);
+        assertTrue(l.acquireLedger().isDone());
+        assertTrue(l.acquireLedger().isDone(), "the balance is still above zero");
+        int through = 2;
+        while (l.acquireLedger().isDone()) {
+            through++;
+        }
+        assertEquals(7, through, "100 ms' worth (6,553 bytes) at 1 KB a ledger, and one into debt");
+        now.addAndGet(S / 64);
+        l.letThrough();
+        assertEquals(0, l.waiting(), "1/64 s pays one ledger's charge back");
+    }
+
+    @Test
     void unlimitedNeverWaits() {
         ByteRateLimiter l = onTestClock(() -> 0, new AtomicLong());
         for (int i = 0; i < 10; i++) {

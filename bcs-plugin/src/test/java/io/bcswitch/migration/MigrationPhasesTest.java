@@ -201,6 +201,33 @@ class MigrationPhasesTest {
     }
 
     @Test
+    void eachLedgerCopiedIsChargedItsMetadataWorkAgainstTheByteBudgetNotOnlyItsBytes() throws Exception {
+        switchedAt(LONG_AGO);
+        schemas(5, 6, 7);
+        java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+        ByteBudget.Factory counting = rate -> new ByteBudget() {
+            @Override
+            public void take(long bytes) {
+                taken.addAndGet(bytes);
+            }
+
+            @Override
+            public long nanosUntilSettled() {
+                return 0; // never makes the test wait: it counts what the copies are charged
+            }
+        };
+        MigrationOrchestrator o = new MigrationOrchestrator(registry, inventory, bed.copier,
+                new SwitchConfig.Migration(3, 1_048_576, 10, 24), () -> "broker-1", bed.scheduler, counting,
+                Clock.systemUTC(), metrics, new MigrationSafetyTest.HandSwitchBack(registry), FAST);
+        orchestrators.add(o);
+        pass(o);
+        assertEquals(Phase.DONE, state().orElseThrow().phase());
+        // three ledgers of a few bytes each: what the budget saw is their three metadata charges, and their bytes
+        assertTrue(taken.get() >= 3 * ByteRateLimiter.LEDGER_COST_BYTES, "charged " + taken.get() + " bytes");
+        assertTrue(taken.get() < 4 * ByteRateLimiter.LEDGER_COST_BYTES, "charged " + taken.get() + " bytes");
+    }
+
+    @Test
     void aFreshSwitchIsLeftToTheBrokerThatAcceptedItForTheStartGrace() throws Exception {
         long now = 1_000_000_000L;
         switchedAt(now - MigrationPass.START_GRACE_MILLIS + 1);

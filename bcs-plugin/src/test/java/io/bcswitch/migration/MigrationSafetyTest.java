@@ -863,6 +863,41 @@ class MigrationSafetyTest {
     }
 
     @Test
+    void aCompactedLedgerOfATopicThatCouldNotBeAskedIsWhereItsRelocationSaysNotWhereItsIdWasIssued() throws Exception {
+        switchedToB();
+        // ledger y was issued by b and moved to a by an earlier migration: its id says b, its relocation says a
+        long y = B_FIRST + 5;
+        clusters.put("a", y, "compacted-v1", "compacted-ledger");
+        registry.updateRelocations(List.of(y), (id, cur) -> Optional.of(new Relocation(Relocation.FORMAT_VERSION, y,
+                "a", "b", LedgerKind.COMPACTION.name(), 0, 1L, null, null))).get(TestWaits.SECONDS, TimeUnit.SECONDS);
+        LedgerReference schema = new LedgerReference(SCHEMA_LEDGER, LedgerKind.SCHEMA, "t/ns/x");
+        LedgerReference compacted = new LedgerReference(y, LedgerKind.COMPACTION,
+                "t/ns/persistent/c/__compaction#CompactedTopicLedger");
+        AtomicInteger readings = new AtomicInteger();
+        // topic c cannot be asked when the run plans (so y is not planned); by the end it can, and names y
+        LedgerInventory inventory = new LedgerInventory() {
+            @Override
+            public CompletableFuture<Picture> picture() {
+                return CompletableFuture.completedFuture(readings.incrementAndGet() > 1
+                        ? new Picture(List.of(schema, compacted), List.of())
+                        : new Picture(List.of(schema), List.of(new LedgerInventory.Unknown("t/ns/persistent/c", 7,
+                                "cannot load the topic"))));
+            }
+
+            @Override
+            public CompletableFuture<List<LedgerReference>> references() {
+                return picture().thenApply(LedgerInventory.Picture::references);
+            }
+        };
+        MigrationOrchestrator o = running(registry, inventory, copier);
+        o.switchAccepted(1);
+        MigrationState s = awaitPhase(o, 1, Phase.DONE_WITH_FAILURES);
+        assertTrue(s.issues().stream().anyMatch(i -> i.ledgerId() == 7), "topic c's compacted ledger is on a, not on "
+                + "the target: " + s);
+        assertEquals("a", home(y).orElseThrow());
+    }
+
+    @Test
     void oneRollbacksCopiesThatCannotBeDeletedHoldUpNoOtherRollbacksDeletions() throws Exception {
         // found by review: a rolled-back migration whose copies could not be deleted (every call to its cluster
         // failed) stopped the deletions of every other rolled-back migration, and the dropping of old copy lists
