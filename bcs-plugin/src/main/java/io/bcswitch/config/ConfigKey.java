@@ -118,8 +118,9 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
             0, Long.MAX_VALUE / 2,
             "Upper bound on the bytes per second the migration reads: from the old cluster while "
             + "copying, and from the copy on the active cluster while verifying it (so copying runs "
-            + "at about half this rate); each ledger copied also counts 16 KB (at most 1/64 of this "
-            + "bound) for its metadata work, so small ledgers go at about 64 a second at the default; "
+            + "at about half this rate); each ledger copied (or found already copied) also counts 16 KB, "
+            + "at most 1/64 of this bound, for its metadata work, so small ledgers go at most 64 a "
+            + "second at any bound up to the default; "
             + "`0`: unlimited. The default keeps publish latency flat on "
             + "small brokers (see operations.md); raise it (and `migrationConcurrency`) when the "
             + "bookies have headroom and the old cluster must be emptied quickly.");

@@ -28,8 +28,15 @@ public final class ByteRateLimiter {
     /** The one pending re-check of the queue's head, if any. */
     private ScheduledFuture<?> recheck;
 
+    /** @param bytes what it takes from the budget; {@link #LEDGER}: a ledger's charge at the rate when let through */
     private record Waiter(long bytes, CompletableFuture<Void> turn) {
+        long charge(long bytesPerSecond) {
+            return bytes == LEDGER ? ledgerCharge(bytesPerSecond) : bytes;
+        }
     }
+
+    /** A waiter's bytes that stand for a ledger's charge ({@link #acquireLedger}). */
+    private static final long LEDGER = -1;
 
     /** @param bytesPerSecond the bound now: read at every acquisition and every re-check, so a change applies at once */
     public ByteRateLimiter(LongSupplier bytesPerSecond, ByteBudget.Factory budgets,
@@ -41,9 +48,13 @@ public final class ByteRateLimiter {
 
     /** Completes when {@code bytes} may be copied. */
     public CompletableFuture<Void> acquire(long bytes) {
+        return enqueue(Math.max(0, bytes));
+    }
+
+    private CompletableFuture<Void> enqueue(long bytes) {
         CompletableFuture<Void> turn = new CompletableFuture<>();
         synchronized (this) {
-            waiting.add(new Waiter(Math.max(0, bytes), turn));
+            waiting.add(new Waiter(bytes, turn));
         }
         letThrough();
         return turn;
@@ -60,13 +71,14 @@ public final class ByteRateLimiter {
     static final long LEDGER_COST_SHARE = 64;
 
     /**
-     * Completes when one more ledger's copy may start: it is charged {@value #LEDGER_COST_BYTES} bytes, or 1/{@value
-     * #LEDGER_COST_SHARE} of a second's budget when that is less (nothing when unlimited). At the default budget
-     * (1 MB/s) that holds ledgers of a few hundred bytes to about 64 a second; a ten times larger budget lets ten
-     * times as many through, and a budget of a few KB/s still pays for bytes, not for ledger counts.
+     * Completes when one more ledger's copy (or check of a copy already there) may start: it is charged {@value
+     * #LEDGER_COST_BYTES} bytes, or 1/{@value #LEDGER_COST_SHARE} of a second's budget when that is less, at the
+     * rate when its turn comes (nothing when unlimited). So ledgers of a few hundred bytes go at most 64 a second at
+     * any budget up to 1 MB/s (the default), and at budget / 16 KB above it; a budget of a few KB/s still pays for
+     * bytes, not for ledger counts.
      */
     public CompletableFuture<Void> acquireLedger() {
-        return acquire(ledgerCharge(bytesPerSecond.getAsLong()));
+        return enqueue(LEDGER);
     }
 
     static long ledgerCharge(long bytesPerSecond) {
@@ -99,7 +111,7 @@ public final class ByteRateLimiter {
                         recheck = scheduler.schedule(this::letThrough, slice, TimeUnit.NANOSECONDS);
                         break;
                     }
-                    budget.take(waiting.peek().bytes());
+                    budget.take(waiting.peek().charge(bytesPerSecond.getAsLong()));
                 }
                 go.add(waiting.poll().turn());
             }

@@ -32,6 +32,14 @@ final class PromotePhase {
     private final DeletedLedgerCopies deletedCopies;
     private final HomeVerifier homes;
     private final RunWatch watch;
+    /**
+     * The checks' reads of ledger metadata in flight at once: a batch of 1,000 asks 2,000, on metadata stores that may
+     * also serve the bookies and the brokers (ZooKeeper stops reading from its clients past 1,000 outstanding
+     * requests by default).
+     */
+    private final io.bcswitch.concurrent.InFlightLimit checkReads = new io.bcswitch.concurrent.InFlightLimit(
+            CHECK_READS_IN_FLIGHT);
+    static final int CHECK_READS_IN_FLIGHT = 256;
 
     PromotePhase(MigrationOrchestrator o, long epoch, String target, ProgressStore progress,
                  DeletedLedgerCopies deletedCopies, HomeVerifier homes, RunWatch watch) {
@@ -90,8 +98,10 @@ final class PromotePhase {
                             Checks mineNow = checks != null ? checks : check(batch, tally);
                             return mineNow.done().thenCompose(x -> {
                                 // the next batch's checks are reads only: they run while this batch is written and
-                                // every broker applies it. A ledger Pulsar deletes after its check is caught where
-                                // such a deletion between check and write always was (DeletedLedgerCopies)
+                                // every broker applies it (usually tens of ms, up to the 30 s a lagging broker may
+                                // hold a batch). A ledger Pulsar deletes between its check and its promotion is
+                                // promoted as before in that window: the end of PROMOTE deletes such a copy once
+                                // nothing references it (DeletedLedgerCopies#discardPromoted), else a later run
                                 nextChecks[0] = check(next, tally); // none when this batch is the last
                                 return promoteBatch(batch, tally, mineNow);
                             });
@@ -122,14 +132,15 @@ final class PromotePhase {
         Map<Long, CompletableFuture<Boolean>> deleted = new LinkedHashMap<>();
         for (long id : batch) {
             // deletions run on this same driver, but the copy must still be there when it becomes the home
-            present.put(id, o.copier().facts(id, target).thenApply(f -> f.isPresent() && f.get().closed())
-                    .exceptionally(e -> false));
+            present.put(id, checkReads.submit(() -> o.copier().facts(id, target))
+                    .thenApply(f -> f.isPresent() && f.get().closed()).exceptionally(e -> false));
             // and the ledger must not have been deleted by Pulsar since it was copied (it deletes a ledger where it
             // is home): its copy would become the home of a ledger nothing has. Only a definite "no such ledger"
             // counts: a source that does not answer (its bookies dead) is what the copy is for
             Item item = tally.byId.get(id);
             deleted.put(id, item == null ? CompletableFuture.completedFuture(false)
-                    : o.copier().facts(id, item.from()).thenApply(Optional::isEmpty).exceptionally(e -> false));
+                    : checkReads.submit(() -> o.copier().facts(id, item.from())).thenApply(Optional::isEmpty)
+                            .exceptionally(e -> false));
         }
         return new Checks(batch, present, deleted);
     }

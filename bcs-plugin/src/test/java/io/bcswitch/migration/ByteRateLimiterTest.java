@@ -68,13 +68,43 @@ class ByteRateLimiterTest {
         assertTrue(l.acquireLedger().isDone());
         assertTrue(l.acquireLedger().isDone(), "the balance is still above zero");
         int through = 2;
-        while (l.acquireLedger().isDone()) {
+        while (through < 100 && l.acquireLedger().isDone()) {
             through++;
         }
         assertEquals(7, through, "100 ms' worth (6,553 bytes) at 1 KB a ledger, and one into debt");
         now.addAndGet(S / 64);
         l.letThrough();
         assertEquals(0, l.waiting(), "1/64 s pays one ledger's charge back");
+    }
+
+    @Test
+    void aLedgerIsChargedAtTheRateWhenItsTurnComesNotWhenItAsked() {
+        AtomicLong now = new AtomicLong(1_000 * S);
+        AtomicLong rate = new AtomicLong(1_048_576);
+        java.util.List<Long> taken = new java.util.ArrayList<>();
+        ByteRateLimiter l = new ByteRateLimiter(rate::get, r -> {
+            ByteBudget real = PulsarByteBudget.refilledAt(r, now::get);
+            return new ByteBudget() {
+                @Override
+                public void take(long bytes) {
+                    taken.add(bytes);
+                    real.take(bytes);
+                }
+
+                @Override
+                public long nanosUntilSettled() {
+                    return real.nanosUntilSettled();
+                }
+            };
+        }, scheduler);
+        l.acquire(10_000_000).join(); // into debt: the next one waits
+        CompletableFuture<Void> ledger = l.acquireLedger();
+        assertFalse(ledger.isDone());
+        rate.set(6_400); // an operator lowers the rate while it waits
+        now.addAndGet(10_000 * S);
+        l.letThrough();
+        assertTrue(ledger.isDone());
+        assertEquals(java.util.List.of(10_000_000L, 100L), taken, "charged 1/64 of the rate it was let through at");
     }
 
     @Test
