@@ -28,15 +28,9 @@ public final class ByteRateLimiter {
     /** The one pending re-check of the queue's head, if any. */
     private ScheduledFuture<?> recheck;
 
-    /** @param bytes what it takes from the budget; {@link #LEDGER}: a ledger's charge at the rate when let through */
-    private record Waiter(long bytes, CompletableFuture<Void> turn) {
-        long charge(long bytesPerSecond) {
-            return bytes == LEDGER ? ledgerCharge(bytesPerSecond) : bytes;
-        }
+    /** @param charge what it takes from the budget, given the rate when it is let through */
+    private record Waiter(java.util.function.LongUnaryOperator charge, CompletableFuture<Void> turn) {
     }
-
-    /** A waiter's bytes that stand for a ledger's charge ({@link #acquireLedger}). */
-    private static final long LEDGER = -1;
 
     /** @param bytesPerSecond the bound now: read at every acquisition and every re-check, so a change applies at once */
     public ByteRateLimiter(LongSupplier bytesPerSecond, ByteBudget.Factory budgets,
@@ -48,13 +42,14 @@ public final class ByteRateLimiter {
 
     /** Completes when {@code bytes} may be copied. */
     public CompletableFuture<Void> acquire(long bytes) {
-        return enqueue(Math.max(0, bytes));
+        long charge = Math.max(0, bytes);
+        return enqueue(rate -> charge);
     }
 
-    private CompletableFuture<Void> enqueue(long bytes) {
+    private CompletableFuture<Void> enqueue(java.util.function.LongUnaryOperator charge) {
         CompletableFuture<Void> turn = new CompletableFuture<>();
         synchronized (this) {
-            waiting.add(new Waiter(bytes, turn));
+            waiting.add(new Waiter(charge, turn));
         }
         letThrough();
         return turn;
@@ -78,7 +73,7 @@ public final class ByteRateLimiter {
      * bytes, not for ledger counts.
      */
     public CompletableFuture<Void> acquireLedger() {
-        return enqueue(LEDGER);
+        return enqueue(ByteRateLimiter::ledgerCharge);
     }
 
     static long ledgerCharge(long bytesPerSecond) {
@@ -111,7 +106,7 @@ public final class ByteRateLimiter {
                         recheck = scheduler.schedule(this::letThrough, slice, TimeUnit.NANOSECONDS);
                         break;
                     }
-                    budget.take(waiting.peek().charge(bytesPerSecond.getAsLong()));
+                    budget.take(waiting.peek().charge().applyAsLong(bytesPerSecond.getAsLong()));
                 }
                 go.add(waiting.poll().turn());
             }

@@ -42,8 +42,7 @@ final class HomeVerifier {
                 // a topic that could not be asked when the run planned can be now: done if every compacted ledger
                 // it names is home on the target
                 for (LedgerInventory.Unknown u : List.copyOf(tally.unknown.keySet())) {
-                    boolean home = picture.references().stream().filter(r -> r.kind() == LedgerKind.COMPACTION
-                            && r.referencedBy().startsWith(u.referencedBy() + "/")).allMatch(r ->
+                    boolean home = compactedOf(u, picture).allMatch(r ->
                             view.home(r.ledgerId()).map(target::equals).orElse(false));
                     if (home) {
                         tally.unknown.remove(u);
@@ -76,9 +75,15 @@ final class HomeVerifier {
     private static Set<Long> homesToKnow(MigrationTally tally, LedgerInventory.Picture picture) {
         Set<Long> ids = new HashSet<>(tally.byId.keySet());
         for (LedgerInventory.Unknown u : tally.unknown.keySet()) {
-            picture.references().stream().filter(r -> r.kind() == LedgerKind.COMPACTION
-                    && r.referencedBy().startsWith(u.referencedBy() + "/")).forEach(r -> ids.add(r.ledgerId()));
+            compactedOf(u, picture).forEach(r -> ids.add(r.ledgerId()));
         }
         return ids;
+    }
+
+    /** The compacted ledgers {@code picture} names for the topic that could not be asked at planning. */
+    private static java.util.stream.Stream<io.bcswitch.inventory.LedgerReference> compactedOf(
+            LedgerInventory.Unknown u, LedgerInventory.Picture picture) {
+        return picture.references().stream().filter(r -> r.kind() == LedgerKind.COMPACTION
+                && r.referencedBy().startsWith(u.referencedBy() + "/"));
     }
 }

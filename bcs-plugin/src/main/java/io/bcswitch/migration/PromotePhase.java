@@ -58,7 +58,8 @@ final class PromotePhase {
             ids = new ArrayList<>(tally.toPromote);
         }
         Collections.sort(ids);
-        return promoteBatches(ids, 0, tally, null).thenCompose(v -> o.closed() ? progress.persist(tally, s -> s)
+        return promoteBatches(ids, 0, tally, check(batchAt(ids, 0), tally)).thenCompose(v -> o.closed()
+                ? progress.persist(tally, s -> s)
                 // a run that stopped (superseded, rolled back, taken over) concludes nothing: what it did is recorded
                 : o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? progress.persist(tally, s -> s)
                 : deletedCopies.discard(tally.token, Set.copyOf(tally.gone)).thenCompose(x -> homes.verify(tally))
@@ -79,38 +80,32 @@ final class PromotePhase {
         });
     }
 
-    /**
-     * @param checks the checks of the batch starting at {@code from}, started while the batch before it was written
-     *               and announced (null: none started yet)
-     */
+    /** The batch of {@code ids} that starts at {@code from} (empty past the end). */
+    private List<Long> batchAt(List<Long> ids, int from) {
+        return ids.subList(Math.min(ids.size(), from), Math.min(ids.size(), from + o.config().promoteBatchSize()));
+    }
+
+    /** @param checks the checks of the batch starting at {@code from}, started before its turn */
     private CompletableFuture<Void> promoteBatches(List<Long> ids, int from, MigrationTally tally, Checks checks) {
-        if (from >= ids.size() || o.closed()) {
+        List<Long> batch = checks.batch();
+        if (batch.isEmpty() || o.closed()) {
             return CompletableFuture.completedFuture(null);
         }
-        int size = o.config().promoteBatchSize();
-        List<Long> batch = checks != null ? checks.batch() : ids.subList(from, Math.min(ids.size(), from + size));
-        List<Long> next = ids.subList(from + batch.size(), Math.min(ids.size(), from + batch.size() + size));
-        Checks[] nextChecks = {null}; // started once this batch's checks are done
+        int next = from + batch.size();
         // stop if the switch was rolled back or superseded, or another broker took over, while we copied
-        return o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(false)
-                : o.cancelDeletions(target, batch)
-                        .thenCompose(v -> {
-                            Checks mineNow = checks != null ? checks : check(batch, tally);
-                            return mineNow.done().thenCompose(x -> {
-                                // the next batch's checks are reads only: they run while this batch is written and
-                                // every broker applies it (usually tens of ms, up to the 30 s a lagging broker may
-                                // hold a batch). A ledger Pulsar deletes between its check and its promotion is
-                                // promoted as before in that window: the end of PROMOTE deletes such a copy once
-                                // nothing references it (DeletedLedgerCopies#discardPromoted), else a later run
-                                nextChecks[0] = check(next, tally); // none when this batch is the last
-                                return promoteBatch(batch, tally, mineNow);
-                            });
-                        })
-                        .thenCompose(re -> progress.persist(tally, s -> s).thenCompose(s -> !o.goOn(s, tally.token)
-                                ? CompletableFuture.completedFuture(false)
-                                : o.awaitApplied(epoch, re, watch::stopped).thenApply(x -> true))))
-                .thenCompose(go -> go ? promoteBatches(ids, from + batch.size(), tally, nextChecks[0])
-                        : CompletableFuture.completedFuture(null));
+        return o.stillMine(epoch, tally.token).thenCompose(mine -> !mine ? CompletableFuture.completedFuture(null)
+                : o.cancelDeletions(target, batch).thenCompose(v -> checks.done()).thenCompose(v -> {
+                    // the next batch's checks are reads only: they run while this batch is written and every broker
+                    // applies it (usually tens of ms, up to the 30 s a lagging broker may hold a batch). A ledger
+                    // Pulsar deletes between its check and its promotion is promoted as before in that window: the
+                    // end of PROMOTE deletes such a copy once nothing references it
+                    // (DeletedLedgerCopies#discardPromoted), else a later run
+                    Checks following = check(batchAt(ids, next), tally);
+                    return promoteBatch(batch, tally, checks).thenCompose(re -> progress.persist(tally, s -> s)
+                            .thenCompose(s -> !o.goOn(s, tally.token) ? CompletableFuture.completedFuture(null)
+                                    : o.awaitApplied(epoch, re, watch::stopped).thenCompose(x ->
+                                            promoteBatches(ids, next, tally, following))));
+                }));
     }
 
     /**
