@@ -33,14 +33,16 @@ final class AdminHttp implements AutoCloseable {
     private final URI base;
     private final HttpClient http;
     private final Duration requestTimeout;
+    private final Duration operationTimeout;
     private final Supplier<Map<String, String>> headers;
     private final PulsarAuthentication pulsarAuth;
 
-    AdminHttp(URI base, HttpClient http, Duration requestTimeout, Supplier<Map<String, String>> headers,
-              PulsarAuthentication pulsarAuth) {
+    AdminHttp(URI base, HttpClient http, Duration requestTimeout, Duration operationTimeout,
+              Supplier<Map<String, String>> headers, PulsarAuthentication pulsarAuth) {
         this.base = base;
         this.http = http;
         this.requestTimeout = requestTimeout;
+        this.operationTimeout = operationTimeout;
         this.headers = headers;
         this.pulsarAuth = pulsarAuth;
     }
@@ -65,7 +67,7 @@ final class AdminHttp implements AutoCloseable {
         if (b.tls.configured()) {
             http.sslContext(b.tls.context());
         }
-        return new AdminHttp(base, http.build(), b.requestTimeout, given, pulsarAuth);
+        return new AdminHttp(base, http.build(), b.requestTimeout, b.operationTimeout, given, pulsarAuth);
     }
 
     /** {@code s} as one path segment (a name may hold any character, a space included). */
@@ -84,8 +86,10 @@ final class AdminHttp implements AutoCloseable {
     }
 
     <T> CompletableFuture<T> call(String method, String path, Map<String, ?> body, TypeReference<T> type) {
+        // respond-async: a long call (drain, cleanup, verify) may answer 202 with the operation it continues as,
+        // which this client follows (follow below); without it the broker keeps the call waiting
         HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(requestTimeout)
-                .header("Accept", "application/json");
+                .header("Accept", "application/json").header("Prefer", "respond-async");
         try {
             headers.get().forEach(req::header);
         } catch (RuntimeException e) {
@@ -111,8 +115,74 @@ final class AdminHttp implements AutoCloseable {
                         throw new CompletionException(new BookieClustersAdminException(0, "cannot reach " + base
                                 + ": " + (c.getMessage() != null ? c.getMessage() : c.toString()), c));
                     }
-                    return decode(resp, javaType);
-                });
+                    return resp;
+                }).thenCompose(resp -> resp.statusCode() == 202 && !javaType.hasRawClass(Operation.class)
+                        ? follow(AdminHttp.<Operation>decode(resp, MAPPER.constructType(Operation.class)), javaType)
+                        : CompletableFuture.completedFuture(decode(resp, javaType)));
+    }
+
+    /** How often an operation a call became is asked whether it has ended. */
+    static final Duration OPERATION_POLL = Duration.ofSeconds(1);
+    /** Polls in a row that may fail (a broker restarting behind a proxy, say) before the call fails. */
+    static final int POLL_FAILURES = 5;
+
+    /**
+     * The answer of a call that became an operation (202: the broker answers that way when a drain report, cleanup or
+     * verify runs longer than its {@code operationAfterSeconds}): the operation is polled until it ends, and its
+     * stored answer is what the call returns or fails with, as if it had been answered directly. Gives up, naming
+     * the operation, after the client's operation timeout.
+     */
+    private <T> CompletableFuture<T> follow(Operation op, JavaType type) {
+        return follow(op, type, System.nanoTime() + operationTimeout.toNanos(), 0);
+    }
+
+    private <T> CompletableFuture<T> follow(Operation op, JavaType type, long deadline, int failures) {
+        if (op.running()) {
+            if (System.nanoTime() > deadline) {
+                return CompletableFuture.failedFuture(new BookieClustersAdminException(504, "operation " + op.id()
+                        + " (what this call became when it ran long) is still running after " + operationTimeout
+                        + "; follow it with GET /operations/" + op.id() + " (pulsar-admin bookie-clusters operation "
+                        + op.id() + ")", null));
+            }
+            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(
+                    OPERATION_POLL.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(x ->
+                    call("GET", "/operations/" + segment(op.id()), null, new TypeReference<Operation>() { }))
+                    .handle((now, e) -> {
+                        if (e == null) {
+                            return this.<T>follow(now, type, deadline, 0);
+                        }
+                        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                        int failed = c instanceof BookieClustersAdminException a ? a.status() : 0;
+                        if ((failed == 0 || failed >= 500) && failures + 1 < POLL_FAILURES) {
+                            return this.<T>follow(op, type, deadline, failures + 1);
+                        }
+                        return CompletableFuture.<T>failedFuture(new BookieClustersAdminException(failed,
+                                "following operation " + op.id() + " (what this call became when it ran long): "
+                                + c.getMessage(), c));
+                    }).thenCompose(f -> f);
+        }
+        int status = op.httpStatus() == null ? 0 : op.httpStatus();
+        if ("LOST".equals(op.state())) {
+            return CompletableFuture.failedFuture(new BookieClustersAdminException(503, "operation " + op.id()
+                    + " (what this call became when it ran long) is LOST: the broker running it (" + op.broker()
+                    + ") stopped before it ended; call again", null));
+        }
+        if (op.result() == null || op.result().isNull()) {
+            return CompletableFuture.failedFuture(new BookieClustersAdminException(status == 0 ? 502 : status,
+                    "operation " + op.id() + " ended " + op.state() + " (HTTP " + status + "), but the broker that "
+                    + "answered gave no result (an older plugin version?): read GET /operations/" + op.id()
+                    + " through another broker", null));
+        }
+        if (status / 100 != 2) {
+            return CompletableFuture.failedFuture(new BookieClustersAdminException(status, op.result()
+                    .hasNonNull("reason") ? op.result().get("reason").asText() : "HTTP " + status, null));
+        }
+        try {
+            return CompletableFuture.completedFuture(MAPPER.readerFor(type).readValue(op.result()));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new BookieClustersAdminException(status, "unexpected result of "
+                    + "operation " + op.id() + ": " + e.getMessage(), e));
+        }
     }
 
     private static <T> T decode(HttpResponse<byte[]> resp, JavaType type) {

@@ -305,6 +305,7 @@ public final class BookieClustersAdmin implements AutoCloseable {
         String serviceUrl;
         Duration connectTimeout = Duration.ofSeconds(10);
         Duration requestTimeout = Duration.ofSeconds(90);
+        Duration operationTimeout = Duration.ofHours(1);
         Supplier<Map<String, String>> headers = Map::of;
         final Tls tls = new Tls();
         PulsarAuthentication pulsarAuth;
@@ -402,6 +403,15 @@ public final class BookieClustersAdmin implements AutoCloseable {
         /** Per-request timeout; the broker answers within 60 s, a switch usually within a second. */
         public Builder requestTimeout(Duration d) {
             this.requestTimeout = d;
+            return this;
+        }
+
+        /**
+         * Longest a drain report, cleanup or verify that became an operation on the broker (it ran longer than the
+         * broker's {@code operationAfterSeconds}) is followed before the call fails naming it (default 1 hour).
+         */
+        public Builder operationTimeout(Duration d) {
+            this.operationTimeout = d;
             return this;
         }
 

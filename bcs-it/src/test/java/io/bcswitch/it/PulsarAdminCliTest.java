@@ -28,7 +28,12 @@ class PulsarAdminCliTest extends ClusterTestBase {
     @BeforeAll
     static void start() throws Exception {
         cluster = TOKENS.secure(twoBookieClusters()
-                .bookieCluster("cluster-c", 1))
+                .bookieCluster("cluster-c", 1)
+                // every drain report, cleanup and verify called without --async becomes an operation at once, as
+                // one over a large cluster does after 30 s: what these commands print below is what the CLI got by
+                // following the operation to its end
+                .brokerConfig(p -> p.setProperty(io.bcswitch.config.ConfigKey.OPERATION_AFTER_SECONDS.fullName(),
+                        "0")))
                 .start();
     }
 
@@ -223,6 +228,12 @@ class PulsarAdminCliTest extends ClusterTestBase {
             Result ops = cli.run("bookie-clusters", "operation");
             assertEquals(0, ops.exit(), ops.all());
             assertTrue(ops.stdout().lines().anyMatch(l -> l.startsWith(opId) && l.contains(" DONE ")), ops.stdout());
+            for (String became : List.of("verify-", "drain-")) {
+                assertTrue(ops.stdout().lines().anyMatch(l -> l.startsWith(became) && l.contains(" DONE ")),
+                        "the synchronous " + became + " calls became operations: " + ops.stdout());
+            }
+            assertTrue(ops.stdout().lines().anyMatch(l -> l.startsWith("cleanup-") && l.contains(" FAILED ")),
+                    "the refused cleanup ended FAILED, and the CLI said why: " + ops.stdout());
             failsWith(cli.run("bookie-clusters", "operation", "cleanup-0-0"), "no operation");
             failsWith(cli.run("bookie-clusters", "close-client", "cluster-b"), "active");
             Result unreg = cli.run("bookie-clusters", "unregister", "cluster-c");

@@ -137,6 +137,25 @@ class RegistryScaleTest extends ClusterTestBase {
         }
     }
 
+    /**
+     * (d) An operation's answer of 3 MB (a verify that names thousands of violations, say), three times what one
+     * ZooKeeper packet carries by default, is kept in chunks of 256 KB and read back whole; removing it removes them.
+     */
+    @Test
+    void anOperationResultLargerThanAZooKeeperPacketIsKeptInChunks() throws Exception {
+        byte[] result = new byte[3 * 1024 * 1024 + 17];
+        new java.util.Random(7).nextBytes(result);
+        int chunks = await(registry.writeOperationResult("verify-x-1", result, 256 * 1024), 60, "writing");
+        assertEquals(13, chunks);
+        for (String c : await(registry.children(paths.operationResult("verify-x-1")), 10, "listing")) {
+            assertTrue(nodeSize(paths.operationResult("verify-x-1") + "/" + c) <= 256 * 1024, c);
+        }
+        assertTrue(java.util.Arrays.equals(result, await(registry.readOperationResult("verify-x-1", chunks), 60,
+                "reading")), "read back as written");
+        await(registry.deleteOperationResult("verify-x-1"), 60, "removing");
+        assertEquals(Boolean.FALSE, await(store.exists(paths.operationResult("verify-x-1")), 10, "exists"));
+    }
+
     private int nodeSize(String path) throws Exception {
         return store.get(path).get(10, TimeUnit.SECONDS).orElseThrow().getValue().length;
     }

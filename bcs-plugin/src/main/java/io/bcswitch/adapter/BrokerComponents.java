@@ -129,7 +129,12 @@ final class BrokerComponents implements AutoCloseable {
 
         routingFactory = new RoutingClientFactory(bookkeeperProvider, registry, this::ownership,
                 this::refresh, clientCloser, config.oldLedgerReadTimeoutMillis(), this::compactedView);
-        live = new LiveCompactionInventory(new MetadataLedgerInventory(metadataStore, factory, inventoryReads),
+        // namespace policies are in the configuration store, which may be another store than the broker's
+        live = new LiveCompactionInventory(new MetadataLedgerInventory(metadataStore, () -> {
+            org.apache.pulsar.broker.PulsarService p = broker.pulsar();
+            return p != null && p.getConfigurationMetadataStore() != null ? p.getConfigurationMetadataStore()
+                    : metadataStore;
+        }, factory, inventoryReads),
                 broker::compactedLedgerOf, inventoryAnswers);
         BrokerClientProbe probe = new BrokerClientProbe(routingFactory::newProbeClient,
                 conf.getManagedLedgerDefaultEnsembleSize(), conf.getManagedLedgerDefaultWriteQuorum(),
@@ -174,11 +179,11 @@ final class BrokerComponents implements AutoCloseable {
                 new ByteRateLimiter(tuning::migrationBytesPerSecond, PulsarByteBudget::refilledAt,
                         migrationScheduler)::acquire, broker::compactedLedgerOf, clock);
         api = new BookieClustersApi(service, tuningService,
-                new Operations(registry, broker::brokerId, clock, cutoverScheduler), restAnswers,
+                new Operations(registry, broker::brokerId, clock, restAnswers), restAnswers,
                 new MigrationService(registry, service, orchestrator, cleanup, drain, config.migration(), clock,
                         auditor),
                 new TopicLedgerReports(new ManagedLedgerTopicLedgers(factory), this::ownership,
-                        this::refresh));
+                        this::refresh), TimeUnit.SECONDS.toMillis(config.operationAfterSeconds()));
     }
 
     /** What the broker does when its agent changed the routing (on the agent's thread). */

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link LedgerInventory} over the broker metadata store: managed ledgers under {@code /managed-ledgers}
  * (their metadata read through the managed-ledger factory, which decodes every stored format) and
- * schema locators under {@code /schemas}. A node that holds data is a managed ledger (or a schema
- * locator); its children are cursors, which the managed-ledger metadata already lists.
+ * schema locators under {@code /schemas}. The children of a v2 namespace's {@code persistent} node are managed
+ * ledgers; elsewhere a node that holds data is a managed ledger (or a schema locator). A managed ledger's children
+ * are cursors, which the managed-ledger metadata already lists.
  *
  * <p>Every read goes through one {@link InFlightLimit} shared by all readings of this broker, so the metadata
  * store never has more than its limit of this inventory's reads in flight, however many managed ledgers there
@@ -45,11 +46,23 @@ final class MetadataLedgerInventory implements LedgerInventory {
     static final String REPLICATED_SUBSCRIPTION_PROPERTY = "pulsar.replicated.subscription";
 
     private final MetadataStore store;
+    private final Supplier<MetadataStore> configuration;
     private final Supplier<ManagedLedgerFactory> factory;
     private final InFlightLimit reads;
 
+    /** Reads namespace policies from {@code store} too (one store for both, as in a test). */
     MetadataLedgerInventory(MetadataStore store, Supplier<ManagedLedgerFactory> factory, InFlightLimit reads) {
+        this(store, () -> store, factory, reads);
+    }
+
+    /**
+     * @param configuration where namespace policies are (the configuration store: {@code store} itself unless
+     *                      the cluster keeps configuration apart)
+     */
+    MetadataLedgerInventory(MetadataStore store, Supplier<MetadataStore> configuration,
+                            Supplier<ManagedLedgerFactory> factory, InFlightLimit reads) {
         this.store = store;
+        this.configuration = configuration;
         this.factory = factory;
         this.reads = reads;
     }
@@ -60,10 +73,7 @@ final class MetadataLedgerInventory implements LedgerInventory {
         AtomicInteger managedLedgers = new AtomicInteger();
         AtomicInteger schemaIds = new AtomicInteger();
         // each node's references are read as soon as the walk finds it, not once the whole tree is listed
-        CompletableFuture<List<LedgerReference>> managed = dataNodes(MANAGED_LEDGERS, (path, value) -> {
-            managedLedgers.incrementAndGet();
-            return managedLedger(path.substring(MANAGED_LEDGERS.length() + 1));
-        });
+        CompletableFuture<List<LedgerReference>> managed = managedLedgersBelow(MANAGED_LEDGERS, managedLedgers);
         CompletableFuture<List<LedgerReference>> schemas = dataNodes(SCHEMAS, (path, value) -> {
             schemaIds.incrementAndGet();
             return CompletableFuture.completedFuture(schema(path.substring(SCHEMAS.length() + 1), value));
@@ -185,19 +195,69 @@ final class MetadataLedgerInventory implements LedgerInventory {
         return refs;
     }
 
+    /** Where Pulsar keeps namespace policies: a v2 namespace's node holds them (a v1 cluster's node holds none). */
+    private static final String POLICIES = "/admin/policies";
+    private static final String PERSISTENT_DOMAIN = "persistent";
+
+    /**
+     * The references of every managed ledger below {@code path}. The children of a v2 namespace's
+     * {@code <tenant>/<namespace>/persistent} node are its topics' managed ledgers, each read through the factory
+     * at once (one read of its node fewer than asking the node first whether it holds data); any other node is
+     * walked as {@link #dataNodes} walks, which also finds v1 namespaces' ({@code <tenant>/<cluster>/<namespace>}).
+     * A namespace counts as v2 only if its policies node holds data: a v1 namespace named {@code persistent}, or
+     * a namespace deleted while managed ledgers are left, is walked node by node, never misread.
+     */
+    private CompletableFuture<List<LedgerReference>> managedLedgersBelow(String path, AtomicInteger count) {
+        String[] segments = path.length() > MANAGED_LEDGERS.length()
+                ? path.substring(MANAGED_LEDGERS.length() + 1).split("/") : new String[0];
+        if (segments.length == 3 && segments[2].equals(PERSISTENT_DOMAIN)) {
+            return reads.submit(() -> configuration.get().get(POLICIES + "/" + segments[0] + "/" + segments[1]))
+                    .thenCompose(policies -> policies.isPresent() && policies.get().getValue().length > 0
+                            ? topicsOf(path, count) : nodesBelow(path, count));
+        }
+        return nodesBelow(path, count);
+    }
+
+    /** Every child of a v2 namespace's domain node read as a managed ledger. */
+    private CompletableFuture<List<LedgerReference>> topicsOf(String domain, AtomicInteger count) {
+        return reads.submit(() -> store.getChildren(domain)).thenCompose(names -> {
+            List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>(names.size());
+            for (String n : names) {
+                count.incrementAndGet();
+                each.add(managedLedger((domain + "/" + n).substring(MANAGED_LEDGERS.length() + 1)));
+            }
+            return flatten(each);
+        });
+    }
+
+    /** Each child of {@code path}: a managed ledger when it holds data, else walked further. */
+    private CompletableFuture<List<LedgerReference>> nodesBelow(String path, AtomicInteger count) {
+        return childNodes(path, (child, value) -> {
+            count.incrementAndGet();
+            return managedLedger(child.substring(MANAGED_LEDGERS.length() + 1));
+        }, child -> managedLedgersBelow(child, count));
+    }
+
     /**
      * {@code onNode} applied to every node below {@code root} that holds data (with its path and value), not
      * descending below such nodes; the results of all of them.
      */
     private CompletableFuture<List<LedgerReference>> dataNodes(
             String root, BiFunction<String, byte[], CompletableFuture<List<LedgerReference>>> onNode) {
-        return reads.submit(() -> store.getChildren(root)).thenCompose(names -> {
+        return childNodes(root, onNode, child -> dataNodes(child, onNode));
+    }
+
+    /** Each child of {@code path}: {@code onNode} when it holds data, else {@code walkBelow}; all their results. */
+    private CompletableFuture<List<LedgerReference>> childNodes(
+            String path, BiFunction<String, byte[], CompletableFuture<List<LedgerReference>>> onNode,
+            java.util.function.Function<String, CompletableFuture<List<LedgerReference>>> walkBelow) {
+        return reads.submit(() -> store.getChildren(path)).thenCompose(names -> {
             List<CompletableFuture<List<LedgerReference>>> each = new ArrayList<>(names.size());
             for (String n : names) {
-                String child = root + "/" + n;
+                String child = path + "/" + n;
                 each.add(reads.submit(() -> store.get(child)).thenCompose(r -> r.isPresent()
                         && r.get().getValue().length > 0
-                        ? onNode.apply(child, r.get().getValue()) : dataNodes(child, onNode)));
+                        ? onNode.apply(child, r.get().getValue()) : walkBelow.apply(child)));
             }
             return flatten(each);
         });

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 
@@ -24,11 +25,18 @@ import java.util.stream.Collectors;
  */
 final class CopiesCheck {
     private final LedgerCopier copier;
+    private final BiFunction<Long, String, CompletableFuture<Optional<LedgerFacts>>> afresh;
     private final LongFunction<CompletableFuture<Void>> pace;
 
-    /** @param pace paces the entry reads of a deep check (the migration's rate limit) */
-    CopiesCheck(LedgerCopier copier, LongFunction<CompletableFuture<Void>> pace) {
+    /**
+     * @param afresh reads a ledger's metadata again (whether it is gone since), where {@code copier} may answer
+     *               what this verify read of it before
+     * @param pace   paces the entry reads of a deep check (the migration's rate limit)
+     */
+    CopiesCheck(LedgerCopier copier, BiFunction<Long, String, CompletableFuture<Optional<LedgerFacts>>> afresh,
+                LongFunction<CompletableFuture<Void>> pace) {
         this.copier = copier;
+        this.afresh = afresh;
         this.pace = pace;
     }
 
@@ -161,7 +169,7 @@ final class CopiesCheck {
 
     /** Whether both still hold the ledger; true when that cannot be read (not read is not gone). */
     private CompletableFuture<Boolean> bothStillThere(long id, String a, String b) {
-        return copier.facts(id, a).thenCombine(copier.facts(id, b), (x, y) -> x.isPresent() && y.isPresent())
+        return afresh.apply(id, a).thenCombine(afresh.apply(id, b), (x, y) -> x.isPresent() && y.isPresent())
                 .exceptionally(t -> true);
     }
 }

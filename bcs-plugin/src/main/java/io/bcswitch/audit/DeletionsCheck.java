@@ -52,7 +52,8 @@ final class DeletionsCheck {
             found.unchecked("cleanup targets: not computed while the inventory is incomplete (cleanup refuses too)");
             return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
         }
-        each.add(cleanup.targetsOnInactiveClusters(reads).handle((targets, e) -> {
+        // on verify's own picture: what cleanup would plan at the moment verify read the world
+        each.add(cleanup.targetsOnInactiveClusters(reads, w.view(), w.refs(), w.brokers()).handle((targets, e) -> {
             if (e != null) {
                 found.unchecked("cleanup targets", e);
                 return null;

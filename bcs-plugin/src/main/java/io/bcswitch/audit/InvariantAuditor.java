@@ -109,7 +109,7 @@ public final class InvariantAuditor {
         WorldReader reader = new WorldReader(registry, inventory, reads);
         ReferencedLedgersCheck referenced = new ReferencedLedgersCheck(reads, compactedLedgerOf,
                 () -> inventory.picture().thenApply(LedgerInventory.Picture::references));
-        CopiesCheck copies = new CopiesCheck(reads, pace);
+        CopiesCheck copies = new CopiesCheck(reads, reads::factsAfresh, pace);
         IdRangesCheck idRanges = new IdRangesCheck(r -> reads.bounded(r.name(), () -> facts.apply(r)));
         DeletionsCheck deletions = new DeletionsCheck(registry, cleanup, reads);
         return reader.read(found).thenCompose(w -> {

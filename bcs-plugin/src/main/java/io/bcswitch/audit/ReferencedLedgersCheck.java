@@ -76,9 +76,17 @@ final class ReferencedLedgersCheck {
             toRead.add(r);
         }
         List<Violation> missing = java.util.Collections.synchronizedList(new ArrayList<>());
-        return Windows.map(toRead, InvariantAuditor.PARALLEL_CHECKS, r -> check(r,
-                w.view().home(r.ledgerId()).orElseThrow(), newestData, w.unknown(), found, missing))
-                .thenCompose(x -> confirmMissing(missing, found));
+        Map<String, Set<Long>> listed = new HashMap<>();
+        w.ledgers().forEach((cluster, ids) -> listed.put(cluster, new HashSet<>(ids)));
+        return Windows.map(toRead, InvariantAuditor.PARALLEL_CHECKS, r -> {
+            String home = w.view().home(r.ledgerId()).orElseThrow();
+            if (listed.get(home).contains(r.ledgerId()) && !mustBeClosed(r, newestData)) {
+                return CompletableFuture.completedFuture(null); // there, and nothing more to know of it
+            }
+            // not listed is asked all the same: the listing may be one another verify began before these
+            // references were read, which cannot know a ledger made since
+            return check(r, home, newestData, w.unknown(), found, missing);
+        }).thenCompose(x -> confirmMissing(missing, found));
     }
 
     /**
@@ -112,33 +120,40 @@ final class ReferencedLedgersCheck {
                 found.unchecked("ledger " + r.ledgerId() + " on '" + cluster + "'", e);
                 return CompletableFuture.<Void>completedFuture(null);
             }
-            if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION && unknown.contains(managedLedger(r))) {
-                // its owner could not say which compacted ledger it uses: asking again would only wait again
-                found.unchecked("compacted ledger " + r.ledgerId() + " of " + managedLedger(r) + " is not on "
-                        + cluster + ", and its topic's owner cannot say whether it is still the one in use");
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
-                return replacedBy(r).thenAccept(newer -> {
-                    if (newer.isEmpty()) {
-                        found.violation(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
-                                "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
-                    } else {
-                        found.replacedCompactedLedger(r.ledgerId(), newer.get());
-                    }
-                });
-            }
-            if (f.isEmpty()) {
-                missing.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
-                        r.kind() + " ledger is not on " + cluster + ", where routing sends its reads"));
-            } else if (!f.get().closed() && mustBeClosed(r, newestData)) {
-                found.violation(new Violation("NOT_CLOSED", r.ledgerId(), cluster, r.referencedBy(),
-                        r.kind() + " ledger is open on " + cluster + " although "
-                                + (r.kind() == LedgerKind.DATA ? "its managed ledger closed it" : "it is written "
-                                + "once and closed")));
-            }
-            return CompletableFuture.<Void>completedFuture(null);
+            return judge(r, cluster, f, newestData, unknown, found, missing);
         }).thenCompose(x -> x);
+    }
+
+    /** Judges {@code r} by what its home holds of it ({@code f}: its metadata, empty when it is not there). */
+    private CompletableFuture<Void> judge(LedgerReference r, String cluster, Optional<LedgerCopier.LedgerFacts> f,
+                                          Map<String, Long> newestData, Set<String> unknown, Findings found,
+                                          List<Violation> missing) {
+        if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION && unknown.contains(managedLedger(r))) {
+            // its owner could not say which compacted ledger it uses: asking again would only wait again
+            found.unchecked("compacted ledger " + r.ledgerId() + " of " + managedLedger(r) + " is not on "
+                    + cluster + ", and its topic's owner cannot say whether it is still the one in use");
+            return CompletableFuture.<Void>completedFuture(null);
+        }
+        if (f.isEmpty() && r.kind() == LedgerKind.COMPACTION) {
+            return replacedBy(r).thenAccept(newer -> {
+                if (newer.isEmpty()) {
+                    found.violation(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
+                            "the compacted ledger is not on " + cluster + ", where routing sends its reads"));
+                } else {
+                    found.replacedCompactedLedger(r.ledgerId(), newer.get());
+                }
+            });
+        }
+        if (f.isEmpty()) {
+            missing.add(new Violation("REFERENCED_MISSING", r.ledgerId(), cluster, r.referencedBy(),
+                    r.kind() + " ledger is not on " + cluster + ", where routing sends its reads"));
+        } else if (!f.get().closed() && mustBeClosed(r, newestData)) {
+            found.violation(new Violation("NOT_CLOSED", r.ledgerId(), cluster, r.referencedBy(),
+                    r.kind() + " ledger is open on " + cluster + " although "
+                            + (r.kind() == LedgerKind.DATA ? "its managed ledger closed it" : "it is written "
+                            + "once and closed")));
+        }
+        return CompletableFuture.<Void>completedFuture(null);
     }
 
     /**

@@ -157,12 +157,21 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
             + "when the drain report says nothing needs it, by cleanup and close-client, not after a number of "
             + "days.");
 
+    public static final ConfigKey OPERATION_AFTER_SECONDS = wholeNumber("operationAfterSeconds", "30", 0, 55,
+            "How long a drain report, cleanup or verify called without `async=true` may run (0-55 s) before its "
+            + "call answers `202 Accepted` with the operation it continues as (`GET /operations/{id}` gives its "
+            + "answer when it ends), if the call says it can follow one (`Prefer: respond-async`, as the admin "
+            + "client and `pulsar-admin bookie-clusters` do: they follow it and print that answer). Over a large "
+            + "cluster these read every managed ledger's metadata and may take longer than an HTTP client waits "
+            + "(pulsar-admin: 60 s); such callers are never cut off with a 503. 0: every such call becomes an "
+            + "operation at once.");
+
     public static List<ConfigKey> all() {
         return List.of(CONFIG_PATH, CURRENT_CLUSTER_NAME, CUTOVER_TOPICS_PER_SECOND, CUTOVER_ENABLED,
                 PROBE_TIMEOUT_SECONDS, SWITCH_PREPARE_TIMEOUT_MILLIS, RESYNC_INTERVAL_SECONDS,
                 INVENTORY_READ_CONCURRENCY, MIGRATION_CONCURRENCY,
                 MIGRATION_BYTES_PER_SECOND, MIGRATION_PROMOTE_BATCH_SIZE, ROLLBACK_WINDOW_HOURS,
-                OLD_LEDGER_READ_TIMEOUT_MS);
+                OLD_LEDGER_READ_TIMEOUT_MS, OPERATION_AFTER_SECONDS);
     }
 
     /** PIP-477's keys that are accepted and do nothing here (see each one's doc). */

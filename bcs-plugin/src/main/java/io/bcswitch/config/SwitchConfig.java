@@ -20,11 +20,14 @@ import java.util.Properties;
  *                               clients of the target ready; 0: no preparation
  * @param oldLedgerReadTimeoutMillis longest a read of a ledger on a cluster that is not the active one may take;
  *                               0: BookKeeper's timeouts only
+ * @param operationAfterSeconds  how long a drain report, cleanup or verify called synchronously may run before its
+ *                               call answers 202 with the operation it continues as
  */
 public record SwitchConfig(String configPath, String currentClusterName, double cutoverTopicsPerSecond,
                            boolean cutoverEnabled, int probeTimeoutSeconds, Migration migration,
                            int resyncIntervalSeconds, int inventoryReadConcurrency,
-                           int switchPrepareTimeoutMillis, long oldLedgerReadTimeoutMillis) {
+                           int switchPrepareTimeoutMillis, long oldLedgerReadTimeoutMillis,
+                           int operationAfterSeconds) {
 
     /**
      * @param concurrency       ledgers copied at the same time
@@ -47,7 +50,8 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 Migration.DEFAULTS, Integer.parseInt(ConfigKey.RESYNC_INTERVAL_SECONDS.defaultValue()),
                 Integer.parseInt(ConfigKey.INVENTORY_READ_CONCURRENCY.defaultValue()),
                 Integer.parseInt(ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS.defaultValue()),
-                Long.parseLong(ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS.defaultValue()));
+                Long.parseLong(ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS.defaultValue()),
+                Integer.parseInt(ConfigKey.OPERATION_AFTER_SECONDS.defaultValue()));
     }
 
     public static final String PREFIX = "bookieClusterSwitch.";
@@ -75,7 +79,8 @@ public record SwitchConfig(String configPath, String currentClusterName, double 
                 migration, (int) wholeNumber(props, ConfigKey.RESYNC_INTERVAL_SECONDS),
                 (int) wholeNumber(props, ConfigKey.INVENTORY_READ_CONCURRENCY),
                 (int) wholeNumber(props, ConfigKey.SWITCH_PREPARE_TIMEOUT_MILLIS),
-                wholeNumber(props, ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS));
+                wholeNumber(props, ConfigKey.OLD_LEDGER_READ_TIMEOUT_MS),
+                (int) wholeNumber(props, ConfigKey.OPERATION_AFTER_SECONDS));
     }
 
     /**

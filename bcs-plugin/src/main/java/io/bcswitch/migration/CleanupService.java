@@ -12,6 +12,7 @@ import io.bcswitch.registry.RegistryStore;
 import io.bcswitch.registry.RegistryView;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -91,7 +92,22 @@ public final class CleanupService {
      * bounded in time: a cluster whose metadata service does not answer must not hold verify's answer).
      */
     public CompletableFuture<List<CleanupTarget>> targetsOnInactiveClusters(LedgerCopier reads) {
-        return snapshot().thenCompose(snap -> registry.listClusters().thenCompose(clusters -> {
+        return snapshot().thenCompose(snap -> targetsOnInactiveClusters(snap, reads));
+    }
+
+    /**
+     * {@link #targetsOnInactiveClusters(LedgerCopier)} on what the caller read already, in cleanup's order (the
+     * routing, then the references, then the brokers): verify plans on its own picture of the world instead of
+     * reading every managed ledger's metadata a second time.
+     */
+    public CompletableFuture<List<CleanupTarget>> targetsOnInactiveClusters(LedgerCopier reads, RegistryView view,
+                                                                           Collection<LedgerReference> references,
+                                                                           BrokerView brokers) {
+        return targetsOnInactiveClusters(new Snapshot(view, referencedIds(references), brokers), reads);
+    }
+
+    private CompletableFuture<List<CleanupTarget>> targetsOnInactiveClusters(Snapshot snap, LedgerCopier reads) {
+        return registry.listClusters().thenCompose(clusters -> {
             List<CompletableFuture<Plan>> each = new ArrayList<>();
             for (BookieClusterRecord c : clusters) {
                 if (!c.name().equals(snap.view().activeCluster())) {
@@ -103,7 +119,7 @@ public final class CleanupService {
                 each.forEach(f -> all.addAll(f.join().targets()));
                 return all;
             });
-        }));
+        });
     }
 
     /**
@@ -124,13 +140,16 @@ public final class CleanupService {
     }
 
     private CompletableFuture<Snapshot> snapshot(RegistryView view) {
-        return inventory.references().thenCombine(BrokerView.read(registry), (refs, brokers) -> {
-            Set<Long> referenced = new HashSet<>();
-            for (LedgerReference r : refs) {
-                referenced.add(r.ledgerId());
-            }
-            return new Snapshot(view, referenced, brokers);
-        });
+        return inventory.references().thenCombine(BrokerView.read(registry),
+                (refs, brokers) -> new Snapshot(view, referencedIds(refs), brokers));
+    }
+
+    private static Set<Long> referencedIds(Collection<LedgerReference> refs) {
+        Set<Long> referenced = new HashSet<>();
+        for (LedgerReference r : refs) {
+            referenced.add(r.ledgerId());
+        }
+        return referenced;
     }
 
     private CompletableFuture<Plan> plan(String src, Snapshot snap, LedgerCopier reads) {
@@ -145,17 +164,27 @@ public final class CleanupService {
      * right now.
      */
     private CompletableFuture<Plan> decide(String src, List<Long> ids, Snapshot listed, LedgerCopier reads) {
-        return registry.readRelocations(ids).thenCompose(fresh -> decideWith(src, ids, new Snapshot(
+        // a referenced ledger that is home here by the snapshot is kept without asking further: a relocation made
+        // since could only make it deletable, and a ledger kept is deleted by a later cleanup (on an old cluster
+        // that is most of its ledgers, each of which would cost one or two reads of the relocation table)
+        List<Long> open = new ArrayList<>();
+        for (long id : ids) {
+            if (!(listed.referenced().contains(id) && listed.view().home(id).map(src::equals).orElse(false))) {
+                open.add(id);
+            }
+        }
+        return registry.readRelocations(open).thenCompose(fresh -> decideWith(src, open, ids.size(), new Snapshot(
                 listed.view().withFresh(fresh), listed.referenced(), listed.brokers()), reads));
     }
 
-    private CompletableFuture<Plan> decideWith(String src, List<Long> ids, Snapshot snap, LedgerCopier reads) {
+    private CompletableFuture<Plan> decideWith(String src, List<Long> ids, int listed, Snapshot snap,
+                                               LedgerCopier reads) {
         List<String> notes = Collections.synchronizedList(new ArrayList<>());
         return Windows.map(ids, PARALLEL_DECISIONS, id -> decide(src, id, snap, notes, reads)).thenApply(decided -> {
             List<CleanupTarget> out = new ArrayList<>();
             decided.forEach(d -> d.ifPresent(out::add));
             List<String> kept = notes.size() > MAX_NOTES ? new ArrayList<>(notes.subList(0, MAX_NOTES)) : notes;
-            return new Plan(out, ids.size() - out.size(), List.copyOf(kept));
+            return new Plan(out, listed - out.size(), List.copyOf(kept));
         });
     }
 

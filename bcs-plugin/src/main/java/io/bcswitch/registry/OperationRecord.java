@@ -1,5 +1,6 @@
 package io.bcswitch.registry;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Map;
 
@@ -15,10 +16,15 @@ import java.util.Map;
  * @param finishedAt  epoch millis, null while running
  * @param httpStatus  the status the synchronous call would have answered, null while running
  * @param result      the body the synchronous call would have answered (its error when it failed), null while running
+ *                    and while it is stored in chunks
+ * @param resultChunks null: the result is here; else it is stored in this many chunks under
+ *                    {@code <configPath>/operation-results/<id>} (a result larger than a metadata node should be;
+ *                    added after format 1: a record without it has its result here)
  */
 public record OperationRecord(int formatVersion, String id, String operation, Map<String, Object> parameters,
                               String broker, String state, long startedAt, Long finishedAt, Integer httpStatus,
-                              JsonNode result) {
+                              JsonNode result,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Integer resultChunks) {
     public static final int FORMAT_VERSION = 1;
     public static final String RUNNING = "RUNNING";
     public static final String DONE = "DONE";
@@ -28,22 +34,25 @@ public record OperationRecord(int formatVersion, String id, String operation, Ma
 
     public static OperationRecord started(String id, String operation, Map<String, Object> parameters, String broker,
                                           long now) {
-        return new OperationRecord(FORMAT_VERSION, id, operation, parameters, broker, RUNNING, now, null, null, null);
+        return new OperationRecord(FORMAT_VERSION, id, operation, parameters, broker, RUNNING, now, null, null, null,
+                null);
     }
 
-    public OperationRecord finished(int status, JsonNode body, long now) {
+    /** Ended with {@code body} stored here (chunks null) or in {@code chunks} chunks (body null). */
+    public OperationRecord finished(int status, JsonNode body, Integer chunks, long now) {
         return new OperationRecord(formatVersion, id, operation, parameters, broker, status < 400 ? DONE : FAILED,
-                startedAt, now, status, body);
+                startedAt, now, status, body, chunks);
     }
 
     public OperationRecord withState(String newState) {
         return new OperationRecord(formatVersion, id, operation, parameters, broker, newState, startedAt, finishedAt,
-                httpStatus, result);
+                httpStatus, result, resultChunks);
     }
 
+    /** With {@code newResult} here (null: none), as answered: never with chunks. */
     public OperationRecord withResult(JsonNode newResult) {
         return new OperationRecord(formatVersion, id, operation, parameters, broker, state, startedAt, finishedAt,
-                httpStatus, newResult);
+                httpStatus, newResult, null);
     }
 
     public boolean running() {

@@ -53,6 +53,15 @@ public record RegistryPaths(String root) {
         return operations() + "/" + id;
     }
 
+    /** The chunks of an operation's result too large for its record (see {@link OperationRecord#resultChunks}). */
+    public String operationResult(String id) {
+        return operationResults() + "/" + id;
+    }
+
+    public String operationResults() {
+        return root + "/operation-results";
+    }
+
     public String brokers() {
         return root + "/brokers";
     }

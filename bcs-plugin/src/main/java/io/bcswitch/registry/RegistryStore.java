@@ -209,6 +209,56 @@ public class RegistryStore {
         return read(paths.operation(id), OperationRecord.class);
     }
 
+    /**
+     * Stores an operation's result, {@code bytes}, as chunks of at most {@code chunkBytes} (each created, never
+     * overwritten); completes with the number of chunks.
+     */
+    public CompletableFuture<Integer> writeOperationResult(String id, byte[] bytes, int chunkBytes) {
+        int chunks = Math.max(1, (bytes.length + chunkBytes - 1) / chunkBytes);
+        List<CompletableFuture<Long>> writes = new java.util.ArrayList<>(chunks);
+        for (int i = 0; i < chunks; i++) {
+            byte[] part = java.util.Arrays.copyOfRange(bytes, i * chunkBytes, Math.min(bytes.length,
+                    (i + 1) * chunkBytes));
+            writes.add(store.put(paths.operationResult(id) + "/" + i, part, Optional.of(-1L), false));
+        }
+        return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> chunks);
+    }
+
+    /** An operation's result stored by {@link #writeOperationResult}, its {@code chunks} put together again. */
+    public CompletableFuture<byte[]> readOperationResult(String id, int chunks) {
+        List<CompletableFuture<byte[]>> reads = new java.util.ArrayList<>(chunks);
+        for (int i = 0; i < chunks; i++) {
+            int n = i;
+            reads.add(store.get(paths.operationResult(id) + "/" + i).thenApply(node -> node.orElseThrow(() ->
+                    new IllegalStateException("chunk " + n + " of operation " + id + "'s result is gone")).value()));
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            reads.forEach(r -> all.writeBytes(r.join()));
+            return all.toByteArray();
+        });
+    }
+
+    /** Removes an operation's stored result chunks, if any (each at the version read). */
+    public CompletableFuture<Void> deleteOperationResult(String id) {
+        String root = paths.operationResult(id);
+        return children(root).thenCompose(names -> {
+            List<CompletableFuture<Void>> dels = new java.util.ArrayList<>();
+            names.forEach(n -> dels.add(deleteAsRead(root + "/" + n)));
+            return CompletableFuture.allOf(dels.toArray(CompletableFuture[]::new));
+        }).thenCompose(v -> deleteAsRead(root));
+    }
+
+    /** The operations that have result chunks stored (names only). */
+    public CompletableFuture<List<String>> listOperationResultIds() {
+        return children(paths.operationResults());
+    }
+
+    private CompletableFuture<Void> deleteAsRead(String path) {
+        return store.get(path).thenCompose(node -> node.isEmpty() ? CompletableFuture.completedFuture(null)
+                : delete(path, node.get().version()));
+    }
+
     public CompletableFuture<List<BrokerCutoverRecord>> listBrokerProgress() {
         return readChildren(paths.brokers(), BrokerCutoverRecord.class).thenApply(m -> m.values().stream()
                 .sorted(java.util.Comparator.comparing(BrokerCutoverRecord::broker)).toList());

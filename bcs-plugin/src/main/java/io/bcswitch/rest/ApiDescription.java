@@ -181,7 +181,9 @@ public final class ApiDescription {
             ObjectNode responses = op.putObject("responses");
             responses.set(Integer.toString(r.success()), response(f, "success", r.response()));
             if (r.params().contains(ASYNC)) {
-                responses.set("202", response(f, "started as an operation (async=true)", "Operation"));
+                responses.set("202", response(f, "started as an operation (async=true), or, asked with the header "
+                        + "Prefer: respond-async, still running after the broker's operationAfterSeconds: follow it "
+                        + "with GET /operations/{id}", "Operation"));
             }
             responses.set("default", response(f, "an error: 400 bad input, 401/403 not a super-user, 404 unknown, 405, "
                     + "409 refused, 413/415 body, 503 unavailable", "Error"));

@@ -10,6 +10,7 @@ import static io.bcswitch.rest.RequestInput.registration;
 import static io.bcswitch.rest.RequestInput.requiredString;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bcswitch.config.ConfigKey;
 import io.bcswitch.migration.CleanupService;
 import io.bcswitch.migration.MigrationService;
 import io.bcswitch.registry.ClusterStatus;
@@ -26,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import javax.ws.rs.DELETE;
 import javax.ws.rs.GET;
 import javax.ws.rs.HeaderParam;
@@ -94,17 +96,21 @@ public class BookieClustersApi {
      *                   answer 503
      */
     public BookieClustersApi(SwitchService service, TuningService tuning, Operations operations) {
-        this(service, tuning, operations, Runnable::run, null, null);
+        this(service, tuning, operations, Runnable::run, null, null,
+                TimeUnit.SECONDS.toMillis(Long.parseLong(ConfigKey.OPERATION_AFTER_SECONDS.defaultValue())));
     }
 
     /**
      * @param answers   writes each answer (see {@link RouteAnswers})
      * @param migration the migration endpoints (rollback, drain, cleanup, close-client); null: they answer 503
      * @param topics    {@code GET /topics/...}; null: it answers 503
+     * @param operationAfterMillis how long a drain report, cleanup or verify called synchronously may run before
+     *                  its call answers 202 with the operation it continues as
      */
     public BookieClustersApi(SwitchService service, TuningService tuning, Operations operations,
-                             Executor answers, MigrationService migration, TopicLedgerReports topics) {
-        this.routes = new RouteAnswers(answers, operations);
+                             Executor answers, MigrationService migration, TopicLedgerReports topics,
+                             long operationAfterMillis) {
+        this.routes = new RouteAnswers(answers, operations, operationAfterMillis);
         this.service = service;
         this.tuning = tuning;
         this.migration = migration;
@@ -223,8 +229,9 @@ public class BookieClustersApi {
 
     @GET
     @Path("drain/{name}")
-    public CompletionStage<Response> drain(@PathParam("name") String name, @QueryParam("async") String async) {
-        return routes.respond(() -> routes.maybeAsync(async, "drain", Map.of("cluster", name),
+    public CompletionStage<Response> drain(@PathParam("name") String name, @QueryParam("async") String async,
+                                           @HeaderParam(RouteAnswers.PREFER) String prefer) {
+        return routes.respond(() -> routes.maybeAsync(async, prefer, "drain", Map.of("cluster", name),
                 () -> service.get(name),
                 () -> migration().drainReport(name).thenApply(RestResponse::ok)));
     }
@@ -244,6 +251,7 @@ public class BookieClustersApi {
     @POST
     @Path("cleanup")
     public CompletionStage<Response> cleanup(@QueryParam("async") String async,
+                                             @HeaderParam(RouteAnswers.PREFER) String prefer,
                                              @HeaderParam(CONTENT_TYPE) String contentType, InputStream body) {
         return routes.respond(() -> {
             JsonNode json = jsonBody(contentType, read(body), Set.of("srcCluster", "dryRun", "maxDeletions", "force"));
@@ -253,7 +261,7 @@ public class BookieClustersApi {
             int max = optionalInt(json, "maxDeletions", 0);
             Map<String, Object> parameters = Map.of("srcCluster", src, "dryRun", dryRun, "maxDeletions", max,
                     "force", force);
-            return routes.maybeAsync(async, "cleanup", parameters, () -> service.get(src).thenAccept(c -> {
+            return routes.maybeAsync(async, prefer, "cleanup", parameters, () -> service.get(src).thenAccept(c -> {
                         if (c.status() == ClusterStatus.ACTIVE) {
                             throw CleanupService.activeCluster(src);
                         }
@@ -270,10 +278,11 @@ public class BookieClustersApi {
 
     @GET
     @Path("verify")
-    public CompletionStage<Response> verify(@QueryParam("deep") String deep, @QueryParam("async") String async) {
+    public CompletionStage<Response> verify(@QueryParam("deep") String deep, @QueryParam("async") String async,
+                                            @HeaderParam(RouteAnswers.PREFER) String prefer) {
         return routes.respond(() -> {
             boolean isDeep = flag("deep", deep);
-            return routes.maybeAsync(async, "verify", Map.of("deep", isDeep),
+            return routes.maybeAsync(async, prefer, "verify", Map.of("deep", isDeep),
                     () -> CompletableFuture.completedFuture(null),
                     () -> migration().verify(isDeep).thenApply(RestResponse::ok));
         });

@@ -129,4 +129,43 @@ class MetadataLedgerInventoryTest {
         assertTrue(e.getCause().getMessage().contains("exists but its metadata read"), e.toString());
         assertEquals(MetadataLedgerInventory.NOT_FOUND_ATTEMPTS, reads.get());
     }
+
+    /**
+     * Which nodes are read as managed ledgers: every child of a v2 namespace's {@code persistent} node (one whose
+     * data is still empty too: its cursors may hold ledgers), asked of the factory without a read of its own; in a
+     * v1 namespace, one named {@code persistent}, or one whose policies are gone, each node that holds data. Never a
+     * cursor, never an intermediate node.
+     */
+    @Test
+    void managedLedgersAreFoundInEveryNamespaceLayout() throws Exception {
+        put("/admin/policies/t/ns", new byte[] {'{', '}'}); // v2 namespace t/ns (ML is t/ns/persistent/topic)
+        put("/managed-ledgers/t/ns/persistent/new", new byte[0]); // created, no ledger yet
+        put("/managed-ledgers/t/ns/persistent/new/sub", new byte[] {2});
+        put("/admin/policies/t/c1/old", new byte[] {'{', '}'}); // v1 namespace t/c1/old: t/c1 holds no policies
+        put("/managed-ledgers/t/c1/old/persistent/v1topic", new byte[] {1});
+        put("/managed-ledgers/t/c1/old/persistent/v1topic/sub", new byte[] {2});
+        put("/admin/policies/t/c1/persistent", new byte[] {'{', '}'}); // v1 namespace named "persistent"
+        put("/managed-ledgers/t/c1/persistent/persistent/odd", new byte[] {1});
+        put("/managed-ledgers/t/gone/persistent/left", new byte[] {1}); // namespace deleted, its ML left
+        List<String> asked = java.util.Collections.synchronizedList(new ArrayList<>());
+        ManagedLedgerFactory factory = (ManagedLedgerFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ManagedLedgerFactory.class}, (proxy, method, args) -> {
+                    asked.add((String) args[0]);
+                    ManagedLedgerInfo info = new ManagedLedgerInfo();
+                    ManagedLedgerInfo.LedgerInfo l = new ManagedLedgerInfo.LedgerInfo();
+                    l.ledgerId = asked.size();
+                    info.ledgers = List.of(l);
+                    ((ManagedLedgerInfoCallback) args[1]).getInfoComplete(info, null);
+                    return null;
+                });
+        List<LedgerReference> refs = new MetadataLedgerInventory(store, () -> factory, new InFlightLimit(4))
+                .references().get(10, TimeUnit.SECONDS);
+        assertEquals(List.of("t/c1/old/persistent/v1topic", "t/c1/persistent/persistent/odd",
+                "t/gone/persistent/left", "t/ns/persistent/new", ML), asked.stream().sorted().toList());
+        assertEquals(5, refs.size(), refs.toString());
+    }
+
+    private void put(String path, byte[] value) throws Exception {
+        store.put(path, value, Optional.empty()).get(10, TimeUnit.SECONDS);
+    }
 }

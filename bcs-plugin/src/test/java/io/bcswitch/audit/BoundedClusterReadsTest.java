@@ -61,6 +61,22 @@ class BoundedClusterReadsTest {
         assertEquals(3, asked.get());
     }
 
+    /** One verify reads a ledger's metadata once however many checks look at it; afresh reads it again. */
+    @Test
+    void aLedgersMetadataIsReadOncePerVerifyUnlessAskedAfresh() throws Exception {
+        BoundedClusterReads reads = new BoundedClusterReads(copier, 200);
+        assertEquals(Optional.empty(), TestWaits.get(reads.facts(5, "other")));
+        assertEquals(Optional.empty(), TestWaits.get(reads.facts(5, "other")));
+        assertEquals(1, asked.get(), "read once");
+        TestWaits.get(reads.facts(6, "other"));
+        TestWaits.get(reads.facts(5, "third"));
+        assertEquals(3, asked.get(), "another ledger, another cluster: read each");
+        TestWaits.get(reads.factsAfresh(5, "other"));
+        assertEquals(4, asked.get(), "afresh asks again");
+        assertEquals(5, new BoundedClusterReads(copier, 200).facts(5, "other").thenApply(f -> asked.get()).get(),
+                "the next verify reads it again");
+    }
+
     /** The bound fails the verify's own future, never the listing it joined, which other callers still wait for. */
     @Test
     void aListingThatTimesOutIsLeftRunningForWhoeverSharesIt() throws Exception {

@@ -123,6 +123,8 @@ class InvariantAuditorTest {
     private final java.util.Set<String> silent = ConcurrentHashMap.newKeySet();
     /** How long a cluster's metadata read may take in a verify. */
     private long answerMillis = InvariantAuditor.CLUSTER_ANSWER_MILLIS;
+    /** Ledgers a listing does not show (one begun before they were made, which verify joined). */
+    private final java.util.Set<Long> hiddenFromListing = ConcurrentHashMap.newKeySet();
     /** Clusters whose ledgers cannot be listed. */
     private final java.util.Set<String> unlistable = ConcurrentHashMap.newKeySet();
     /** The compacted ledger each topic's owner says it uses now (managed ledger name to id). */
@@ -166,7 +168,9 @@ class InvariantAuditorTest {
             if (unlistable.contains(cluster)) {
                 return CompletableFuture.failedFuture(new IllegalStateException("ledger manager did not answer"));
             }
-            return CompletableFuture.completedFuture(new ArrayList<>(clusters.get(cluster).keySet()));
+            List<Long> ids = new ArrayList<>(clusters.get(cluster).keySet());
+            ids.removeAll(hiddenFromListing);
+            return CompletableFuture.completedFuture(ids);
         }
 
         @Override
@@ -427,6 +431,16 @@ class InvariantAuditorTest {
         assertTrue(r.unchecked().get(0).contains("entries of ledger 7 on 'a'"), r.unchecked().toString());
         assertTrue(r.removal().because().stream().anyMatch(b -> b.startsWith("1 item(s) could not be checked")),
                 "what was not checked keeps the plugin in: " + r.removal().because());
+    }
+
+    @Test
+    void aReferencedLedgerTheListingDoesNotShowIsAskedNotTakenForMissing() throws Exception {
+        hiddenFromListing.add(5L); // a listing another verify began before ledger 5 was made
+        VerifyReport r = verify();
+        assertTrue(r.ok(), r.violations().toString());
+        clusters.get("a").remove(5L); // now it is really gone, and still referenced
+        assertEquals(List.of("REFERENCED_MISSING 5"), verify().violations().stream()
+                .map(v -> v.check() + " " + v.ledgerId()).toList());
     }
 
     @Test

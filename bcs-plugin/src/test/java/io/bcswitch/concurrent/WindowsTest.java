@@ -58,7 +58,7 @@ class WindowsTest {
     }
 
     @Test
-    void theFirstFailureFailsTheWholeAndLaterWindowsDoNotStart() {
+    void theFirstFailureFailsTheWholeAndNoStepStartsAfterIt() {
         AtomicInteger started = new AtomicInteger();
         CompletableFuture<List<Integer>> result = Windows.map(List.of(1, 2, 3, 4, 5, 6), 2, i -> {
             started.incrementAndGet();
@@ -67,6 +67,20 @@ class WindowsTest {
         });
         ExecutionException e = assertThrows(ExecutionException.class, () -> result.get(10, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof IllegalStateException, String.valueOf(e.getCause()));
-        assertEquals(4, started.get(), "the window holding the failure ran, the next did not");
+        assertEquals(3, started.get(), "nothing started after the failure");
+    }
+
+    @Test
+    void aStepStartsAsSoonAsAnyRunningOneEndsNotWhenItsGroupHasEnded() throws Exception {
+        CompletableFuture<Integer> slow = new CompletableFuture<>();
+        List<Integer> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CompletableFuture<List<Integer>> result = Windows.map(List.of(0, 1, 2, 3), 2, i -> {
+            started.add(i);
+            return i == 0 ? slow : CompletableFuture.completedFuture(i);
+        });
+        assertEquals(List.of(0, 1, 2, 3), started, "1, 2 and 3 each took the place of the one before while 0 runs");
+        assertTrue(!result.isDone());
+        slow.complete(0);
+        assertEquals(List.of(0, 1, 2, 3), result.get(10, TimeUnit.SECONDS));
     }
 }

@@ -2,6 +2,7 @@ package io.bcswitch.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -218,13 +219,15 @@ class PersistedFormatTest {
                 + "\"parameters\":{\"cluster\":\"cluster-a\"},\"broker\":\"b1:8080\",\"state\":\"RUNNING\","
                 + "\"startedAt\":5,\"later\":1}", OperationRecord.class);
         assertEquals(new OperationRecord(1, "drain-a-1", "drain", java.util.Map.of("cluster", "cluster-a"), "b1:8080",
-                "RUNNING", 5, null, null, null), running);
+                "RUNNING", 5, null, null, null, null), running);
         OperationRecord done = read("{\"formatVersion\":1,\"id\":\"drain-a-1\",\"operation\":\"drain\","
                 + "\"parameters\":{},\"broker\":\"b1:8080\",\"state\":\"DONE\",\"startedAt\":5,\"finishedAt\":9,"
                 + "\"httpStatus\":200,\"result\":{\"bytes\":440}}", OperationRecord.class);
         assertEquals(440, done.result().get("bytes").asInt());
+        assertNull(done.resultChunks(), "format 1 without chunks: the result is in the record");
         assertEquals(Set.of("formatVersion", "id", "operation", "parameters", "broker", "state", "startedAt",
-                "finishedAt", "httpStatus", "result"), fieldNames(done));
+                "finishedAt", "httpStatus", "result"), fieldNames(done), "written as format 1 wrote it");
+        assertTrue(fieldNames(done.finished(200, null, 3, 9)).contains("resultChunks"), "said where it is in chunks");
     }
 
     @Test

@@ -19,8 +19,8 @@ class RegistryRecordsTest {
     void anOperationFinishedWithAnErrorStatusFailedAndAnyOtherIsDone() {
         OperationRecord op = OperationRecord.started("op-1", "cleanup", Map.of(), "broker-1", 10);
         assertTrue(op.running());
-        assertEquals(OperationRecord.DONE, op.finished(399, null, 20).state());
-        OperationRecord failed = op.finished(400, null, 20);
+        assertEquals(OperationRecord.DONE, op.finished(399, null, null, 20).state());
+        OperationRecord failed = op.finished(400, null, null, 20);
         assertEquals(OperationRecord.FAILED, failed.state());
         assertFalse(failed.running());
         assertEquals(20L, failed.finishedAt());

@@ -110,30 +110,73 @@ class OperationsTest {
     }
 
     @Test
-    void onlyTheNewestFinishedOperationsAreKeptAndLargeResultsAreNot() throws Exception {
+    void onlyTheNewestFinishedOperationsAreKeptAndLargeResultsInChunks() throws Exception {
         long t0 = Instant.parse("2026-12-01T00:00:00Z").toEpochMilli();
+        // a result larger than a node should be: stored in chunks beside its record, answered whole
+        String big = "x".repeat(Operations.MAX_RESULT_BYTES);
+        Operations first = new Operations(registry, () -> "b1:8080",
+                Clock.fixed(Instant.ofEpochMilli(t0 - 1000), ZoneOffset.UTC), starter);
+        String bigId = json(get(first.start("verify", Map.of(), () -> CompletableFuture.completedFuture(
+                RestResponse.ok(List.of(big, "end")))))).get("id").asText();
+        JsonNode done = awaitState(first, bigId, "DONE");
+        assertEquals(200, done.get("httpStatus").asInt());
+        assertEquals(big, done.get("result").get(0).asText());
+        assertEquals("end", done.get("result").get(1).asText());
+        assertNull(done.get("resultChunks"), "answered whole, not said to be in chunks: " + done);
+        OperationRecord stored = get(registry.readOperation(bigId)).value();
+        assertTrue(stored.result() == null || stored.result().isNull(), "not in the record: " + stored.result());
+        assertEquals(2, stored.resultChunks());
+        assertEquals(2, get(registry.children(registry.paths().operationResult(bigId))).size());
+
+        // chunks whose record is gone (removed by an older version, say) are swept by the next prune
+        get(registry.writeOperationResult("verify-orphan", new byte[10], 4));
         for (int i = 0; i < Operations.KEEP + 5; i++) {
             Operations o = new Operations(registry, () -> "b1:8080",
-                    Clock.fixed(Instant.ofEpochMilli(t0 + i * 1000L), ZoneOffset.UTC), starter);
+                    Clock.fixed(Instant.ofEpochMilli(t0 + i * Operations.FOLLOW_MILLIS), ZoneOffset.UTC), starter);
             String id = json(get(o.start("drain", Map.of("n", i),
                     () -> CompletableFuture.completedFuture(RestResponse.ok(Map.of()))))).get("id").asText();
             awaitState(o, id, "DONE");
         }
         Operations last = new Operations(registry, () -> "b1:8080",
-                Clock.fixed(Instant.ofEpochMilli(t0 + 60_000), ZoneOffset.UTC), starter);
+                Clock.fixed(Instant.ofEpochMilli(t0 + (Operations.KEEP + 5) * Operations.FOLLOW_MILLIS),
+                        ZoneOffset.UTC), starter);
         eventually(() -> get(registry.listOperationIds()).size() == Operations.KEEP);
         JsonNode list = json(get(last.list()));
         assertEquals(Operations.KEEP + 4, list.get(0).get("parameters").get("n").asInt(), "the newest is kept");
         assertEquals(5, list.get(Operations.KEEP - 1).get("parameters").get("n").asInt(), "the oldest are gone");
+        assertEquals(404, get(last.get(bigId)).status());
+        assertTrue(get(store.exists(registry.paths().operationResult(bigId))) == Boolean.FALSE,
+                "its chunks went with it");
+        eventually(() -> !get(store.exists(registry.paths().operationResult("verify-orphan"))));
+    }
 
-        String big = "x".repeat(Operations.MAX_RESULT_BYTES);
-        String id = json(get(last.start("drain", Map.of(), () -> CompletableFuture.completedFuture(
-                RestResponse.ok(List.of(big)))))).get("id").asText();
-        JsonNode done = awaitState(last, id, "DONE");
-        assertEquals(200, done.get("httpStatus").asInt());
-        assertTrue(done.get("result").get("reason").asText().contains("too large to keep"), done.toString());
-        OperationRecord stored = get(registry.readOperation(id)).value();
-        assertNull(stored.result().get("0"));
+    @Test
+    void anAnswerTooLargeToKeepEndsTheOperationFailedSayingHowTheWorkEnded() throws Exception {
+        Operations o = new Operations(registry, () -> "b1:8080", Clock.systemUTC(), starter);
+        String huge = "x".repeat(Operations.MAX_RESULT_BYTES * Operations.MAX_RESULT_CHUNKS);
+        String id = json(get(o.start("cleanup", Map.of(), () -> CompletableFuture.completedFuture(
+                RestResponse.ok(List.of(huge)))))).get("id").asText();
+        JsonNode failed = awaitState(o, id, "FAILED");
+        assertEquals(Operations.TOO_LARGE, failed.get("httpStatus").asInt());
+        assertTrue(failed.get("result").get("reason").asText().contains("ended with HTTP 200"), failed.toString());
+        assertTrue(get(registry.listOperationResultIds()).isEmpty(), "no chunk stored");
+    }
+
+    @Test
+    void anOperationThatFinishedJustNowIsKeptBeyondTheNewest() throws Exception {
+        long t0 = Instant.parse("2026-12-01T00:00:00Z").toEpochMilli();
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < Operations.KEEP + 3; i++) {
+            Operations o = new Operations(registry, () -> "b1:8080",
+                    Clock.fixed(Instant.ofEpochMilli(t0 + i * 1000L), ZoneOffset.UTC), starter);
+            String id = json(get(o.start("verify", Map.of("n", i),
+                    () -> CompletableFuture.completedFuture(RestResponse.ok(Map.of()))))).get("id").asText();
+            awaitState(o, id, "DONE");
+            ids.add(id);
+        }
+        Thread.sleep(200); // the prunes after each
+        assertEquals(Operations.KEEP + 3, get(registry.listOperationIds()).size(),
+                "each finished within the last minutes: its caller may still be polling it");
     }
 
     private static JsonNode awaitState(Operations o, String id, String state) throws Exception {

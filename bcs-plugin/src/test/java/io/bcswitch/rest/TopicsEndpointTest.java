@@ -39,7 +39,7 @@ class TopicsEndpointTest {
         };
         Ownership o = new Ownership(RangeTable.bootstrap("cluster-a", 0), "cluster-a", 0);
         api = new BookieClustersApi(null, null, null, Runnable::run, null,
-                new TopicLedgerReports(port, () -> o, () -> CompletableFuture.completedFuture(o)));
+                new TopicLedgerReports(port, () -> o, () -> CompletableFuture.completedFuture(o)), 30_000);
         rest = new InMemoryRest(api);
     }
 

@@ -136,7 +136,7 @@ class BrokerSwitchAgentTest {
             }
         };
         SwitchConfig config = new SwitchConfig("/bcs", "", 50, true, 10, SwitchConfig.Migration.DEFAULTS,
-                resyncSeconds, 4, 1000, 0);
+                resyncSeconds, 4, 1000, 0, 30);
         return new BrokerSwitchAgent(registry, config, activation, cutover, presence, Clock.systemUTC(), retries,
                 new BrokerSwitchAgent.Listener() {
                     @Override

@@ -11,8 +11,9 @@ import org.apache.pulsar.metadata.api.MetadataStore;
 /**
  * Managed-ledger and schema metadata written straight into a broker metadata store, in the formats the broker
  * stores them, for topics that were never created: what an inventory over 100,000 topics reads, without 100,000
- * real topics. The ledgers they name do not exist on any bookie. Cursors keep their position in the metadata
- * (no cursor ledger), so a migration has nothing of theirs to copy.
+ * real topics. The ledgers they name exist on no bookie unless {@link #writeLedgers} makes them exist on a
+ * cluster (as closed, empty ledgers). Cursors keep their position in the metadata (no cursor ledger), so a
+ * migration has nothing of theirs to copy.
  *
  * @param namespace     {@code tenant/namespace} the topics are in (create it first: retention is read from it)
  * @param managedLedgers how many managed ledgers ({@code persistent://<namespace>/synthetic-<i>})
@@ -68,6 +69,40 @@ public record SyntheticLedgers(String namespace, int managedLedgers, int cursorE
         inFlight.acquire(IN_FLIGHT);
         for (CompletableFuture<?> f : failed) {
             f.join();
+        }
+    }
+
+    /**
+     * Makes every ledger {@link #ledgerIds()} names exist on a bookie cluster: its metadata written as that of a
+     * closed, empty ledger on {@code bookieId} (no entry is written), so that what reads a real cluster's ledgers
+     * (its listing, each ledger's metadata, a copy) finds them there, as it would after a real topic's life.
+     */
+    public void writeLedgers(org.apache.bookkeeper.conf.ClientConfiguration conf, String bookieId) throws Exception {
+        org.apache.bookkeeper.client.BookKeeper bk = new org.apache.bookkeeper.client.BookKeeper(conf);
+        try {
+            org.apache.bookkeeper.meta.LedgerManager lm = bk.getLedgerManager();
+            Semaphore inFlight = new Semaphore(IN_FLIGHT);
+            List<Throwable> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (long id : ledgerIds()) {
+                org.apache.bookkeeper.client.api.LedgerMetadata m = org.apache.bookkeeper.client.LedgerMetadataBuilder
+                        .create().withId(id).withEnsembleSize(1).withWriteQuorumSize(1).withAckQuorumSize(1)
+                        .withPassword(new byte[0]).withDigestType(org.apache.bookkeeper.client.api.DigestType.CRC32C)
+                        .newEnsembleEntry(0L, List.of(org.apache.bookkeeper.net.BookieId.parse(bookieId)))
+                        .withClosedState().withLastEntryId(-1).withLength(0).build();
+                inFlight.acquire();
+                lm.createLedgerMetadata(id, m).whenComplete((v, e) -> {
+                    if (e != null) {
+                        failed.add(e);
+                    }
+                    inFlight.release();
+                });
+            }
+            inFlight.acquire(IN_FLIGHT);
+            if (!failed.isEmpty()) {
+                throw new IllegalStateException(failed.size() + " ledger(s) not written", failed.get(0));
+            }
+        } finally {
+            bk.close();
         }
     }
 
