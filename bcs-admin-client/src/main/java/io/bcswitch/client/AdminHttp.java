@@ -153,7 +153,8 @@ final class AdminHttp implements AutoCloseable {
                         }
                         Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                         int failed = c instanceof BookieClustersAdminException a ? a.status() : 0;
-                        if ((failed == 0 || failed >= 500) && failures + 1 < POLL_FAILURES) {
+                        // 404 too: through a proxy the poll may reach a broker whose store has not seen the record yet
+                        if ((failed == 0 || failed == 404 || failed >= 500) && failures + 1 < POLL_FAILURES) {
                             return this.<T>follow(op, type, deadline, failures + 1);
                         }
                         return CompletableFuture.<T>failedFuture(new BookieClustersAdminException(failed,

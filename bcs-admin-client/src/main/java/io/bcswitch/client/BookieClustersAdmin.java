@@ -411,6 +411,9 @@ public final class BookieClustersAdmin implements AutoCloseable {
          * broker's {@code operationAfterSeconds}) is followed before the call fails naming it (default 1 hour).
          */
         public Builder operationTimeout(Duration d) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("operationTimeout must be positive: " + d);
+            }
             this.operationTimeout = d;
             return this;
         }

@@ -151,7 +151,7 @@ class RegistryScaleTest extends ClusterTestBase {
             assertTrue(nodeSize(paths.operationResult("verify-x-1") + "/" + c) <= 256 * 1024, c);
         }
         assertTrue(java.util.Arrays.equals(result, await(registry.readOperationResult("verify-x-1", chunks), 60,
-                "reading")), "read back as written");
+                "reading").orElseThrow()), "read back as written");
         await(registry.deleteOperationResult("verify-x-1"), 60, "removing");
         assertEquals(Boolean.FALSE, await(store.exists(paths.operationResult("verify-x-1")), 10, "exists"));
     }

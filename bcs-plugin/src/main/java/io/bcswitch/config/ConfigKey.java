@@ -157,8 +157,9 @@ public record ConfigKey(String name, Type type, String defaultValue, long min, l
             + "when the drain report says nothing needs it, by cleanup and close-client, not after a number of "
             + "days.");
 
-    public static final ConfigKey OPERATION_AFTER_SECONDS = wholeNumber("operationAfterSeconds", "30", 0, 55,
-            "How long a drain report, cleanup or verify called without `async=true` may run (0-55 s) before its "
+    public static final ConfigKey OPERATION_AFTER_SECONDS = wholeNumber("operationAfterSeconds", "30", 0, 45,
+            "How long a drain report, cleanup or verify called without `async=true` may run (0-45 s, leaving the "
+            + "operation's record time to be written within the API's 60 s) before its "
             + "call answers `202 Accepted` with the operation it continues as (`GET /operations/{id}` gives its "
             + "answer when it ends), if the call says it can follow one (`Prefer: respond-async`, as the admin "
             + "client and `pulsar-admin bookie-clusters` do: they follow it and print that answer). Over a large "

@@ -224,18 +224,24 @@ public class RegistryStore {
         return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).thenApply(v -> chunks);
     }
 
-    /** An operation's result stored by {@link #writeOperationResult}, its {@code chunks} put together again. */
-    public CompletableFuture<byte[]> readOperationResult(String id, int chunks) {
-        List<CompletableFuture<byte[]>> reads = new java.util.ArrayList<>(chunks);
+    /**
+     * An operation's result stored by {@link #writeOperationResult}, its {@code chunks} put together again; empty
+     * when a chunk is gone (the operation was removed meanwhile).
+     */
+    public CompletableFuture<Optional<byte[]>> readOperationResult(String id, int chunks) {
+        List<CompletableFuture<Optional<byte[]>>> reads = new java.util.ArrayList<>(chunks);
         for (int i = 0; i < chunks; i++) {
-            int n = i;
-            reads.add(store.get(paths.operationResult(id) + "/" + i).thenApply(node -> node.orElseThrow(() ->
-                    new IllegalStateException("chunk " + n + " of operation " + id + "'s result is gone")).value()));
+            reads.add(store.get(paths.operationResult(id) + "/" + i).thenApply(node -> node.map(n -> n.value())));
         }
         return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
             java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
-            reads.forEach(r -> all.writeBytes(r.join()));
-            return all.toByteArray();
+            for (CompletableFuture<Optional<byte[]>> r : reads) {
+                if (r.join().isEmpty()) {
+                    return Optional.empty();
+                }
+                all.writeBytes(r.join().get());
+            }
+            return Optional.of(all.toByteArray());
         });
     }
 

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * once (asked with {@code async=true}, or adopted when the synchronous call runs longer than its caller waits), and
  * polled with {@code GET /operations/{id}}, the way Pulsar's {@code topics offload} / {@code offload-status}
  * work. The operation runs on the broker that was asked; its record, and at its end the status and body the
- * synchronous call would have answered, are kept in the metadata store so that any broker can report it. The newest
- * {@value #KEEP} finished operations of the last day are kept.
+ * synchronous call would have answered, are kept in the metadata store so that any broker can report it. The
+ * {@value #KEEP} that finished last of the last day are kept, and any that finished in the last ten minutes.
  */
 public final class Operations {
     private static final Logger log = LoggerFactory.getLogger(Operations.class);
@@ -71,7 +71,7 @@ public final class Operations {
      */
     public CompletableFuture<RestResponse> start(String operation, Map<String, Object> parameters,
                                                  Supplier<CompletableFuture<RestResponse>> work) {
-        return record(operation, parameters).thenApplyAsync(started -> {
+        return record(operation, parameters).thenCompose(started -> CompletableFuture.supplyAsync(() -> {
             CompletableFuture<RestResponse> f;
             try {
                 f = work.get();
@@ -79,7 +79,12 @@ public final class Operations {
                 f = CompletableFuture.completedFuture(ApiErrors.toResponse(e));
             }
             return finishWhenDone(started, f);
-        }, starter);
+        }, starter).whenComplete((accepted, e) -> {
+            if (e != null) {
+                // the starter refused the work (the broker stops): nothing will end it, so it is lost, not running
+                runningHere.remove(started.id());
+            }
+        }));
     }
 
     /**
@@ -181,8 +186,9 @@ public final class Operations {
     private CompletableFuture<OperationRecord> read(String id) {
         return registry.readOperation(id).thenCompose(r -> !r.present() || r.value().resultChunks() == null
                 ? CompletableFuture.completedFuture(r.present() ? r.value() : null)
-                : registry.readOperationResult(id, r.value().resultChunks()).thenApplyAsync(bytes ->
-                        r.value().withResult(Json.read(bytes, JsonNode.class)), starter));
+                // a chunk gone: the operation was removed meanwhile, as if its record had been read a moment later
+                : registry.readOperationResult(id, r.value().resultChunks()).thenApplyAsync(bytes -> bytes
+                        .map(b -> r.value().withResult(Json.read(b, JsonNode.class))).orElse(null), starter));
     }
 
     /** {@code GET /operations}: every kept operation, newest first, without results. */
