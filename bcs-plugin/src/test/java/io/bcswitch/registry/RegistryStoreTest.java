@@ -484,4 +484,32 @@ class RegistryStoreTest {
         assertEquals(RegistryStore.MAX_UPDATE_ATTEMPTS, losing.attempts.get());
         assertEquals(Optional.empty(), await(unlucky.readRelocations(List.of(10L))).get(10L), "nothing written");
     }
+
+    /** An operation's result in chunks: written, listed, read back whole, empty once a chunk is gone, removed. */
+    @Test
+    void anOperationResultIsKeptInChunksAndRemovedWithThem() throws Exception {
+        RegistryStore registry = new RegistryStore(memory, paths);
+        byte[] result = "0123456789".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(3, await(registry.writeOperationResult("verify-1", result, 4)));
+        assertEquals(java.util.List.of("0", "1", "2"), await(registry.children(paths.operationResult("verify-1")))
+                .stream().sorted().toList());
+        assertEquals(4, await(memory.get(paths.operationResult("verify-1") + "/0")).orElseThrow().value().length);
+        assertEquals(2, await(memory.get(paths.operationResult("verify-1") + "/2")).orElseThrow().value().length);
+        assertEquals("0123456789", new String(await(registry.readOperationResult("verify-1", 3)).orElseThrow(),
+                java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(1, await(registry.writeOperationResult("drain-2", new byte[0], 4)), "an empty result: one chunk");
+        assertEquals(java.util.List.of("drain-2", "verify-1"), await(registry.listOperationResultIds()).stream()
+                .sorted().toList());
+
+        await(memory.delete(paths.operationResult("verify-1") + "/1", Optional.empty()));
+        assertTrue(await(registry.readOperationResult("verify-1", 3)).isEmpty(), "a chunk gone: no result");
+        await(registry.deleteOperationResult("verify-1"));
+        assertTrue(await(memory.get(paths.operationResult("verify-1"))).isEmpty(), "removed, its node too");
+        assertTrue(await(registry.children(paths.operationResult("verify-1"))).isEmpty());
+        await(registry.deleteOperationResult("never-1")); // none: nothing to do
+        assertEquals(java.util.List.of("drain-2"), await(registry.listOperationResultIds()));
+        // chunks are created, never overwritten
+        assertTrue(registry.writeOperationResult("drain-2", new byte[3], 4).handle((v, e) -> e != null)
+                .get(TestWaits.SECONDS, TimeUnit.SECONDS), "a second write of the same chunk fails");
+    }
 }
