@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /** Plain HTTP calls to a broker's /admin/v2/bookie-clusters API, as curl would make them. */
 public final class Rest {
@@ -19,6 +20,11 @@ public final class Rest {
     private final String originalPrincipal;
     /** Told every call ("METHOD path") and its answer. */
     private final java.util.function.BiConsumer<String, Response> observer;
+    /**
+     * Whether drain, cleanup and verify say they can follow an operation ({@code Prefer: respond-async}) and a 202
+     * they did not ask for is followed to the operation's end, as the admin client does.
+     */
+    private final boolean followOperations;
 
     /** A response: status and parsed JSON body. */
     public record Response(int status, JsonNode json, String raw) {
@@ -43,10 +49,16 @@ public final class Rest {
 
     private Rest(String webServiceUrl, String token, String originalPrincipal,
                  java.util.function.BiConsumer<String, Response> observer) {
+        this(webServiceUrl, token, originalPrincipal, observer, false);
+    }
+
+    private Rest(String webServiceUrl, String token, String originalPrincipal,
+                 java.util.function.BiConsumer<String, Response> observer, boolean followOperations) {
         this.base = webServiceUrl.replaceAll("/$", "") + "/admin/v2/bookie-clusters";
         this.token = token;
         this.originalPrincipal = originalPrincipal;
         this.observer = observer;
+        this.followOperations = followOperations;
     }
 
     /** Calls without credentials whose every answer {@code observer} is told, with the call ("POST /switch"). */
@@ -54,13 +66,69 @@ public final class Rest {
         return new Rest(webServiceUrl, null, null, observer);
     }
 
+    /**
+     * {@link #observed}, and with {@code followOperations} drain, cleanup and verify sent with
+     * {@code Prefer: respond-async}: a 202 they did not ask for (the call became an operation) is followed until the
+     * operation ends, and its stored answer is the call's answer.
+     */
+    public static Rest observed(String webServiceUrl, java.util.function.BiConsumer<String, Response> observer,
+                                boolean followOperations) {
+        return new Rest(webServiceUrl, null, null, observer, followOperations);
+    }
+
     public Response get(String path) {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+        return followed(path, send(preferring(path, HttpRequest.newBuilder(URI.create(base + path)).GET())));
     }
 
     public Response post(String path, String json) {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+        return followed(path, send(preferring(path, HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)))));
+    }
+
+    private boolean followed(String path) {
+        return followOperations && !path.contains("async=true")
+                && (path.startsWith("/verify") || path.startsWith("/cleanup") || path.startsWith("/drain/"));
+    }
+
+    private HttpRequest.Builder preferring(String path, HttpRequest.Builder b) {
+        return followed(path) ? b.header("Prefer", "respond-async") : b;
+    }
+
+    /**
+     * {@code r}, or when it is the 202 of a call that became an operation, the operation's answer once it ended
+     * (polled every 200 ms, 5 minutes at most). An operation LOST (its broker restarted) fails as the call would
+     * have failed when its broker went away.
+     */
+    private Response followed(String path, Response r) {
+        if (!followed(path) || r.status() != 202 || r.json() == null || !r.json().has("id")) {
+            return r;
+        }
+        String id = r.json().get("id").asText();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            Response op = get("/operations/" + id);
+            if (op.status() != 200) {
+                return op;
+            }
+            String state = op.json().get("state").asText();
+            if (state.equals("LOST")) {
+                throw new IllegalStateException("operation " + id + " (" + path + ") was lost: its broker "
+                        + op.json().get("broker").asText() + " stopped before it ended");
+            }
+            if (!state.equals("RUNNING")) {
+                JsonNode result = op.json().get("result");
+                Response answer = new Response(op.json().get("httpStatus").asInt(), result, String.valueOf(result));
+                observer.accept("(operation " + id + ") " + path, answer);
+                return answer;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("operation " + id + " (" + path + ") still running after 5 minutes");
     }
 
     public Response request(String method, String path, String contentType, byte[] body) {

@@ -203,6 +203,13 @@ public final class SequenceExplorer {
         this(seed, script.size(), List.copyOf(script), 0);
     }
 
+    /**
+     * Whether this run's brokers make every drain report, cleanup and verify an operation at once (the path a long
+     * one takes over a large cluster), which the calls follow to the end: half the seeds, so that kills, restarts
+     * and metadata cuts also land while operations run.
+     */
+    private final boolean viaOperations;
+
     private SequenceExplorer(long seed, int stepCount, List<Action> script, int minSwitches) {
         this.minSwitches = minSwitches;
         this.seed = seed;
@@ -210,10 +217,14 @@ public final class SequenceExplorer {
         this.script = script;
         this.random = new Random(seed);
         this.restRandom = new Random(~seed);
+        // drawn from the seed's bits, not its random stream: found sequences keep their steps
+        this.viaOperations = Long.bitCount(seed) % 2 == 0;
     }
 
     public Result run() {
         long start = System.nanoTime();
+        log.info("EXPLORE seed={}: drain, cleanup and verify {}", seed, viaOperations
+                ? "become operations at once (operationAfterSeconds=0), followed to their end" : "answered directly");
         try {
             cluster = TestCluster.builder()
                     .bookieCluster(CLUSTERS[0], 1)
@@ -237,6 +248,9 @@ public final class SequenceExplorer {
                         p.setProperty("brokerDeduplicationEnabled", "true");
                         p.setProperty("brokerDeduplicationSnapshotIntervalSeconds", "5");
                         p.setProperty("brokerDeduplicationSnapshotFrequencyInSeconds", "5");
+                        if (viaOperations) {
+                            p.setProperty(io.bcswitch.config.ConfigKey.OPERATION_AFTER_SECONDS.fullName(), "0");
+                        }
                     })
                     .start();
             admin = cluster.newAdmin();
@@ -396,7 +410,7 @@ public final class SequenceExplorer {
                     switches++;
                 }
             }
-        }));
+        }, viaOperations));
     }
 
     private JsonNode status() {
