@@ -217,8 +217,9 @@ public final class SequenceExplorer {
         this.script = script;
         this.random = new Random(seed);
         this.restRandom = new Random(~seed);
-        // drawn from the seed's bits, not its random stream: found sequences keep their steps
-        this.viaOperations = Long.bitCount(seed) % 2 == 0;
+        // drawn from the seed's last bit, not its random stream: found sequences keep their steps (of the CI's
+        // plans, seed 2 goes through operations, seed 1 not)
+        this.viaOperations = (seed & 1) == 0;
     }
 
     public Result run() {
