@@ -79,7 +79,7 @@ final class RouteAnswers {
                                                Supplier<CompletableFuture<RestResponse>> work) {
         if (!flag("async", async)) {
             return operations == null || !respondAsync(prefer) ? work.get()
-                    : answerOrAdopt(operation, parameters, work.get());
+                    : answerOrAdopt(operation, parameters, check, work.get());
         }
         Operations ops = operations();
         return check.get().thenCompose(ok -> ops.start(operation, parameters, work));
@@ -87,16 +87,18 @@ final class RouteAnswers {
 
     /**
      * {@code running}'s answer if it comes within {@code operationAfterMillis}, else 202 with the operation it is
-     * recorded as. If the record cannot be written, the call waits for the answer as before (and gets 503 at
-     * {@link #REQUEST_TIMEOUT_SECONDS}).
+     * recorded as. Only a call that passes {@code check} (the cluster it names is registered, ...) is recorded: one
+     * refused is answered with its refusal, and the metadata store stays as it was. If the record cannot be written,
+     * the call waits for the answer as before (and gets 503 at {@link #REQUEST_TIMEOUT_SECONDS}).
      */
     private CompletableFuture<RestResponse> answerOrAdopt(String operation, Map<String, Object> parameters,
+                                                          Supplier<CompletableFuture<?>> check,
                                                           CompletableFuture<RestResponse> running) {
         if (operationAfterMillis == 0) {
-            // every such call is an operation: one whose record cannot be written is answered as it comes
-            return operations.adopt(operation, parameters, running).exceptionallyCompose(e -> {
-                log.warn("{} could not be recorded as an operation; its call waits for it: {}", operation,
-                        e.toString());
+            // every such call is an operation: one refused, or whose record cannot be written, is answered as it
+            // comes
+            return adoptIfAccepted(operation, parameters, check, running).exceptionallyCompose(e -> {
+                log.warn("{} is not recorded as an operation; its call waits for it: {}", operation, e.toString());
                 return running;
             });
         }
@@ -112,16 +114,23 @@ final class RouteAnswers {
             if (answer.isDone()) {
                 return;
             }
-            operations.adopt(operation, parameters, running).whenComplete((accepted, e) -> {
+            adoptIfAccepted(operation, parameters, check, running).whenComplete((accepted, e) -> {
                 if (e != null) {
-                    log.warn("{} ran longer than {} ms and could not be recorded as an operation; its call waits for "
-                            + "it: {}", operation, operationAfterMillis, e.toString());
+                    log.warn("{} ran longer than {} ms and is not recorded as an operation; its call waits for it: {}",
+                            operation, operationAfterMillis, e.toString());
                 } else {
                     answer.complete(accepted); // a no-op when the work answered meanwhile
                 }
             });
         });
         return answer;
+    }
+
+    /** {@code running} recorded as an operation (202) once {@code check} passed; failed with its refusal else. */
+    private CompletableFuture<RestResponse> adoptIfAccepted(String operation, Map<String, Object> parameters,
+                                                            Supplier<CompletableFuture<?>> check,
+                                                            CompletableFuture<RestResponse> running) {
+        return check.get().thenCompose(ok -> operations.adopt(operation, parameters, running));
     }
 
     /** The request header by which a caller says it can follow an operation (RFC 7240). */

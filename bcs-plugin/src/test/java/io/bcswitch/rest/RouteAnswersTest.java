@@ -50,7 +50,7 @@ class RouteAnswersTest {
     @Test
     void anAnswerThatComesInTimeIsTheAnswerAndRecordsNothing() throws Exception {
         RouteAnswers routes = new RouteAnswers(Runnable::run, operations, TimeUnit.SECONDS.toMillis(30));
-        RestResponse r = get(routes.maybeAsync(null, "respond-async", "verify", Map.of("deep", false), () -> null,
+        RestResponse r = get(routes.maybeAsync(null, "respond-async", "verify", Map.of("deep", false), () -> CompletableFuture.completedFuture(null),
                 () -> CompletableFuture.completedFuture(RestResponse.ok(Map.of("ok", true)))));
         assertEquals(200, r.status());
         assertEquals(Map.of("ok", true), r.body());
@@ -62,7 +62,7 @@ class RouteAnswersTest {
     void workThatRunsLongerBecomesAnOperationThatEndsWithItsAnswer() throws Exception {
         RouteAnswers routes = new RouteAnswers(Runnable::run, operations, 50);
         CompletableFuture<RestResponse> work = new CompletableFuture<>();
-        RestResponse r = get(routes.maybeAsync("false", "wait=5, Respond-Async", "drain", Map.of("cluster", "cluster-a"), () -> null,
+        RestResponse r = get(routes.maybeAsync("false", "wait=5, Respond-Async", "drain", Map.of("cluster", "cluster-a"), () -> CompletableFuture.completedFuture(null),
                 () -> work));
         assertEquals(202, r.status(), String.valueOf(r.body()));
         JsonNode started = Json.mapper().valueToTree(r.body());
@@ -91,7 +91,7 @@ class RouteAnswersTest {
     void withoutOperationsTheCallWaitsForItsWork() throws Exception {
         RouteAnswers routes = new RouteAnswers(Runnable::run, null, 0);
         CompletableFuture<RestResponse> work = new CompletableFuture<>();
-        CompletableFuture<RestResponse> answer = routes.maybeAsync(null, "respond-async", "verify", Map.of(), () -> null,
+        CompletableFuture<RestResponse> answer = routes.maybeAsync(null, "respond-async", "verify", Map.of(), () -> CompletableFuture.completedFuture(null),
                 () -> work);
         Thread.sleep(100);
         assertFalse(answer.isDone());
@@ -104,7 +104,7 @@ class RouteAnswersTest {
         RouteAnswers routes = new RouteAnswers(Runnable::run, operations, 0);
         for (String prefer : new String[] {null, "return=minimal", "respond-asynchronously"}) {
             CompletableFuture<RestResponse> work = new CompletableFuture<>();
-            CompletableFuture<RestResponse> answer = routes.maybeAsync(null, prefer, "verify", Map.of(), () -> null,
+            CompletableFuture<RestResponse> answer = routes.maybeAsync(null, prefer, "verify", Map.of(), () -> CompletableFuture.completedFuture(null),
                     () -> work);
             Thread.sleep(50);
             assertFalse(answer.isDone(), "Prefer: " + prefer);
@@ -112,5 +112,22 @@ class RouteAnswersTest {
             assertEquals(200, get(answer).status());
         }
         assertTrue(get(registry.listOperationIds()).isEmpty(), "no operation recorded");
+    }
+
+    /** A call its check refuses is answered with its refusal and records nothing, even at operationAfterSeconds=0. */
+    @Test
+    void aRefusedCallIsNotRecordedAsAnOperation() throws Exception {
+        RouteAnswers routes = new RouteAnswers(Runnable::run, operations, 0);
+        CompletableFuture<RestResponse> work = new CompletableFuture<>();
+        CompletableFuture<RestResponse> answer = routes.maybeAsync(null, "respond-async", "drain",
+                Map.of("cluster", "cluster-x"), () -> CompletableFuture.failedFuture(
+                        new IllegalArgumentException("bookie cluster 'cluster-x' is not registered")), () -> work);
+        Thread.sleep(100);
+        assertFalse(answer.isDone(), "it waits for the work's own answer");
+        work.complete(RestResponse.error(404, "bookie cluster 'cluster-x' is not registered"));
+        assertEquals(404, get(answer).status());
+        assertTrue(get(registry.listOperationIds()).isEmpty(), "no operation recorded");
+        assertTrue(get(registry.children("/bcs")).stream().noneMatch(c -> c.startsWith("operation")),
+                "nothing written");
     }
 }
