@@ -102,14 +102,8 @@ final class RouteAnswers {
                 return running;
             });
         }
-        CompletableFuture<RestResponse> answer = new CompletableFuture<>();
-        running.whenComplete((r, e) -> {
-            if (e != null) {
-                answer.completeExceptionally(e);
-            } else {
-                answer.complete(r);
-            }
-        });
+        // the call's own copy of the answer: the 202 completes it, never the work's future
+        CompletableFuture<RestResponse> answer = running.thenApply(r -> r);
         CompletableFuture.delayedExecutor(operationAfterMillis, TimeUnit.MILLISECONDS).execute(() -> {
             if (answer.isDone()) {
                 return;
