@@ -36,7 +36,9 @@ final class Sides implements AutoCloseable {
          * from its distribution archive), as production runs them; the bench's JVM holds only the clients
          */
         PROCESSES("ZooKeeper, every bookie and every broker a JVM of its own (broker heap " + PROCESS_BROKER_HEAP
-                + "); the bench's JVM holds the clients");
+                + ", brokers " + String.join(" ", brokerJvm()) + (brokerJvm().equals(ProcessCluster.LEAN_JVM) ? ""
+                : " with the full JIT compiler") + "; bookies and ZooKeeper " + String.join(" ",
+                ProcessCluster.LEAN_JVM) + "); the bench's JVM holds the clients");
 
         final String description;
 
@@ -64,6 +66,20 @@ final class Sides implements AutoCloseable {
 
     /** Each broker JVM's heap in the process layout: the 1,000-topic shapes on one broker fit with room to spare. */
     static final String PROCESS_BROKER_HEAP = "1g";
+
+    /**
+     * The process layout's brokers run with Pulsar's own collector and compiler settings (what {@code pulsar_env.sh}
+     * gives a production broker) unless {@code JAVA_OPTS=-Dbench.brokerJvm=lean} asks for the test JVM's.
+     */
+    static List<String> brokerJvm() {
+        String given = System.getProperty("bench.brokerJvm", "pulsar");
+        return switch (given) {
+            case "pulsar" -> ProcessCluster.PULSAR_DEFAULT_JVM;
+            case "lean" -> ProcessCluster.LEAN_JVM;
+            default -> throw new IllegalArgumentException("bench.brokerJvm is 'pulsar' (the default) or 'lean': "
+                    + given);
+        };
+    }
 
     /**
      * How to build one side.
@@ -182,6 +198,7 @@ final class Sides implements AutoCloseable {
      */
     private static Side processSide(Spec spec) throws Exception {
         ProcessCluster.Builder b = ProcessCluster.builder().brokers(spec.brokers()).brokerHeap(PROCESS_BROKER_HEAP)
+                .brokerJvm(brokerJvm())
                 .logDir(Checkout.moduleTarget("bcs-bench").resolve("process-cluster").resolve(
                         LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"))
                                 + (spec.plugin() ? "-plugin" : "-stock")));

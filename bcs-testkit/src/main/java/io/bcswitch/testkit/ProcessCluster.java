@@ -54,7 +54,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(120);
-    /** What Pulsar's start scripts pass to every JVM on Java 17 (module opens its libraries need), and a lean GC. */
+    /** What Pulsar's start scripts pass to every JVM on Java 17 (module opens its libraries need). */
     private static final List<String> COMMON_JVM_OPTIONS = List.of(
             "--add-opens", "java.base/java.io=ALL-UNNAMED",
             "--add-opens", "java.base/java.util.zip=ALL-UNNAMED",
@@ -66,8 +66,18 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             "--add-opens", "java.base/java.nio=ALL-UNNAMED",
             "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-Dio.netty.leakDetection.level=disabled");
+
+    /** Collector and compiler of a test JVM: small and quick to start, not how a production JVM runs. */
+    public static final List<String> LEAN_JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    /**
+     * Collector and compiler of a broker as Pulsar's start script runs it on Java 17 ({@code PULSAR_GC} in
+     * {@code conf/pulsar_env.sh}: ZGC, and the full JIT compiler since nothing limits it), for measurements that
+     * compare what production runs.
+     */
+    public static final List<String> PULSAR_DEFAULT_JVM = List.of("-XX:+UseZGC", "-XX:+PerfDisableSharedMem",
+            "-XX:+AlwaysPreTouch");
 
     private final Path workDir;
     private final Path logDir;
@@ -301,13 +311,19 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
 
     private static List<String> javaCommand(PulsarInstallation installation, String heap, List<String> extra,
                                             String main, List<String> args) {
-        return NodeProcess.javaCommand(installation.lib(), jvmOptions(installation, heap, extra), main, args);
+        return NodeProcess.javaCommand(installation.lib(), jvmOptions(installation, heap, LEAN_JVM, extra), main,
+                args);
     }
 
-    /** A bounded heap, the options every Pulsar JVM gets, logging to standard output, temp files in the install. */
-    private static List<String> jvmOptions(PulsarInstallation installation, String heap, List<String> extra) {
+    /**
+     * A bounded heap, the options every Pulsar JVM gets, its collector and compiler, logging to standard output, temp
+     * files in the install.
+     */
+    private static List<String> jvmOptions(PulsarInstallation installation, String heap, List<String> gcAndJit,
+                                           List<String> extra) {
         List<String> opts = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
         opts.addAll(COMMON_JVM_OPTIONS);
+        opts.addAll(gcAndJit);
         opts.add("-Dlog4j2.configurationFile=" + installation.conf("log4j2.properties"));
         opts.add("-Djava.io.tmpdir=" + installation.home().resolve("data"));
         opts.addAll(extra);
@@ -368,6 +384,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         private Path serverLib;
         private Path logDir;
         private String brokerHeap = "384m";
+        private List<String> brokerJvm = LEAN_JVM;
         private int[] firstBrokerPorts;
         private final Map<String, String> brokerConfig = new LinkedHashMap<>();
         private final List<String> brokerPortSettings = new ArrayList<>();
@@ -450,6 +467,15 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
             return this;
         }
 
+        /**
+         * Each broker JVM's collector and compiler options (default {@link #LEAN_JVM}; {@link #PULSAR_DEFAULT_JVM}
+         * for a measurement of what production runs). ZooKeeper and the bookies stay lean.
+         */
+        public Builder brokerJvm(List<String> gcAndJit) {
+            this.brokerJvm = List.copyOf(gcAndJit);
+            return this;
+        }
+
         /** Starts ZooKeeper, sets the cluster up, starts the bookies and the brokers; on failure kills them all. */
         public ProcessCluster start() throws Exception {
             if (bookieClusters.isEmpty()) {
@@ -517,7 +543,8 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
                             cluster.metadataServiceUri(first), bookiesOfFirst);
                     stock.setProperty("brokerServicePort", Integer.toString(ports[2 * i]));
                     stock.setProperty("webServicePort", Integer.toString(ports[2 * i + 1]));
-                    List<String> opts = jvmOptions(home, brokerHeap, List.of("-XX:MaxDirectMemorySize=256m"));
+                    List<String> opts = jvmOptions(home, brokerHeap, brokerJvm,
+                            List.of("-XX:MaxDirectMemorySize=256m"));
                     Map<String, String> settings = new LinkedHashMap<>(brokerConfig);
                     for (String key : brokerPortSettings) {
                         settings.put(key, Integer.toString(cluster.ports.take(1)[0]));
