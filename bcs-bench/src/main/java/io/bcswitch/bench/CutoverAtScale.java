@@ -177,7 +177,7 @@ final class CutoverAtScale implements Scenario {
         }
         settings.put("secondsWarmUpBeforeTail", List.of(warm, before, tail));
         settings.put("shape", "per side: ZooKeeper, brokers, 1 bookie per bookie cluster (plugin: 2 clusters); "
-                + layout.description);
+                + layout.description());
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, series);
     }
 

@@ -30,20 +30,23 @@ final class Sides implements AutoCloseable {
     /** Where a side's ZooKeeper, bookies and brokers run. */
     enum Layout {
         /** all of them, and every side, in the bench's own JVM */
-        ONE_JVM("ZooKeeper, bookies and brokers of both sides in the bench's JVM"),
+        ONE_JVM,
         /**
          * each a JVM of its own started from a Pulsar installation (the plugin's brokers with the plugin installed
          * from its distribution archive), as production runs them; the bench's JVM holds only the clients
          */
-        PROCESSES("ZooKeeper, every bookie and every broker a JVM of its own (broker heap " + PROCESS_BROKER_HEAP
-                + ", brokers " + String.join(" ", brokerJvm()) + (brokerJvm().equals(ProcessCluster.LEAN_JVM) ? ""
-                : " with the full JIT compiler") + "; bookies and ZooKeeper " + String.join(" ",
-                ProcessCluster.LEAN_JVM) + "); the bench's JVM holds the clients");
+        PROCESSES;
 
-        final String description;
-
-        Layout(String description) {
-            this.description = description;
+        /** The layout as the result file states it, with the broker JVM settings in force when it is asked. */
+        String description() {
+            if (this == ONE_JVM) {
+                return "ZooKeeper, bookies and brokers of both sides in the bench's JVM";
+            }
+            List<String> jvm = brokerJvm();
+            return "ZooKeeper, every bookie and every broker a JVM of its own (broker heap " + PROCESS_BROKER_HEAP
+                    + ", brokers " + String.join(" ", jvm) + (jvm.equals(ProcessCluster.LEAN_JVM) ? ""
+                    : " with the full JIT compiler") + "; bookies and ZooKeeper "
+                    + String.join(" ", ProcessCluster.LEAN_JVM) + "); the bench's JVM holds the clients";
         }
 
         /** A scenario's name in this layout: {@code base} in one JVM, {@code <base>-processes} on processes. */
@@ -71,8 +74,10 @@ final class Sides implements AutoCloseable {
      * The process layout's brokers run with Pulsar's own collector and compiler settings (what {@code pulsar_env.sh}
      * gives a production broker) unless {@code JAVA_OPTS=-Dbench.brokerJvm=lean} asks for the test JVM's.
      */
+    static final String BROKER_JVM_PROPERTY = "bench.brokerJvm";
+
     static List<String> brokerJvm() {
-        String given = System.getProperty("bench.brokerJvm", "pulsar");
+        String given = System.getProperty(BROKER_JVM_PROPERTY, "pulsar");
         return switch (given) {
             case "pulsar" -> ProcessCluster.PULSAR_DEFAULT_JVM;
             case "lean" -> ProcessCluster.LEAN_JVM;

@@ -115,7 +115,7 @@ final class SteadyState implements Scenario {
         settings.put("warmUpRounds", "1 per side, not counted (saturated once with batching off and on)");
         settings.put("maxPendingPerProducer", 1000);
         settings.put("fixedRateOfMax", RATE_OF_MAX);
-        settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side; " + layout.description);
+        settings.put("shape", "ZooKeeper + 1 bookie + 1 broker per side; " + layout.description());
         errors.forEach((side, n) -> notes.add(side + ": " + n.get() + " send error(s)"));
         return new ScenarioResult(name(), title(), Machine.describe(), settings, comparisons, notes, Map.of());
     }
