@@ -54,29 +54,13 @@ final class SteadyState implements Scenario {
             // saturated window: the first round of each side measured up to 37 % (batching off) and 71 % (on) below
             // its others
             sides.alternate(1, (side, s, round) -> {
-                for (boolean batching : new boolean[] {false, true}) {
-                    String kind = batching ? "warm-on" : "warm-off";
-                    PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, kind, round, topics),
-                            batching, PAYLOAD, 1000, warmUp, window);
-                    errors.get(side).addAndGet(t.errors());
-                    deleteTopics(s, topics(s, kind, round, topics));
-                }
-                return 0.0;
+                saturated(s, errors.get(side), "warm-off", round, topics, false, warmUp, window);
+                return saturated(s, errors.get(side), "warm-on", round, topics, true, warmUp, window);
             });
-            Map<String, List<Double>> off = sides.alternate(o.rounds(), (side, s, round) -> {
-                PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "off", round, topics), false,
-                        PAYLOAD, 1000, warmUp, window);
-                errors.get(side).addAndGet(t.errors());
-                deleteTopics(s, topics(s, "off", round, topics));
-                return t.messagesPerSecond();
-            });
-            Map<String, List<Double>> on = sides.alternate(o.rounds(), (side, s, round) -> {
-                PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, "on", round, topics), true,
-                        PAYLOAD, 1000, warmUp, window);
-                errors.get(side).addAndGet(t.errors());
-                deleteTopics(s, topics(s, "on", round, topics));
-                return t.messagesPerSecond();
-            });
+            Map<String, List<Double>> off = sides.alternate(o.rounds(), (side, s, round) -> saturated(s,
+                    errors.get(side), "off", round, topics, false, warmUp, window));
+            Map<String, List<Double>> on = sides.alternate(o.rounds(), (side, s, round) -> saturated(s,
+                    errors.get(side), "on", round, topics, true, warmUp, window));
             Stat offStock = Stat.of(off.get(Sides.STOCK));
             Stat offPlugin = Stat.of(off.get(Sides.PLUGIN));
             comparisons.add(Comparison.higherIsBetter("max publish throughput, batching off", "msg/s", offStock,
@@ -165,6 +149,19 @@ final class SteadyState implements Scenario {
                 admin.topics().delete(t, true);
             }
         }
+    }
+
+    /**
+     * The acknowledged rate of {@code side} kept full on fresh topics for one window (msg/s); its send errors added to
+     * {@code errors}, its topics deleted once measured.
+     */
+    private static double saturated(Sides.Side s, AtomicLong errors, String kind, int round, int topics,
+                                    boolean batching, Duration warmUp, Duration window) throws Exception {
+        PublishLoad.Throughput t = PublishLoad.saturate(s.client(), topics(s, kind, round, topics), batching, PAYLOAD,
+                1000, warmUp, window);
+        errors.addAndGet(t.errors());
+        deleteTopics(s, topics(s, kind, round, topics));
+        return t.messagesPerSecond();
     }
 
     private static List<String> topics(Sides.Side s, String kind, int round, int count) {

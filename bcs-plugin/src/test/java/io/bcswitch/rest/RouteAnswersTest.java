@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Test;
  * longer: never the 503 of a request that ran out of time.
  */
 class RouteAnswersTest {
+    /** A request check that lets the call through. */
+    private static final Supplier<CompletableFuture<?>> PASSES = () -> CompletableFuture.completedFuture(null);
     private MetadataStoreExtended store;
     private RegistryStore registry;
     private Operations operations;
@@ -50,7 +53,7 @@ class RouteAnswersTest {
     @Test
     void anAnswerThatComesInTimeIsTheAnswerAndRecordsNothing() throws Exception {
         RouteAnswers routes = new RouteAnswers(Runnable::run, operations, TimeUnit.SECONDS.toMillis(30));
-        RestResponse r = get(routes.maybeAsync(null, "respond-async", "verify", Map.of("deep", false), () -> CompletableFuture.completedFuture(null),
+        RestResponse r = get(routes.maybeAsync(null, "respond-async", "verify", Map.of("deep", false), PASSES,
                 () -> CompletableFuture.completedFuture(RestResponse.ok(Map.of("ok", true)))));
         assertEquals(200, r.status());
         assertEquals(Map.of("ok", true), r.body());
@@ -62,7 +65,8 @@ class RouteAnswersTest {
     void workThatRunsLongerBecomesAnOperationThatEndsWithItsAnswer() throws Exception {
         RouteAnswers routes = new RouteAnswers(Runnable::run, operations, 50);
         CompletableFuture<RestResponse> work = new CompletableFuture<>();
-        RestResponse r = get(routes.maybeAsync("false", "wait=5, Respond-Async", "drain", Map.of("cluster", "cluster-a"), () -> CompletableFuture.completedFuture(null),
+        RestResponse r = get(routes.maybeAsync("false", "wait=5, Respond-Async", "drain",
+                Map.of("cluster", "cluster-a"), PASSES,
                 () -> work));
         assertEquals(202, r.status(), String.valueOf(r.body()));
         JsonNode started = Json.mapper().valueToTree(r.body());
@@ -91,7 +95,7 @@ class RouteAnswersTest {
     void withoutOperationsTheCallWaitsForItsWork() throws Exception {
         RouteAnswers routes = new RouteAnswers(Runnable::run, null, 0);
         CompletableFuture<RestResponse> work = new CompletableFuture<>();
-        CompletableFuture<RestResponse> answer = routes.maybeAsync(null, "respond-async", "verify", Map.of(), () -> CompletableFuture.completedFuture(null),
+        CompletableFuture<RestResponse> answer = routes.maybeAsync(null, "respond-async", "verify", Map.of(), PASSES,
                 () -> work);
         Thread.sleep(100);
         assertFalse(answer.isDone());
@@ -104,7 +108,7 @@ class RouteAnswersTest {
         RouteAnswers routes = new RouteAnswers(Runnable::run, operations, 0);
         for (String prefer : new String[] {null, "return=minimal", "respond-asynchronously"}) {
             CompletableFuture<RestResponse> work = new CompletableFuture<>();
-            CompletableFuture<RestResponse> answer = routes.maybeAsync(null, prefer, "verify", Map.of(), () -> CompletableFuture.completedFuture(null),
+            CompletableFuture<RestResponse> answer = routes.maybeAsync(null, prefer, "verify", Map.of(), PASSES,
                     () -> work);
             Thread.sleep(50);
             assertFalse(answer.isDone(), "Prefer: " + prefer);
