@@ -39,8 +39,9 @@ final class Report {
                 + "figures are not edited by hand. Each figure is the median over alternating rounds, with the range "
                 + "in brackets; the ratio is ours over the baseline (stock Pulsar doing the same, or the operation "
                 + "the plugin replaces): where both sides ran in the same rounds (back to back, the side that goes "
-                + "first alternating), the median of the per-round ratios, with their range. Absolute times on a "
-                + "small shared machine are noise: read the ratios.\n");
+                + "first alternating), the median of the per-round ratios, with their range, and for a figure with "
+                + "a goal in how many rounds ours was worse than the baseline (\"worse in 2/5\"). Absolute times on "
+                + "a small shared machine are noise: read the ratios.\n");
         for (ScenarioResult r : all) {
             md.append("\n## ").append(r.title()).append("\n\n");
             md.append("Command: `./run-bench.sh ").append(r.scenario()).append(" --rounds ")

@@ -64,7 +64,11 @@ final class Results {
         return rows;
     }
 
-    /** The ratio, and with more than one paired round the range of the per-round ratios. */
+    /**
+     * The ratio, and with more than one paired round the range of the per-round ratios; for a figure with a goal, also
+     * in how many rounds ours was on the wrong side of the baseline (below it where more is better, above it where
+     * less is): a median can hide a side that loses every round by a little.
+     */
     private static String ratio(Comparison c) {
         if (Double.isNaN(c.ratio())) {
             return "-";
@@ -75,7 +79,13 @@ final class Results {
             return median;
         }
         Stat range = Stat.of(paired);
-        return median + String.format(Locale.ROOT, " [%.3f..%.3f]", range.min(), range.max());
+        String s = median + String.format(Locale.ROOT, " [%.3f..%.3f]", range.min(), range.max());
+        boolean higherIsBetter = c.goal().startsWith(">=");
+        if (!higherIsBetter && !c.goal().startsWith("<=")) {
+            return s;
+        }
+        long worse = paired.stream().filter(x -> higherIsBetter ? x < 1 : x > 1).count();
+        return s + ", worse in " + worse + "/" + paired.size();
     }
 
     static String inline(Map<String, Object> m) {

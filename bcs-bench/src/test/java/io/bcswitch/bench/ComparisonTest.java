@@ -20,7 +20,17 @@ class ComparisonTest {
         assertEquals(List.of(1.2, 0.9, 11.0 / 12.0), Comparison.pairedRatios(plugin, stock));
         String row = String.join(" | ", Results.rows(new ScenarioResult("s", "t", java.util.Map.of(),
                 java.util.Map.of(), List.of(c), List.of(), java.util.Map.of())).get(1));
-        assertTrue(row.contains("0.917 [0.900..1.200]"), row);
+        // ours was worse (slower) in one round of three
+        assertTrue(row.contains("0.917 [0.900..1.200], worse in 1/3"), row);
+        // where more is better, worse is below 1; a figure without a goal is not counted
+        Comparison throughput = Comparison.higherIsBetter("t", "msg/s", stock, plugin, 0.99);
+        assertTrue(rowOf(throughput).contains(", worse in 2/3"), rowOf(throughput));
+        assertFalse(rowOf(Comparison.reported("r", "ms", stock, plugin)).contains("worse"));
+    }
+
+    private static String rowOf(Comparison c) {
+        return String.join(" | ", Results.rows(new ScenarioResult("s", "t", java.util.Map.of(), java.util.Map.of(),
+                List.of(c), List.of(), java.util.Map.of())).get(1));
     }
 
     @Test
