@@ -78,13 +78,11 @@ final class DisasterSwitch implements Scenario {
                 sender.shutdownNow();
                 sender.awaitTermination(10, TimeUnit.SECONDS);
             }
-            // what was acknowledged arrives: the consumers catch up
+            // sending has stopped (the sender is terminated): every send gets its answer and what was acknowledged
+            // arrives, the consumers catch up
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-            while (topics.stream().anyMatch(t -> t.lost() > 0) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
             for (SequencedTopic t : topics) {
-                lost += t.lost();
+                lost += t.lostOnceSettled(deadline);
                 errors += t.errors();
                 acked += t.acked();
                 t.close();

@@ -94,8 +94,27 @@ final class SequencedTopic implements AutoCloseable {
         return acked.cardinality();
     }
 
-    /** Acknowledged to the producer, never received: lost. */
-    synchronized int lost() {
+    /**
+     * Acknowledged to the producer and never received, once sending has stopped: waits (until {@code deadlineNanos},
+     * System.nanoTime) for every message sent to have its answer (acknowledged or failed) and for every acknowledged
+     * one to be received, then counts those acknowledged and still not received. Counting before every answer is in
+     * would take an acknowledgement that arrives after the consumer was last looked at for a loss.
+     */
+    int lostOnceSettled(long deadlineNanos) throws InterruptedException {
+        while (System.nanoTime() < deadlineNanos) {
+            synchronized (this) {
+                if (acked.cardinality() + errors.get() >= next && missing() == 0) {
+                    return 0;
+                }
+            }
+            Thread.sleep(50);
+        }
+        synchronized (this) {
+            return missing();
+        }
+    }
+
+    private int missing() {
         BitSet missing = (BitSet) acked.clone();
         missing.andNot(received);
         return missing.cardinality();

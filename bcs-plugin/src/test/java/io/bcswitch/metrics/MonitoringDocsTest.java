@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,8 +66,9 @@ class MonitoringDocsTest {
     }
 
     /**
-     * Each rule in turn made to never fire, then to fire always: the tests must fail both times, so no rule is
-     * left without a test that expects it and one that expects silence (a new rule needs both).
+     * Each rule in turn made to never fire, then to fire always, then (where it has one) to fire without waiting for
+     * its {@code for:}: the tests must fail every time, so no rule is left without a test that expects it, one that
+     * expects silence and one that expects the wait (a new rule needs all three).
      */
     @Test
     void theTestsSeeEveryRuleFireAndStaySilent(@TempDir Path dir) throws Exception {
@@ -85,6 +85,12 @@ class MonitoringDocsTest {
                 copy[i] = blocks[i].replaceFirst("(?m)^(        expr: ).*$", "$1" + mutant[1]);
                 assertTrue(!copy[i].equals(blocks[i]), "no expr in " + name);
                 mutants.add(new String[] {name + " (" + mutant[0] + ")", String.join("", copy)});
+            }
+            if (blocks[i].contains("\n        for: ")) {
+                // and one that fires as soon as its expression holds: some test must expect the wait
+                String[] copy = blocks.clone();
+                copy[i] = blocks[i].replaceFirst("(?m)^        for: .*\n", "");
+                mutants.add(new String[] {name + " (without its for:)", String.join("", copy)});
             }
         }
         // each in a directory of its own, two at a time (a run of the tests takes about a second)
@@ -117,13 +123,14 @@ class MonitoringDocsTest {
     }
 
     private static Run run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Path out = Files.createTempFile("promtool-", ".out");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {
-            byte[] out = p.getInputStream().readAllBytes();
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "promtool did not end");
-            return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "promtool did not end within 60 s: " + String.join(" ", command));
+            return new Run(p.exitValue(), Files.readString(out));
         } finally {
             p.destroyForcibly();
+            Files.deleteIfExists(out);
         }
     }
 

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A real Prometheus server (the {@code prometheus} binary on the PATH, as Debian's package installs it) scraping
  * brokers' {@code /metrics} and evaluating rule files, queried through its HTTP API. Its data and log live in a
- * temporary directory removed at {@link #close()}, which also stops the process (and a JVM that dies stops it
- * through a shutdown hook).
+ * temporary directory removed at {@link #close()}, which also stops the process (a JVM that exits stops it through a
+ * shutdown hook; one killed with {@code kill -9} leaves it running).
  */
 public final class PrometheusServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PrometheusServer.class);
@@ -63,6 +63,7 @@ public final class PrometheusServer implements AutoCloseable {
         Path dir = Files.createTempDirectory("bcs-prometheus-");
         Ports ports = Ports.reserve();
         Process p = null;
+        PrometheusServer server = null;
         try {
             int port = ports.take(1)[0];
             Files.copy(ruleFile, dir.resolve("rules.yaml"));
@@ -84,13 +85,11 @@ public final class PrometheusServer implements AutoCloseable {
             p = new ProcessBuilder(binary.toString(), "--config.file=" + dir.resolve("prometheus.yml"),
                     "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
                     .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
-            PrometheusServer server = new PrometheusServer(p, dir, ports, "http://127.0.0.1:" + port);
+            server = new PrometheusServer(p, dir, ports, "http://127.0.0.1:" + port);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!server.ready()) {
                 if (!p.isAlive() || System.nanoTime() > deadline) {
-                    String why = Files.readString(dir.resolve("prometheus.log"));
-                    server.close();
-                    throw new IllegalStateException("Prometheus did not start: " + why);
+                    throw new IllegalStateException("Prometheus did not start: " + server.logTail());
                 }
                 Thread.sleep(200);
             }
@@ -98,12 +97,28 @@ public final class PrometheusServer implements AutoCloseable {
                     scrapeSeconds, dir);
             return server;
         } catch (Exception | Error e) {
-            if (p != null) {
-                p.destroyForcibly();
+            try {
+                if (server != null) {
+                    server.close();
+                } else {
+                    if (p != null) {
+                        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    }
+                    ports.close();
+                    deleteQuietly(dir);
+                }
+            } catch (Exception | Error cleanup) {
+                e.addSuppressed(cleanup);
             }
-            ports.close();
-            TempDirs.deleteRecursively(dir);
             throw e;
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try {
+            TempDirs.deleteRecursively(dir);
+        } catch (Exception e) {
+            log.warn("Could not remove Prometheus's directory {}: {}", dir, e.toString());
         }
     }
 
@@ -182,7 +197,7 @@ public final class PrometheusServer implements AutoCloseable {
                 // the hook runs anyway
             }
             ports.close();
-            TempDirs.deleteRecursively(dir);
+            deleteQuietly(dir);
         }
     }
 }
