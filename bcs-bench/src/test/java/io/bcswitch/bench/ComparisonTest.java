@@ -18,8 +18,7 @@ class ComparisonTest {
         assertEquals(11.0 / 12.0, c.ratio(), 1e-9);
         assertTrue(c.met());
         assertEquals(List.of(1.2, 0.9, 11.0 / 12.0), Comparison.pairedRatios(plugin, stock));
-        String row = String.join(" | ", Results.rows(new ScenarioResult("s", "t", java.util.Map.of(),
-                java.util.Map.of(), List.of(c), List.of(), java.util.Map.of())).get(1));
+        String row = rowOf(c);
         // ours was worse (slower) in one round of three
         assertTrue(row.contains("0.917 [0.900..1.200], worse in 1/3"), row);
         // where more is better, worse is below 1; a figure without a goal is not counted
