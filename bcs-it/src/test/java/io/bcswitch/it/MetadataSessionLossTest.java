@@ -120,7 +120,7 @@ class MetadataSessionLossTest extends ClusterTestBase {
                         last[0] = s;
                         List<Long> ids = Placement.ledgers(admin, t1);
                         newest[0] = ids.get(ids.size() - 1);
-                        boolean listed = doneAtEpoch1(s, broker1);
+                        boolean listed = Rest.brokerDoneAt(s, broker1, 1);
                         if (live && s.get("cutoverComplete").asBoolean() && !listed && violation[0] == null) {
                             violation[0] = "status reports cutoverComplete while live broker " + broker1
                                     + " is not listed as done at epoch 1 (its topic's newest ledger " + newest[0]
@@ -156,22 +156,12 @@ class MetadataSessionLossTest extends ClusterTestBase {
                         "broker 1's topic " + t1 + " writes its newest ledger " + newestLedger + " on cluster-b"),
                 () -> assertTrue(cluster.bookieCluster("cluster-b").ledgerIds().contains(newestLedger),
                         "ledger " + newestLedger + " of " + t1 + " is on cluster-b's bookies"),
-                () -> assertTrue(doneAtEpoch1(status, broker1), "status lists broker 1 (" + broker1
+                () -> assertTrue(Rest.brokerDoneAt(status, broker1, 1), "status lists broker 1 (" + broker1
                         + ") with appliedEpoch 1 and done: brokers=" + status.get("brokers")),
                 () -> assertTrue(relocationApplied, "broker 1's relocation-applied record is re-created"),
                 () -> assertNull(violation[0], "cutoverComplete only once every live broker is done"),
                 () -> assertTrue(status.get("cutoverComplete").asBoolean(), "cutover complete: " + status),
                 () -> traffic.assertExact(0));
-    }
-
-    /** Status lists {@code broker} as having applied epoch 1 and finished its cutover. */
-    private static boolean doneAtEpoch1(JsonNode status, String broker) {
-        for (JsonNode b : status.get("brokers")) {
-            if (b.get("broker").asText().equals(broker)) {
-                return b.get("appliedEpoch").asLong() == 1 && b.get("finishedAt").asLong() > 0;
-            }
-        }
-        return false;
     }
 
     /** The id of broker {@code i}'s ZooKeeper session (its metadata store). */

@@ -101,6 +101,9 @@ class PrometheusMonitoringTest extends ClusterTestBase {
         // a broker without the plugin (before any switch, where it does no harm)
         cluster.broker(1).restart(false);
         awaitPending("BookieSwitchBrokerWithoutPlugin", Map.of(), Duration.ofSeconds(90));
+        walkthrough.step("A broker restarted without the plugin (a stale image, a broker.conf without it)",
+                "max by (cluster) (pulsar_bookie_switch_brokers_without_plugin)",
+                "ALERTS{alertname=\"BookieSwitchBrokerWithoutPlugin\"}");
         cluster.broker(1).restart(true);
         rest.awaitEveryBrokerRecorded();
 
@@ -115,6 +118,10 @@ class PrometheusMonitoringTest extends ClusterTestBase {
             // well within broker 1's session: a cut-off past it would be a different test
             awaitPending("BookieSwitchBrokersOnDifferentEpochs", Map.of(),
                     Duration.ofMillis(SESSION_TIMEOUT_MILLIS / 2));
+            walkthrough.step("A switch while one broker is cut off from the metadata store: it stays on the previous "
+                            + "epoch until it is back",
+                    "pulsar_bookie_switch_epoch",
+                    "ALERTS{alertname=\"BookieSwitchBrokersOnDifferentEpochs\"}");
         } finally {
             cluster.broker(1).metadataLink().resume();
         }
@@ -123,6 +130,20 @@ class PrometheusMonitoringTest extends ClusterTestBase {
         assertEquals("DONE", migration.get("phase").asText(), migration.toString());
         send(producer, sent, "b", 20);
         assertEquals(200, rest.get("/drain/cluster-a").status());
+        // every broker's view of the migration reaches DONE (each refreshes it from the registry every 2 s)
+        await("every broker sees the migration DONE").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    JsonNode phases = prometheus.query("count by (phase) (pulsar_bookie_switch_migration_phase == 1)")
+                            .get("result");
+                    return phases.size() == 1 && "DONE".equals(phases.get(0).get("metric").path("phase").asText())
+                            && phases.get(0).get("value").get(1).asInt() == 2;
+                });
+        walkthrough.step("The migration done, and a drain report of the old cluster made",
+                "pulsar_bookie_switch_migration_phase == 1",
+                "max by (bookie_cluster, state) (pulsar_bookie_switch_migration_plan_ledgers)",
+                "sum by (bookie_cluster, outcome) (pulsar_bookie_switch_migration_ledgers_total)",
+                "max by (bookie_cluster) (pulsar_bookie_switch_drain_ledgers)",
+                "max by (bookie_cluster) (pulsar_bookie_switch_rollback_window_seconds)");
 
         // the old cluster's bookies stopped while a reader reads what they hold: its client operations fail there
         cluster.bookieCluster("cluster-a").stopBookies();
@@ -133,6 +154,10 @@ class PrometheusMonitoringTest extends ClusterTestBase {
             try {
                 awaitPending("BookieSwitchClientErrors", Map.of("bookie_cluster", "cluster-a"),
                         Duration.ofSeconds(90));
+                walkthrough.step("The old cluster's bookies stopped while a reader reads data they hold",
+                        "sum by (cluster, bookie_cluster, op) "
+                                + "(rate(pulsar_bookie_switch_client_op_seconds_count{outcome=\"failure\"}[5m])) > 0",
+                        "ALERTS{alertname=\"BookieSwitchClientErrors\"}");
             } finally {
                 cluster.bookieCluster("cluster-a").startBookies();
             }
@@ -155,6 +180,14 @@ class PrometheusMonitoringTest extends ClusterTestBase {
         assertEquals(sent, readAll(client, topic), "every message, in order, after the rollback");
         await("the rollback scraped").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() ->
                 !prometheus.query("pulsar_bookie_switch_rollbacks_total > 0").get("result").isEmpty());
+        walkthrough.step("After a rollback",
+                "pulsar_bookie_switch_rollbacks_total > 0",
+                "max by (bookie_cluster) (pulsar_bookie_switch_epoch)");
+        walkthrough.write(Path.of("target", "monitoring-walkthrough.md"));
+        // the walkthrough in the operator docs asks exactly these queries (its answers are copied from that file)
+        String operations = Files.readString(MONITORING.getParent().resolve("operations.md"));
+        assertEquals(List.of(), walkthrough.queries().stream().filter(q -> !operations.contains(q)).toList(),
+                "queries of the run missing from docs/operations.md's monitoring walkthrough");
         double end = System.currentTimeMillis() / 1000.0 + 1;
 
         // every panel of the dashboard had data at some point of the run, as Grafana would ask for it
@@ -196,6 +229,66 @@ class PrometheusMonitoringTest extends ClusterTestBase {
             }
             return targets.size() == 2 && up == 2;
         });
+    }
+
+    private final Walkthrough walkthrough = new Walkthrough();
+
+    /**
+     * What Prometheus answers at each step of the run, written as the operator docs show it: each query once it has an
+     * answer (every query asked must get one within 30 s), its series in Prometheus's console form.
+     */
+    private static final class Walkthrough {
+        private final StringBuilder text = new StringBuilder();
+        private final List<String> queries = new ArrayList<>();
+
+        void step(String title, String... exprs) {
+            text.append("\n**").append(title).append("**\n\n```\n");
+            for (String expr : exprs) {
+                queries.add(expr);
+                JsonNode[] result = new JsonNode[1];
+                await(expr).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                    result[0] = prometheus.query(expr).get("result");
+                    return !result[0].isEmpty();
+                });
+                text.append("> ").append(expr).append('\n');
+                for (JsonNode series : result[0]) {
+                    text.append(console(series)).append('\n');
+                }
+            }
+            text.append("```\n");
+        }
+
+        /** A series as Prometheus's console shows it: {@code name{label="value", ...} value}. */
+        private static String console(JsonNode series) {
+            JsonNode metric = series.get("metric");
+            StringBuilder b = new StringBuilder(metric.path("__name__").asText(""));
+            List<String> labels = new ArrayList<>();
+            metric.fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("__name__")) {
+                    labels.add(e.getKey() + "=\"" + e.getValue().asText() + "\"");
+                }
+            });
+            b.append('{').append(String.join(", ", labels)).append("} ");
+            String value = series.get("value").get(1).asText();
+            try {
+                double v = Double.parseDouble(value);
+                b.append(v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v)
+                        : String.format(java.util.Locale.ROOT, "%.4g", v));
+            } catch (NumberFormatException e) {
+                b.append(value);
+            }
+            return b.toString();
+        }
+
+        List<String> queries() {
+            return queries;
+        }
+
+        void write(Path file) throws java.io.IOException {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.writeString(file, text.toString());
+            log.info("Monitoring walkthrough (Prometheus's answers during the run) written to {}", file.toAbsolutePath());
+        }
     }
 
     /**

@@ -111,7 +111,8 @@ final class BrokerComponents implements AutoCloseable {
                      Supplier<ManagedLedgerFactory> factory) {
         pulsarCluster = String.valueOf(conf.getClusterName());
         brokerStore = metadataStore;
-        RegistryStore registry = new RegistryStore(new PulsarMetadataPort(metadataStore), config.paths());
+        RegistryStore registry = new RegistryStore(new PulsarMetadataPort(metadataStore,
+                conf.getMetadataStoreOperationTimeoutSeconds() * 1000L), config.paths());
         long probeTimeoutMillis = config.probeTimeoutSeconds() * 1000L;
         metadataAccess = new ClusterMetadataAccess(probeTimeoutMillis, PulsarMetadataPort::probe);
         inventoryReads = new InFlightLimit(config.inventoryReadConcurrency());

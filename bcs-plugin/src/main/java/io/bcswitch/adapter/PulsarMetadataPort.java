@@ -7,6 +7,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
@@ -25,25 +27,44 @@ public final class PulsarMetadataPort implements MetadataPort {
 
     private final MetadataStore store;
     private final boolean owned;
+    private final long deadlineMillis;
+
+    /** {@link #PulsarMetadataPort(MetadataStore, long)} with Pulsar's default metadata operation timeout (30 s). */
+    public PulsarMetadataPort(MetadataStore store) {
+        this(store, DEFAULT_DEADLINE_MILLIS);
+    }
+
+    /** Pulsar's default {@code metadataStoreOperationTimeoutSeconds}. */
+    static final long DEFAULT_DEADLINE_MILLIS = 30_000;
 
     /**
      * A port over a store someone else owns (the broker's): {@link #close()} leaves it open. Session events come
      * only from a {@link MetadataStoreExtended}.
+     *
+     * @param deadlineMillis how long an operation may take before it fails as {@link StoreFailure.Unavailable}: a
+     *                       ZooKeeper operation fails by itself once its connection is lost, but Pulsar's etcd store
+     *                       queues it for as long as etcd is gone, and a registry call that never ends wedges
+     *                       whatever waits on it (the broker's metadata operation timeout; 0: no deadline). Like a
+     *                       ZooKeeper connection loss, such a failure does not say the operation was not applied:
+     *                       etcd's client may still send it once etcd is back. A failure at the deadline completes
+     *                       on the JDK's timer thread, as every {@code orTimeout} does
      */
-    public PulsarMetadataPort(MetadataStore store) {
-        this(store, false);
+    public PulsarMetadataPort(MetadataStore store, long deadlineMillis) {
+        this(store, false, deadlineMillis);
     }
 
-    private PulsarMetadataPort(MetadataStore store, boolean owned) {
+    private PulsarMetadataPort(MetadataStore store, boolean owned, long deadlineMillis) {
         this.store = store;
         this.owned = owned;
+        this.deadlineMillis = deadlineMillis;
     }
 
     /** Opens a store of its own at {@code url} (blocking: call it off any callback thread); closed with the port. */
     public static PulsarMetadataPort open(String url, int sessionTimeoutMillis, String name) {
         try {
             return new PulsarMetadataPort(MetadataStoreExtended.create(url, MetadataStoreConfig.builder()
-                    .sessionTimeoutMillis(sessionTimeoutMillis).metadataStoreName(name).build()), true);
+                    .sessionTimeoutMillis(sessionTimeoutMillis).metadataStoreName(name).build()), true,
+                    sessionTimeoutMillis);
         } catch (MetadataStoreException e) {
             throw new StoreFailure("cannot open metadata store " + url + ": " + e.getMessage(), e);
         }
@@ -79,7 +100,22 @@ public final class PulsarMetadataPort implements MetadataPort {
 
     @Override
     public CompletableFuture<Void> delete(String path, Optional<Long> expectedVersion) {
-        return translated(path, store.delete(path, expectedVersion));
+        CompletableFuture<Void> deleted = translated(path, store.delete(path, expectedVersion));
+        if (expectedVersion.isEmpty()) {
+            return deleted;
+        }
+        // MetadataPort says "not found" for a delete of a node that is not there, at any version; ZooKeeper does ("no
+        // node"), Pulsar's etcd store says "bad version" (its version check fails first): such a conflict over a node
+        // that is not there now is said as the port promises
+        return deleted.exceptionallyCompose(e -> Failures.unwrap(e) instanceof StoreFailure.VersionConflict
+                ? get(path).handle((now, readFailed) -> {
+                    if (readFailed == null && now.isEmpty()) {
+                        throw new java.util.concurrent.CompletionException(
+                                new StoreFailure.NotFound(path, Failures.unwrap(e)));
+                    }
+                    throw new java.util.concurrent.CompletionException(Failures.unwrap(e));
+                })
+                : CompletableFuture.failedFuture(e));
     }
 
     @Override
@@ -103,8 +139,17 @@ public final class PulsarMetadataPort implements MetadataPort {
         });
     }
 
-    private static <T> CompletableFuture<T> translated(String path, CompletableFuture<T> f) {
-        return f.exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(path, e)));
+    private <T> CompletableFuture<T> translated(String path, CompletableFuture<T> f) {
+        if (deadlineMillis <= 0) {
+            return f.exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(path, e)));
+        }
+        // the deadline's own TimeoutException arrives bare; whatever the store's future fails with arrives wrapped
+        // in a CompletionException by copy(): so a bare one is the deadline, whatever f did meanwhile
+        CompletableFuture<T> bounded = f.copy().orTimeout(deadlineMillis, TimeUnit.MILLISECONDS);
+        return bounded.exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
+                ? new StoreFailure.Unavailable("the metadata store did not answer for " + path + " in "
+                        + deadlineMillis + " ms", e)
+                : translate(path, e)));
     }
 
     /** The store's failure as ours; failures that are not the store's (a timeout of the caller's) pass unchanged. */
@@ -117,14 +162,21 @@ public final class PulsarMetadataPort implements MetadataPort {
         if (t instanceof MetadataStoreException.NotFoundException) {
             return new StoreFailure.NotFound(path, t);
         }
-        if (t instanceof MetadataStoreException && unavailable(t)) {
+        if ((t instanceof MetadataStoreException || etcdUnavailable(t)) && unavailable(t)) {
             return new StoreFailure.Unavailable("the metadata store did not answer for " + path + ": "
                     + t.getMessage(), t);
         }
-        if (t instanceof MetadataStoreException) {
+        if (t instanceof MetadataStoreException || etcdClientFailure(t)) {
             return new StoreFailure(String.valueOf(t.getMessage()), t);
         }
         return t;
+    }
+
+    /** Whether {@code t} is a failure of etcd's client (Pulsar's etcd store passes them on unwrapped). */
+    private static boolean etcdClientFailure(Throwable t) {
+        String type = t.getClass().getName();
+        return type.equals("io.grpc.StatusRuntimeException") || type.equals("io.grpc.StatusException")
+                || type.startsWith("io.etcd.jetcd.common.exception.");
     }
 
     /** Whether the store failed for want of a connection or session (it reconnects by itself), not for the request. */
@@ -133,8 +185,32 @@ public final class PulsarMetadataPort implements MetadataPort {
             if (c instanceof org.apache.zookeeper.KeeperException.SessionExpiredException
                     || c instanceof org.apache.zookeeper.KeeperException.ConnectionLossException
                     || c instanceof org.apache.zookeeper.KeeperException.OperationTimeoutException
-                    || c instanceof java.util.concurrent.TimeoutException) {
+                    || c instanceof java.util.concurrent.TimeoutException
+                    || etcdUnavailable(c)) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /** gRPC's codes (etcd's client) that mean the server is away or slow, not that the request was wrong. */
+    private static final java.util.Set<String> GRPC_AWAY = java.util.Set.of("UNAVAILABLE", "DEADLINE_EXCEEDED");
+
+    /**
+     * Whether {@code c} is etcd's client saying the server is away: a gRPC status exception, or jetcd's own exception
+     * with such a code. Told by class name, so a broker without etcd's client on its class path loads this class too.
+     */
+    static boolean etcdUnavailable(Throwable c) {
+        String type = c.getClass().getName();
+        if (type.equals("io.grpc.StatusRuntimeException") || type.equals("io.grpc.StatusException")) {
+            String m = String.valueOf(c.getMessage());
+            return GRPC_AWAY.stream().anyMatch(code -> m.startsWith(code));
+        }
+        if (type.equals("io.etcd.jetcd.common.exception.EtcdException")) {
+            try {
+                return GRPC_AWAY.contains(String.valueOf(c.getClass().getMethod("getErrorCode").invoke(c)));
+            } catch (ReflectiveOperationException e) {
+                return false;
             }
         }
         return false;

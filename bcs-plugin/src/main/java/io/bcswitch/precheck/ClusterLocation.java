@@ -51,9 +51,16 @@ public record ClusterLocation(String uri, String storeUrl, String ledgersRoot, S
             if (q >= 0) {
                 storeUrl = storeUrl.substring(0, q);
             }
+            if (storeUrl.toLowerCase(Locale.ROOT).startsWith("oxia:")) {
+                throw new IllegalArgumentException("bookie clusters whose metadata is on Oxia are not supported: the "
+                        + "plugin has never run against an Oxia server (none can be run where it is tested), so a "
+                        + "switch to or from such a cluster is unproven; only ZooKeeper-backed metadata-store URIs "
+                        + "(metadata-store:zk:...) are supported: " + uri);
+            }
             if (!storeUrl.startsWith("zk:")) {
                 throw new IllegalArgumentException("only ZooKeeper-backed metadata-store URIs (metadata-store:zk:...) "
-                        + "are supported: " + uri);
+                        + "are supported: a switch reads and advances a bookie cluster's ledger-id generator in "
+                        + "ZooKeeper's layout: " + uri);
             }
             String rest = storeUrl.substring(3);
             int slash = rest.indexOf('/');

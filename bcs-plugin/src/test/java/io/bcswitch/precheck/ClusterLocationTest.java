@@ -105,6 +105,7 @@ class ClusterLocationTest {
         assertRejected("http://zk1:2181/ledgers", "unsupported metadataServiceUri scheme 'http'");
         assertRejected("etcd://zk1:2379/ledgers", "unsupported");
         assertRejected("metadata-store:etcd:http://h:2379", "only ZooKeeper-backed");
+        assertRejected("metadata-store:oxia://oxia:6648/bookkeeper", "never run against an Oxia server");
         assertRejected("metadata-store:zk:", "names no ZooKeeper server");
         assertRejected("metadata-store:zk:/chroot", "names no ZooKeeper server");
         assertRejected("zk://zk1:2181", "no ledgers root path");

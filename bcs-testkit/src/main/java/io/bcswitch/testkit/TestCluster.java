@@ -60,6 +60,8 @@ public final class TestCluster implements AutoCloseable, PulsarAccess {
     private final List<TestBroker> brokers = new ArrayList<>();
     private final List<MetadataLink> links = new ArrayList<>();
     private TestZooKeeper zooKeeper;
+    /** The brokers' metadata and configuration store when it is etcd (bookies stay on ZooKeeper); else null. */
+    private TestEtcd etcd;
     private ZooKeeper zkClient;
     private TestClients clients;
     private boolean closed;
@@ -90,9 +92,17 @@ public final class TestCluster implements AutoCloseable, PulsarAccess {
         return zooKeeper.watches();
     }
 
-    /** {@code zk:127.0.0.1:<port>}: the brokers' metadata and configuration store. */
+    /**
+     * The brokers' metadata and configuration store: {@code zk:127.0.0.1:<port>}, or
+     * {@code etcd:http://127.0.0.1:<port>} for a cluster started with {@link Builder#brokerMetadataOnEtcd}.
+     */
     public String metadataStoreUrl() {
-        return "zk:" + zooKeeper.connectString();
+        return etcd != null ? etcd.metadataStoreUrl() : "zk:" + zooKeeper.connectString();
+    }
+
+    /** Whether the brokers' metadata store is etcd ({@link Builder#brokerMetadataOnEtcd}). */
+    public boolean brokerMetadataOnEtcd() {
+        return etcd != null;
     }
 
     /** The bookie cluster registered under {@code name}. */
@@ -201,6 +211,9 @@ public final class TestCluster implements AutoCloseable, PulsarAccess {
             closeQuietly("broker " + i, brokers.get(i)::stop);
         }
         links.forEach(l -> closeQuietly("metadata link", l));
+        if (etcd != null) {
+            closeQuietly("etcd", etcd);
+        }
         List<TestBookieCluster> clusters = new ArrayList<>(bookieClusters.values());
         Collections.reverse(clusters);
         for (TestBookieCluster cluster : clusters) {
@@ -249,8 +262,19 @@ public final class TestCluster implements AutoCloseable, PulsarAccess {
         private String clientAuthPlugin;
         private String clientAuthParams;
         private boolean metadataLinks;
+        private Path etcdBinary;
 
         private Builder() {
+        }
+
+        /**
+         * The brokers' metadata and configuration store is a real etcd server ({@code etcdBinary}, see
+         * {@link TestEtcd#binary()}) instead of ZooKeeper; the bookie clusters keep their metadata on ZooKeeper.
+         * Metadata links ({@link #pausableMetadataLinks()}) then relay to etcd.
+         */
+        public Builder brokerMetadataOnEtcd(Path etcdBinary) {
+            this.etcdBinary = Objects.requireNonNull(etcdBinary, "etcdBinary");
+            return this;
         }
 
         /**
@@ -357,17 +381,22 @@ public final class TestCluster implements AutoCloseable, PulsarAccess {
                                     cluster.zooKeeper.connectString(), cluster.zkClient, dataDir, cluster.ports);
                     cluster.bookieClusters.put(e.getKey(), bk);
                 }
+                if (etcdBinary != null) {
+                    cluster.etcd = TestEtcd.start(etcdBinary);
+                }
                 long bookiesReady = System.nanoTime();
 
                 String servletDir = BrokerProperties.servletDir();
                 for (int i = 0; i < brokers; i++) {
                     MetadataLink link = null;
                     if (metadataLinks) {
-                        link = MetadataLink.open("metadata-link-" + i, cluster.zooKeeper.connectString());
+                        link = MetadataLink.open("metadata-link-" + i, cluster.etcd != null
+                                ? "127.0.0.1:" + cluster.etcd.clientPort() : cluster.zooKeeper.connectString());
                         cluster.links.add(link);
                     }
-                    Properties props = BrokerProperties.base(link != null ? "zk:" + link.connectString()
-                            : cluster.metadataStoreUrl(), cluster.bookieCluster(brokerCluster));
+                    String store = link == null ? cluster.metadataStoreUrl()
+                            : (cluster.etcd != null ? "etcd:http://" : "zk:") + link.connectString();
+                    Properties props = BrokerProperties.base(store, cluster.bookieCluster(brokerCluster));
                     BrokerProperties.applyPlugin(props, plugin, brokerCluster, servletDir);
                     brokerConfig.accept(props);
                     cluster.pinListenPorts(props);

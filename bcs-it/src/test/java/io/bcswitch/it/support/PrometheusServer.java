@@ -2,9 +2,7 @@ package io.bcswitch.it.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.bcswitch.testkit.Ports;
-import io.bcswitch.testkit.TempDirs;
-import java.io.File;
+import io.bcswitch.testkit.LocalServer;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -16,42 +14,28 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A real Prometheus server (the {@code prometheus} binary on the PATH, as Debian's package installs it) scraping
  * brokers' {@code /metrics} and evaluating rule files, queried through its HTTP API. Its data and log live in a
- * temporary directory removed at {@link #close()}, which also stops the process (a JVM that exits stops it through a
- * shutdown hook; one killed with {@code kill -9} leaves it running).
+ * temporary directory removed at {@link #close()}, which also stops the process ({@link LocalServer}).
  */
 public final class PrometheusServer implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(PrometheusServer.class);
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private final Process process;
-    private final Path dir;
-    private final Ports ports;
+    private final LocalServer server;
     private final String url;
-    private final Thread killer;
 
-    private PrometheusServer(Process process, Path dir, Ports ports, String url) {
-        this.process = process;
-        this.dir = dir;
-        this.ports = ports;
+    private PrometheusServer(LocalServer server, String url) {
+        this.server = server;
         this.url = url;
-        this.killer = new Thread(process::destroyForcibly, "prometheus-killer");
-        Runtime.getRuntime().addShutdownHook(killer);
     }
 
     /** The {@code prometheus} binary on the PATH, if there is one. */
     public static Optional<Path> binary() {
-        String path = System.getenv().getOrDefault("PATH", "");
-        return java.util.Arrays.stream(path.split(File.pathSeparator)).filter(d -> !d.isEmpty())
-                .map(d -> Path.of(d, "prometheus")).filter(Files::isExecutable).findFirst();
+        return LocalServer.binary("prometheus");
     }
 
     /**
@@ -60,12 +44,9 @@ public final class PrometheusServer implements AutoCloseable {
      */
     public static PrometheusServer start(Path binary, List<String> targets, Path ruleFile, int scrapeSeconds)
             throws Exception {
-        Path dir = Files.createTempDirectory("bcs-prometheus-");
-        Ports ports = Ports.reserve();
-        Process p = null;
-        PrometheusServer server = null;
-        try {
-            int port = ports.take(1)[0];
+        int[] port = new int[1];
+        LocalServer server = LocalServer.start("prometheus", 1, (dir, ports) -> {
+            port[0] = ports[0];
             Files.copy(ruleFile, dir.resolve("rules.yaml"));
             String config = String.join("\n",
                     "global:",
@@ -82,53 +63,10 @@ public final class PrometheusServer implements AutoCloseable {
                             + "]",
                     "");
             Files.writeString(dir.resolve("prometheus.yml"), config);
-            p = new ProcessBuilder(binary.toString(), "--config.file=" + dir.resolve("prometheus.yml"),
-                    "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port)
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
-            server = new PrometheusServer(p, dir, ports, "http://127.0.0.1:" + port);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!server.ready()) {
-                if (!p.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Prometheus did not start: " + server.logTail());
-                }
-                Thread.sleep(200);
-            }
-            log.info("Prometheus {} scrapes {} every {} s (config and data in {})", server.url, targets,
-                    scrapeSeconds, dir);
-            return server;
-        } catch (Exception | Error e) {
-            try {
-                if (server != null) {
-                    server.close();
-                } else {
-                    if (p != null) {
-                        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                    }
-                    ports.close();
-                    deleteQuietly(dir);
-                }
-            } catch (Exception | Error cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            throw e;
-        }
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try {
-            TempDirs.deleteRecursively(dir);
-        } catch (Exception e) {
-            log.warn("Could not remove Prometheus's directory {}: {}", dir, e.toString());
-        }
-    }
-
-    private boolean ready() {
-        try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create(url + "/-/ready")).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (Exception e) {
-            return false;
-        }
+            return List.of(binary.toString(), "--config.file=" + dir.resolve("prometheus.yml"),
+                    "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + ports[0]);
+        }, ports -> "http://127.0.0.1:" + ports[0] + "/-/ready");
+        return new PrometheusServer(server, "http://127.0.0.1:" + port[0]);
     }
 
     /** {@code /api/v1/query}: the instant vector (or scalar) of {@code expr} now. */
@@ -175,29 +113,11 @@ public final class PrometheusServer implements AutoCloseable {
 
     /** The server's log so far (for a failure's message). */
     public String logTail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("prometheus.log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (Exception e) {
-            return "(no log: " + e + ")";
-        }
+        return server.logTail();
     }
 
     @Override
     public void close() throws Exception {
-        try {
-            process.destroy();
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(killer);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway
-            }
-            ports.close();
-            deleteQuietly(dir);
-        }
+        server.close();
     }
 }

@@ -204,6 +204,16 @@ public final class Rest {
         return status().get("migration");
     }
 
+    /** Whether {@code status} lists {@code broker} as having applied {@code epoch} and finished its cutover. */
+    public static boolean brokerDoneAt(JsonNode status, String broker, long epoch) {
+        for (JsonNode b : status.get("brokers")) {
+            if (b.get("broker").asText().equals(broker)) {
+                return b.get("appliedEpoch").asLong() == epoch && b.get("finishedAt").asLong() > 0;
+            }
+        }
+        return false;
+    }
+
     public JsonNode status() {
         Response r = get("/status");
         if (r.status() != 200) {
