@@ -44,6 +44,7 @@ class EtcdMetadataStoreTest extends ClusterTestBase {
 
     @BeforeAll
     static void start() throws Exception {
+        Assumptions.assumeTrue(TestEtcd.pulsarHasEtcdStore(), "this Pulsar line has no etcd metadata store");
         Optional<Path> etcd = TestEtcd.binary();
         Assumptions.assumeTrue(etcd.isPresent(), "etcd is not installed (Debian's etcd-server package; .ci/run "
                 + "installs it): the plugin on an etcd metadata store is not tested here");

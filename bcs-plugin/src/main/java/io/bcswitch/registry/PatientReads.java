@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
 final class PatientReads implements MetadataPort {
     // the registry's logger: an operator reading its lines finds these beside them
     private static final Logger log = LoggerFactory.getLogger(RegistryStore.class);
-    /** Reads give up on a store that does not answer after this many attempts (about 6 s of waiting in all). */
+    /**
+     * Reads give up on a store that does not answer after this many attempts (about 6 s of pauses in all, plus each
+     * attempt's own wait: ZooKeeper fails one at once while disconnected, an etcd store only at its deadline).
+     */
     static final int ATTEMPTS = 7;
 
     private final MetadataPort port;

@@ -49,6 +49,38 @@ public final class TestEtcd implements AutoCloseable {
         return "etcd:http://127.0.0.1:" + clientPort;
     }
 
+    /**
+     * Deletes every key under {@code /} (all a Pulsar store writes), through etcd's JSON gateway: a fresh, empty store
+     * for the next test without etcd's client library (which not every Pulsar line ships).
+     */
+    public void deleteAll() throws Exception {
+        java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+        String body = "{\"key\":\"" + b64.encodeToString("/".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + "\",\"range_end\":\"" + b64.encodeToString("0".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + "\"}"; // ["/", "0"): every key that starts with "/"
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + clientPort
+                                + "/v3/kv/deleterange")).timeout(java.time.Duration.ofSeconds(30))
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("etcd refused to delete its keys: " + r.statusCode() + " " + r.body());
+        }
+    }
+
+    /**
+     * Whether the Pulsar line on the class path has an etcd metadata store (Pulsar 5.0 has none): without it a test on
+     * etcd has nothing to test.
+     */
+    public static boolean pulsarHasEtcdStore() {
+        try {
+            Class.forName("org.apache.pulsar.metadata.impl.EtcdMetadataStore", false, TestEtcd.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
     /** The server's last log lines (for a failure's message). */
     public String logTail() {
         return server.logTail();
