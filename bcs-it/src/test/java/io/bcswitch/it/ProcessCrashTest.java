@@ -138,7 +138,7 @@ class ProcessCrashTest extends ProcessClusterTestBase {
             cut.start();
             survivorRest.awaitEveryBrokerRecorded();
             survivorRest.awaitCutoverComplete();
-            JsonNode afterCut = awaitMigrationDoneAfterACrash(survivorRest);
+            JsonNode afterCut = awaitMigrationDoneAfterACrash(cluster, survivorRest);
             log.info("CRASH migration of the switch whose cutover lost a broker: {}", afterCut);
             assertEquals("DONE", afterCut.get("phase").asText(), afterCut.toString());
             assertVerifyClean(survivorRest, "after a broker was killed in the middle of its cutover");

@@ -69,7 +69,7 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
             driver.kill();
             log.info("DRIVER SIGKILL of {} in PROMOTE: {}; now {}", driver, promoting,
                     rest(other).status().get("migration"));
-            JsonNode done = awaitMigrationDoneAfterACrash(rest(other));
+            JsonNode done = awaitMigrationDoneAfterACrash(cluster, rest(other));
             log.info("DRIVER migration after the kill in PROMOTE: {}", done);
             assertEquals("DONE", done.get("phase").asText(), done.toString());
             assertEquals(other.brokerId(), done.get("owner").asText(), "the surviving broker finished it: " + done);
@@ -127,7 +127,7 @@ class ProcessDriverCrashTest extends ProcessClusterTestBase {
             sw = rest(resumer).switchTo("cluster-c");
             assertEquals(200, sw.status(), sw.raw());
             rest(resumer).awaitCutoverComplete();
-            JsonNode again = awaitMigrationDoneAfterACrash(rest(resumer));
+            JsonNode again = awaitMigrationDoneAfterACrash(cluster, rest(resumer));
             assertEquals("DONE", again.get("phase").asText(), again.toString());
             ProcessBroker cleaner = cluster.broker(1);
             ProcessBroker finisher = cluster.broker(0);

@@ -102,7 +102,7 @@ class ProcessUpgradeTest extends ProcessClusterTestBase {
             // the copying goes at full speed from now on (a setting the earlier version's brokers had too)
             Rest.Response fast = rest.post("/tuning", "{\"migrationBytesPerSecond\": 0}");
             assertEquals(200, fast.status(), fast.raw());
-            JsonNode done = awaitMigrationDoneAfterACrash(rest);
+            JsonNode done = awaitMigrationDoneAfterACrash(cluster, rest);
             log.info("UPGRADE migration the earlier version started, finished by this one: {}", done);
             assertEquals("DONE", done.get("phase").asText(), done.toString());
             assertEquals(first.brokerId(), done.get("owner").asText(), "the broker upgraded first took the run over "
@@ -117,7 +117,7 @@ class ProcessUpgradeTest extends ProcessClusterTestBase {
             sw = rest.switchTo("cluster-c");
             assertEquals(200, sw.status(), sw.raw());
             rest.awaitCutoverComplete();
-            JsonNode next = awaitMigrationDoneAfterACrash(rest);
+            JsonNode next = awaitMigrationDoneAfterACrash(cluster, rest);
             log.info("UPGRADE the next switch's migration: {}", next);
             assertEquals("DONE", next.get("phase").asText(), next.toString());
             assertVerifyClean(rest, "after a switch on the upgraded brokers");

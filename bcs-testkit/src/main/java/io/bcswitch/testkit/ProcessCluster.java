@@ -84,6 +84,8 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
     private final PulsarInstallation tools;
     private final Ports ports = Ports.reserve();
     private final Map<String, List<NodeProcess>> bookies = new LinkedHashMap<>();
+    /** The port of each bookie of each cluster (its identity: a restarted bookie comes back on it). */
+    private final Map<String, int[]> bookiePorts = new LinkedHashMap<>();
     private final Map<String, String> bookieUris = new LinkedHashMap<>();
     private final List<ProcessBroker> brokers = new ArrayList<>();
     private final Thread killOnExit;
@@ -253,6 +255,7 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
 
     private void startBookies(String name, int count) throws IOException, InterruptedException {
         int[] ports = this.ports.take(count);
+        bookiePorts.put(name, ports);
         for (int i = 0; i < count; i++) {
             Path dir = workDir.resolve("bookies").resolve(name).resolve(Integer.toString(i));
             ServerConfiguration c = TestBookie.leanConfiguration(bookieUris.get(name), ports[i],
@@ -268,6 +271,22 @@ public final class ProcessCluster implements AutoCloseable, PulsarAccess {
         }
         for (int i = 0; i < count; i++) {
             bookies.get(name).get(i).awaitPort(ports[i], START_TIMEOUT);
+        }
+    }
+
+    /**
+     * Restarts the bookies of {@code name} one at a time, each back on its port and registered writable before the
+     * next goes down (an operator's rolling restart).
+     */
+    public void rollingRestartBookies(String name) throws Exception {
+        List<NodeProcess> nodes = bookies.get(name);
+        if (nodes == null) {
+            throw new IllegalArgumentException("no bookie cluster " + name + " in " + bookies.keySet());
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).restart();
+            nodes.get(i).awaitPort(bookiePorts.get(name)[i], START_TIMEOUT);
+            awaitBookiesRegistered();
         }
     }
 

@@ -74,14 +74,32 @@ public abstract class ProcessClusterTestBase {
      * After a broker was killed, a topic it owned keeps its cursor ledgers open until another broker loads it (a
      * client's reconnection does that), and a migration that ran before is DONE_WITH_FAILURES with those ledgers
      * SKIPPED as "still open"; docs/operations.md tells the operator to retry the migration once the topic is
-     * loaded again, which is done here, up to 90 s. Any other issue is returned as it is.
+     * loaded again, which is done here, up to 90 s. A copy in flight when its broker died can leave an id the
+     * target's bookies refuse (FAILED, "refuse writes under ledger id"): the documented remedy, a rolling restart of
+     * the target's bookies and a retry, is done once. Any other issue is returned as it is.
      */
-    protected static JsonNode awaitMigrationDoneAfterACrash(Rest rest) {
+    public static JsonNode awaitMigrationDoneAfterACrash(ProcessCluster cluster, Rest rest) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         JsonNode m = rest.awaitMigrationFinished();
-        while (m.get("phase").asText().equals("DONE_WITH_FAILURES") && onlyLeftOpenByACrash(m)
-                && System.nanoTime() < deadline) {
-            LOG.info("Migration skipped ledgers a killed broker left open, retried: {}", m.get("issues"));
+        boolean bookiesRestarted = false;
+        while (m.get("phase").asText().equals("DONE_WITH_FAILURES") && System.nanoTime() < deadline) {
+            if (onlyLeftOpenByACrash(m)) {
+                LOG.info("Migration skipped ledgers a killed broker left open, retried: {}", m.get("issues"));
+            } else if (onlyIdsRefusedByTheTarget(m) && !bookiesRestarted) {
+                // a copy in flight when its broker died was deleted, and the target's bookies (garbage-collecting
+                // within seconds here) refuse its id since: docs/operations.md's remedy, a rolling restart of the
+                // target's bookies, then retry-migration
+                LOG.info("Migration copies refused by the target's bookies: rolling restart of {}'s bookies, then "
+                        + "retried: {}", m.get("target").asText(), m.get("issues"));
+                try {
+                    cluster.rollingRestartBookies(m.get("target").asText());
+                } catch (Exception e) {
+                    throw new AssertionError("rolling restart of " + m.get("target").asText() + "'s bookies: " + e, e);
+                }
+                bookiesRestarted = true;
+            } else {
+                break;
+            }
             Rest.Response retry = rest.post("/migration/retry", "");
             if (retry.status() != 200) {
                 throw new AssertionError("retry-migration: " + retry.status() + " " + retry.raw());
@@ -89,6 +107,16 @@ public abstract class ProcessClusterTestBase {
             m = rest.awaitMigrationFinished();
         }
         return m;
+    }
+
+    private static boolean onlyIdsRefusedByTheTarget(JsonNode migration) {
+        for (JsonNode issue : migration.get("issues")) {
+            if (!issue.get("result").asText().equals("FAILED")
+                    || !issue.get("detail").asText().contains("refuse writes under ledger id")) {
+                return false;
+            }
+        }
+        return migration.get("issues").size() > 0;
     }
 
     private static boolean onlyLeftOpenByACrash(JsonNode migration) {

@@ -223,60 +223,20 @@ public final class ProcessExplorer {
 
     /**
      * Everything settled: every broker recorded, the cutover complete, the latest migration ended (a migration that
-     * only skipped ledgers a killed broker left open is retried, as docs/operations.md says), and verify clean.
+     * only skipped ledgers a killed broker left open, or whose only failures are ids the target's bookies refuse, is
+     * taken through docs/operations.md's remedies: {@link ProcessClusterTestBase#awaitMigrationDoneAfterACrash}), and
+     * verify clean.
      */
     private void settle(String when) {
         Rest rest = rest(cluster.broker(0));
         rest.awaitEveryBrokerRecorded();
         rest.awaitCutoverComplete();
-        JsonNode m = ProcessClusterTestBase.awaitMigrationDoneAfterACrash(rest);
-        if (m != null && !m.isNull() && onlyBurnedIds(m)) {
-            m = followTheBurnedIdRunbook(rest, m);
-        }
+        JsonNode m = ProcessClusterTestBase.awaitMigrationDoneAfterACrash(cluster, rest);
         String phase = m == null || m.isNull() ? "none" : m.get("phase").asText();
         if (!phase.equals("none") && !phase.equals("DONE") && !phase.equals("ROLLED_BACK")) {
             throw new AssertionError("the latest migration " + when + " ended " + phase + ": " + m);
         }
         ProcessClusterTestBase.assertVerifyClean(rest, when);
-    }
-
-    /**
-     * A migration whose only issues are ids the target's bookies refuse: a bookie of the target killed while copies
-     * were in flight fails them, and their ids, written there and deleted, are refused until the bookies restart
-     * (docs/operations.md). What the runbook says: a rolling restart of the target's bookies, then retry-migration,
-     * which must end DONE.
-     */
-    private static boolean onlyBurnedIds(JsonNode migration) {
-        if (!migration.get("phase").asText().equals("DONE_WITH_FAILURES") || migration.get("issues").isEmpty()) {
-            return false;
-        }
-        for (JsonNode issue : migration.get("issues")) {
-            if (!issue.get("result").asText().equals("FAILED")
-                    || !issue.get("detail").asText().contains("refuse writes under ledger id")) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private JsonNode followTheBurnedIdRunbook(Rest rest, JsonNode migration) {
-        String target = migration.get("target").asText();
-        log.info("PROCESS-EXPLORE the bookies of {} refuse ids of failed copies: rolling restart, then "
-                + "retry-migration: {}", target, migration.get("issues"));
-        try {
-            for (NodeProcess bookie : cluster.bookies(target)) {
-                bookie.restart();
-                Thread.sleep(3_000);
-            }
-        } catch (Exception e) {
-            throw new AssertionError("rolling restart of " + target + "'s bookies: " + e, e);
-        }
-        Rest.Response retry = rest.post("/migration/retry", "");
-        if (retry.status() != 200) {
-            throw new AssertionError("retry-migration after the rolling restart: " + retry.status() + " "
-                    + retry.raw());
-        }
-        return ProcessClusterTestBase.awaitMigrationDoneAfterACrash(rest);
     }
 
     private Set<String> registered(Rest via) {
