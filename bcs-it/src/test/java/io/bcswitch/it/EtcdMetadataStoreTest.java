@@ -64,10 +64,7 @@ class EtcdMetadataStoreTest extends ClusterTestBase {
         List<String> topics = Placement.topicsOwnedByEach(cluster, admin, ns, "t", 1);
         String t1 = topics.get(1);
         Traffic traffic = new Traffic(client, topics, "sub", 20);
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
-            var c = admin.topics().getInternalStats(t1).cursors.get("sub");
-            return traffic.totalReceived() > 20 && c != null && c.cursorLedger >= 0;
-        });
+        traffic.awaitFlowingWithCursorLedger(admin, t1, "sub", 20);
         assertEquals(200, rest0.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri())
                 .status());
         rest0.awaitEveryBrokerRecorded();

@@ -82,11 +82,7 @@ class MetadataSessionLossTest extends ClusterTestBase {
         }
         log.info("SESSION topics {}: {} is owned by broker 1 ({})", topics, t1, broker1);
         Traffic traffic = new Traffic(client, topics, "sub", 20);
-        // the subscription's position ledger exists before the cut-off (its creation needs the metadata store)
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
-            var c = admin.topics().getInternalStats(t1).cursors.get("sub");
-            return traffic.totalReceived() > 20 && c != null && c.cursorLedger >= 0;
-        });
+        traffic.awaitFlowingWithCursorLedger(admin, t1, "sub", 20);
         assertEquals(200, rest0.register("cluster-b", cluster.bookieCluster("cluster-b").metadataServiceUri())
                 .status());
         await().atMost(Duration.ofSeconds(30)).until(() -> rest0.status().get("brokers").size() == 2);

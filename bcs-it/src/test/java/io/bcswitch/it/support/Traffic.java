@@ -39,6 +39,19 @@ public final class Traffic implements AutoCloseable {
      * outlasts it fails every send pending by then (the producer fails its whole queue), and those messages are
      * rightly not stored.
      */
+    /**
+     * Waits (30 s at most) until more than {@code received} messages have been received and {@code topic}'s
+     * subscription {@code subscription} has its position ledger (created through the metadata store: a test that
+     * cuts a broker off the store needs it to exist before).
+     */
+    public void awaitFlowingWithCursorLedger(org.apache.pulsar.client.admin.PulsarAdmin admin, String topic,
+                                            String subscription, long received) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> {
+            var c = admin.topics().getInternalStats(topic).cursors.get(subscription);
+            return totalReceived() > received && c != null && c.cursorLedger >= 0;
+        });
+    }
+
     public static Traffic neverGivingUp(PulsarClient client, List<String> topics, String subscription,
                                         int messagesPerSecondPerTopic) throws PulsarClientException {
         return new Traffic(client, topics, subscription, messagesPerSecondPerTopic, 0);
